@@ -1,0 +1,48 @@
+#include "Arguments.h"
+
+namespace mario::cli {
+
+std::optional<CliError> Arguments::parse(const std::vector<std::string>& args, const std::set<std::string>& withValue,
+                                         const std::set<std::string>& flags, Arguments& out,
+                                         const std::map<std::string, std::string>& shortNames) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        std::string name;
+        if (arg.rfind("--", 0) == 0 && arg.size() > 2) {
+            name = arg.substr(2);
+        } else if (arg.size() == 2 && arg[0] == '-' && shortNames.count(arg.substr(1))) {
+            name = shortNames.at(arg.substr(1));
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            return CliError{kBadInput, "unknown option " + arg};
+        } else {
+            out.positional_.push_back(arg);
+            continue;
+        }
+        std::optional<std::string> inlineValue;
+        if (const auto eq = name.find('='); eq != std::string::npos) {
+            inlineValue = name.substr(eq + 1);
+            name = name.substr(0, eq);
+        }
+        if (flags.count(name)) {
+            if (inlineValue) return CliError{kBadInput, "option --" + name + " takes no value"};
+            out.values_[name] = "";
+        } else if (withValue.count(name)) {
+            if (!inlineValue) {
+                if (i + 1 >= args.size()) return CliError{kBadInput, "option --" + name + " needs a value"};
+                inlineValue = args[++i];
+            }
+            out.values_[name] = *inlineValue;
+        } else {
+            return CliError{kBadInput, "unknown option --" + name};
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> Arguments::value(const std::string& name) const {
+    auto it = values_.find(name);
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+}
+
+}  // namespace mario::cli

@@ -1,0 +1,31 @@
+#pragma once
+// A small argument reader: positional arguments, `--flag`, `--option VALUE` and
+// `--option=VALUE`. Unknown options are errors, so typos never pass silently.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "CliError.h"
+
+namespace mario::cli {
+
+class Arguments {
+public:
+    // `withValue` and `flags` list the options this command accepts (without dashes);
+    // `shortNames` maps one-letter options ("o") to long ones ("output").
+    static std::optional<CliError> parse(const std::vector<std::string>& args, const std::set<std::string>& withValue,
+                                         const std::set<std::string>& flags, Arguments& out,
+                                         const std::map<std::string, std::string>& shortNames = {});
+
+    const std::vector<std::string>& positional() const { return positional_; }
+    bool has(const std::string& name) const { return values_.count(name) > 0; }
+    std::optional<std::string> value(const std::string& name) const;
+
+private:
+    std::vector<std::string> positional_;
+    std::map<std::string, std::string> values_;
+};
+
+}  // namespace mario::cli

@@ -1,0 +1,65 @@
+// `mario`: the command-line face of mario::core. Links only core, so it runs on cluster
+// nodes and CI machines without Qt.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "Commands.h"
+#include "CliError.h"
+
+namespace {
+
+constexpr const char* kHelp = R"(mario — pipeline-parallel schedules with near zero-cost activation checkpointing
+
+usage:
+  mario simulate FILE [--passes LIST] [--json] [--width N]
+        FILE is a config (*.config.json) or a plan (*.mario.json). Prints a summary and an
+        ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
+        throughput, simulate_us, passes_us, devices[{index, busy, idle, peak_memory_bytes}].
+  mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
+  mario validate PLAN                            check a plan (exit 3 when it deadlocks)
+  mario export FILE --chrome-trace OUT | --csv OUT   Perfetto trace or PyTorch compute_only CSV
+  mario import CSV --config FILE -o PLAN         a compute_only CSV on a config's stages
+  mario --help | --version
+
+passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose, or all,
+        or none; without --passes the file's own setting applies.
+exit codes: 0 success, 2 bad input (one line on stderr says what and where), 3 deadlock.
+)";
+
+}  // namespace
+
+namespace mario::cli {
+
+int fail(int code, const std::string& message) {
+    std::cerr << "mario: " << message << "\n";
+    return code;
+}
+
+}  // namespace mario::cli
+
+int main(int argc, char** argv) {
+    using namespace mario::cli;
+    const std::string executable = argc > 0 ? argv[0] : "mario";
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kHelp;
+        return kBadInput;
+    }
+    const std::string command = args.front();
+    const Args rest(args.begin() + 1, args.end());
+    if (command == "--help" || command == "-h" || command == "help") {
+        std::cout << kHelp;
+        return kOk;
+    }
+    if (command == "--version") {
+        std::cout << "mario " << MARIO_VERSION << "\n";
+        return kOk;
+    }
+    if (command == "simulate") return simulateCommand(rest, executable);
+    if (command == "plan") return planCommand(rest, executable);
+    if (command == "validate") return validateCommand(rest, executable);
+    if (command == "export") return exportCommand(rest, executable);
+    if (command == "import") return importCommand(rest, executable);
+    return fail(kBadInput, "unknown command \"" + command + "\" (try mario --help)");
+}

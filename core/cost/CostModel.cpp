@@ -1,0 +1,63 @@
+#include "cost/CostModel.h"
+
+#include <string>
+
+#include "cost/AnalyticalCostModel.h"
+#include "cost/ProfileCostModel.h"
+
+namespace mario {
+
+namespace {
+
+// Layouts must lie inside the model; unit mode has no model and skips this.
+std::optional<Error> checkLayouts(const std::vector<StageLayout>& layouts, int modelLayers) {
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const StageLayout& l = layouts[i];
+        if (l.begin_layer < 0 || l.end_layer < l.begin_layer || l.end_layer > modelLayers)
+            return makeError("layouts[" + std::to_string(i) + "]: layers [" + std::to_string(l.begin_layer) +
+                             ", " + std::to_string(l.end_layer) + ") lie outside the model's " +
+                             std::to_string(modelLayers) + " layers");
+    }
+    return std::nullopt;
+}
+
+std::vector<StageCost> unitStageCosts(const UnitCosts& unit, std::size_t stages) {
+    StageCost cost;
+    cost.forward_ms = unit.forward;
+    cost.backward_ms = unit.backward;
+    cost.recompute_ms = unit.recompute;
+    cost.activation_bytes = unit.activation_bytes;
+    cost.checkpoint_bytes = unit.checkpoint_bytes;
+    cost.static_bytes = unit.static_bytes;
+    cost.send_bytes = 0;  // the link is free in unit mode anyway
+    return std::vector<StageCost>(stages, cost);
+}
+
+}  // namespace
+
+Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts) {
+    if (config.unit_costs) return unitStageCosts(*config.unit_costs, layouts.size());
+
+    if (auto error = checkLayouts(layouts, config.model.layers)) return *error;
+    if (config.profile) {
+        auto profile = ProfileCostModel::load(*config.profile);
+        if (!profile) return makeError("profile: " + profile.error().message);
+        return profile->stageCosts(config, layouts);
+    }
+
+    auto model = AnalyticalCostModel::create(config);
+    if (!model) return model.error();
+    std::vector<StageCost> costs;
+    costs.reserve(layouts.size());
+    for (const StageLayout& layout : layouts) costs.push_back(model->stageCost(layout));
+    return costs;
+}
+
+LinkSpec pipelineLink(const Config& config) {
+    if (config.unit_costs) return LinkSpec{0, 0};
+    const HardwareConfig& hw = config.hardware;
+    bool oneNode = config.parallel.pp * config.parallel.tp <= hw.gpus_per_node;
+    return LinkSpec{hw.link_latency_ms, oneNode ? hw.intra_node_gb_per_s : hw.inter_node_gb_per_s};
+}
+
+}  // namespace mario

@@ -1,0 +1,74 @@
+#pragma once
+// Costs fitted to measurements, as the Mario paper's simulator does (§5.2): every quantity is
+// y = a·x + b in the number x of transformer blocks a stage holds, b being the framework's
+// fixed overhead. File format (*.profile.json):
+//   {"format": "mario-profile", "version": 1, "micro_batch_size": 1, "sequence_length": 2048,
+//    "forward_ms": {"a": .., "b": ..}, "backward_ms": {..}, "recompute_ms": {..},
+//    "activation_bytes": {..}, "static_bytes": {..},
+//    "checkpoint_bytes": .., "send_bytes": ..,
+//    optional: "tp", "reduce_grad_ms": {..}, "optimizer_ms": {..},
+//              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "cost/StageCost.h"
+#include "cost/StageLayout.h"
+#include "model/Config.h"
+#include "util/Result.h"
+
+namespace mario {
+
+struct LinearFit {
+    double a = 0;  // per transformer block
+    double b = 0;  // per stage, whatever its size
+
+    double at(double blocks) const { return a * blocks + b; }
+};
+
+// What the stage holding the embedding or the LM head costs on top of its blocks' fit.
+struct ProfileExtra {
+    double forward_ms = 0;
+    double backward_ms = 0;
+    double recompute_ms = 0;
+    double activation_bytes = 0;
+    double static_bytes = 0;
+};
+
+class ProfileCostModel {
+public:
+    static Result<ProfileCostModel> load(const std::string& path);
+    // path is the JSON path of the object, for errors (empty for a file's root).
+    static Result<ProfileCostModel> fromJson(const nlohmann::json& object, const std::string& path);
+    nlohmann::json toJson() const;
+
+    // Per-stage costs for a config. The profile was measured at one micro-batch size; other
+    // sizes scale the per-block slopes (work and activations grow with the batch) but not the
+    // intercepts (framework overhead). A different sequence length or tp is an error: attention
+    // is not linear in the sequence, and tp changes what each device computes.
+    Result<std::vector<StageCost>> stageCosts(const Config& config,
+                                              const std::vector<StageLayout>& layouts) const;
+
+    int microBatchSize() const { return micro_batch_size_; }
+    int sequenceLength() const { return sequence_length_; }
+
+private:
+    int micro_batch_size_ = 1;
+    int sequence_length_ = 0;  // 0: not recorded, not checked
+    int tp_ = 0;               // 0: not recorded, not checked
+    LinearFit forward_ms_;
+    LinearFit backward_ms_;
+    LinearFit recompute_ms_;
+    LinearFit activation_bytes_;
+    LinearFit static_bytes_;
+    LinearFit reduce_grad_ms_;
+    LinearFit optimizer_ms_;
+    double checkpoint_bytes_ = 0;
+    double send_bytes_ = 0;
+    ProfileExtra embedding_;
+    ProfileExtra head_;
+};
+
+}  // namespace mario

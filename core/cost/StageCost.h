@@ -1,0 +1,26 @@
+#pragma once
+// What one pipeline stage costs for one micro-batch: times in milliseconds, memory in bytes.
+#include <optional>
+
+namespace mario {
+
+struct StageCost {
+    double forward_ms = 0;
+    double backward_ms = 0;
+    double recompute_ms = 0;
+    std::optional<double> backward_input_ms;   // I of a split backward; default: half of B
+    std::optional<double> backward_weight_ms;  // W of a split backward; default: half of B
+    double reduce_grad_ms = 0;                 // data-parallel all-reduce of this stage's gradients
+    double optimizer_ms = 0;
+    double activation_bytes = 0;  // kept from F to B without checkpointing
+    double checkpoint_bytes = 0;  // kept by a checkpointed F (the stage input)
+    double static_bytes = 0;      // weights, gradients, optimizer state
+    double send_bytes = 0;        // tensor on the boundary after this stage (both directions)
+    std::optional<double> weight_grad_bytes;  // held from I to W; default: half the activations
+
+    double inputGradMs() const { return backward_input_ms.value_or(backward_ms / 2); }
+    double weightGradMs() const { return backward_weight_ms.value_or(backward_ms / 2); }
+    double weightGradBytes() const { return weight_grad_bytes.value_or(activation_bytes / 2); }
+};
+
+}  // namespace mario

@@ -1,0 +1,391 @@
+#include "io/ConfigJson.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "cost/ProfileCostModel.h"
+#include "model/PresetLibrary.h"
+
+namespace mario {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+
+// ---- JsonFieldReader ------------------------------------------------------------------
+
+JsonFieldReader::JsonFieldReader(const json& object, std::string path)
+    : object_(object), path_(std::move(path)) {
+    if (!object_.is_object())
+        error_ = makeError(path_.empty() ? "expected a JSON object" : path_ + ": expected an object");
+}
+
+bool JsonFieldReader::has(std::string_view key) const {
+    return object_.is_object() && object_.contains(key);
+}
+
+std::string JsonFieldReader::pathOf(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+void JsonFieldReader::fail(std::string_view key, const std::string& reason) {
+    if (!error_) error_ = makeError(pathOf(key) + ": " + reason);
+}
+
+const json* JsonFieldReader::find(std::string_view key, Need need) {
+    if (error_) return nullptr;
+    auto it = object_.find(key);
+    if (it == object_.end()) {
+        if (need == Need::Required) fail(key, "required");
+        return nullptr;
+    }
+    return &*it;
+}
+
+void JsonFieldReader::number(std::string_view key, double& out, Need need, Check check) {
+    const json* value = find(key, need);
+    if (!value) return;
+    if (!value->is_number()) return fail(key, "expected a number");
+    double x = value->get<double>();
+    if (!std::isfinite(x)) return fail(key, "expected a finite number");
+    if (check == Check::Positive && !(x > 0)) return fail(key, "expected a positive number (got " + value->dump() + ")");
+    if (check == Check::NonNegative && x < 0) return fail(key, "must not be negative (got " + value->dump() + ")");
+    if (check == Check::Fraction && !(x > 0 && x <= 1))
+        return fail(key, "expected a number in (0, 1] (got " + value->dump() + ")");
+    out = x;
+}
+
+void JsonFieldReader::integer(std::string_view key, int& out, Need need, Check check) {
+    const json* value = find(key, need);
+    if (!value) return;
+    // 4.0 is accepted: some tools write every number as a double.
+    double x = value->is_number() ? value->get<double>() : 0.5;
+    bool integral = value->is_number() && std::floor(x) == x &&
+                    std::abs(x) <= double(std::numeric_limits<int>::max());
+    const char* what = check == Check::Positive ? "expected a positive integer"
+                       : check == Check::NonNegative ? "expected a non-negative integer"
+                                                     : "expected an integer";
+    if (!integral) return fail(key, what);
+    if ((check == Check::Positive && x <= 0) || (check == Check::NonNegative && x < 0))
+        return fail(key, std::string(what) + " (got " + value->dump() + ")");
+    out = int(x);
+}
+
+void JsonFieldReader::boolean(std::string_view key, bool& out, Need need) {
+    const json* value = find(key, need);
+    if (!value) return;
+    if (!value->is_boolean()) return fail(key, "expected true or false");
+    out = value->get<bool>();
+}
+
+void JsonFieldReader::string(std::string_view key, std::string& out, Need need) {
+    const json* value = find(key, need);
+    if (!value) return;
+    if (!value->is_string()) return fail(key, "expected a string");
+    out = value->get<std::string>();
+}
+
+void JsonFieldReader::onlyKeys(std::span<const std::string_view> allowed) {
+    if (error_) return;
+    for (const auto& [key, value] : object_.items())
+        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
+            return fail(key, "unknown key");
+}
+
+void JsonFieldReader::header(std::string_view format) {
+    std::string actual;
+    string("format", actual, Need::Optional);
+    if (ok() && has("format") && actual != format)
+        return fail("format", "expected \"" + std::string(format) + "\" (got \"" + actual + "\")");
+    int version = 1;
+    integer("version", version, Need::Optional);
+    if (ok() && version != 1)
+        fail("version", "unsupported version " + std::to_string(version) + " (this build reads 1)");
+}
+
+// ---- files ---------------------------------------------------------------------------
+
+Result<json> readJsonFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return makeError(path + ": cannot open file");
+    try {
+        // Comments are allowed: config files are written by hand.
+        return json::parse(in, nullptr, true, true);
+    } catch (const json::exception& e) {
+        std::string what = e.what();
+        auto cut = what.find("] ");
+        return makeError(path + ": invalid JSON: " + (cut == std::string::npos ? what : what.substr(cut + 2)));
+    }
+}
+
+// ---- passes --------------------------------------------------------------------------
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kPasses = {"checkpoint", "overlap", "redundancy", "prepose"};
+constexpr std::array<std::string_view, 4> kLongPasses = {"apply-checkpoint", "overlap-recompute",
+                                                         "remove-redundancy", "prepose-forward"};
+constexpr std::string_view kConfigKeys[] = {
+    "format", "version", "name", "notes", "model", "hardware", "devices", "memory_limit_gb",
+    "parallel", "passes", "unit_costs", "microbatches", "profile"};
+constexpr std::string_view kParallelKeys[] = {
+    "scheme", "pp", "dp", "tp", "chunks", "micro_batch_size", "global_batch_size",
+    "group_size", "distributed_optimizer"};
+constexpr std::string_view kUnitKeys[] = {
+    "forward", "backward", "recompute", "activation_bytes", "checkpoint_bytes", "static_bytes"};
+
+Result<std::vector<std::string>> readPasses(const json& value) {
+    if (value.is_string()) {
+        std::string word = value.get<std::string>();
+        if (word == "all") return std::vector<std::string>(kPasses.begin(), kPasses.end());
+        if (word == "none") return std::vector<std::string>{};
+        return makeError("passes: expected an array of pass names, \"all\" or \"none\" (got \"" + word + "\")");
+    }
+    if (!value.is_array()) return makeError("passes: expected an array of pass names, \"all\" or \"none\"");
+    std::vector<std::string> passes;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        std::string where = "passes[" + std::to_string(i) + "]";
+        if (!value[i].is_string()) return makeError(where + ": expected a pass name");
+        std::string name = value[i].get<std::string>();
+        std::size_t k = 0;
+        while (k < kPasses.size() && name != kPasses[k] && name != kLongPasses[k]) ++k;
+        if (k == kPasses.size())
+            return makeError(where + ": unknown pass \"" + name +
+                             "\" (expected checkpoint, overlap, redundancy or prepose)");
+        if (std::find(passes.begin(), passes.end(), kPasses[k]) != passes.end())
+            return makeError(where + ": pass \"" + std::string(kPasses[k]) + "\" is listed twice");
+        passes.emplace_back(kPasses[k]);
+    }
+    return passes;
+}
+
+// A preset name or an inline object; errors carry the key as their path.
+template <class T, class Lookup, class Parse>
+Result<T> readPreset(const json& value, const std::string& key, Lookup lookup, Parse parse) {
+    if (value.is_string()) {
+        auto found = lookup(value.get<std::string>());
+        if (!found) return makeError(key + ": " + found.error().message);
+        return found;
+    }
+    if (value.is_object()) return parse(value, key);
+    return makeError(key + ": expected a preset name or an object");
+}
+
+std::string str(int x) { return std::to_string(x); }
+
+}  // namespace
+
+std::span<const std::string_view> configPassNames() { return kPasses; }
+
+// ---- readConfig ----------------------------------------------------------------------
+
+namespace {
+
+// Cross-field rules: each error names the field a user would change.
+std::optional<Error> validate(const Config& c, const JsonFieldReader& root, const JsonFieldReader& par,
+                              bool hasModel) {
+    const ParallelConfig& p = c.parallel;
+    std::string mbPath = root.has("microbatches") ? "microbatches" : "parallel.global_batch_size";
+    int m = c.microbatchCount();
+    if (!root.has("microbatches") && p.global_batch_size % (p.dp * p.micro_batch_size) != 0)
+        return makeError("parallel.global_batch_size: " + str(p.global_batch_size) +
+                         " is not divisible by dp * micro_batch_size = " + str(p.dp * p.micro_batch_size));
+    if (p.scheme != Scheme::Interleaved && p.chunks != 1)
+        return makeError("parallel.chunks: only the interleaved scheme uses chunks (got " + str(p.chunks) +
+                         " with " + std::string(schemeName(p.scheme)) + ")");
+    if (p.scheme == Scheme::Chimera) {
+        if (p.pp % 2 != 0)
+            return makeError("parallel.pp: chimera needs an even number of pipeline devices (got " + str(p.pp) + ")");
+        if (m % 2 != 0)
+            return makeError(mbPath + ": chimera needs an even number of micro-batches (got " + str(m) + ")");
+    }
+    if (p.scheme == Scheme::Interleaved) {
+        if (p.chunks < 2)
+            return makeError("parallel.chunks: interleaved needs chunks >= 2 (got " + str(p.chunks) + ")");
+        int group = p.group_size > 0 ? p.group_size : p.pp;
+        if (m % group != 0)
+            return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " +
+                             str(m) + " micro-batches are not divisible by the interleaved group size " +
+                             str(group));
+    }
+    if (hasModel) {
+        int stages = p.pp * p.chunks;  // per chain; Chimera's two chains each hold all layers
+        if (c.model.layers < stages)
+            return makeError("model.layers: " + str(c.model.layers) + " layers cannot fill pp * chunks = " +
+                             str(stages) + " stages");
+        if (c.model.heads % p.tp != 0)
+            return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " +
+                             str(p.tp));
+    }
+    if (c.unit_costs && c.profile) return makeError("profile: cannot be combined with unit_costs");
+    return std::nullopt;
+}
+
+}  // namespace
+
+Result<Config> readConfig(const json& document, const PresetLibrary& presets, const std::string& baseDir) {
+    using Need = JsonFieldReader::Need;
+    using Check = JsonFieldReader::Check;
+    JsonFieldReader root(document, "");
+    root.header("mario-config");
+    root.onlyKeys(kConfigKeys);
+    Config c;
+    root.string("name", c.name, Need::Optional);
+    if (root.error()) return *root.error();
+
+    if (root.has("unit_costs")) {
+        JsonFieldReader unit(document["unit_costs"], "unit_costs");
+        unit.onlyKeys(kUnitKeys);
+        UnitCosts u;
+        unit.number("forward", u.forward, Need::Optional, Check::NonNegative);
+        unit.number("backward", u.backward, Need::Optional, Check::NonNegative);
+        unit.number("recompute", u.recompute, Need::Optional, Check::NonNegative);
+        unit.number("activation_bytes", u.activation_bytes, Need::Optional, Check::NonNegative);
+        unit.number("checkpoint_bytes", u.checkpoint_bytes, Need::Optional, Check::NonNegative);
+        unit.number("static_bytes", u.static_bytes, Need::Optional, Check::NonNegative);
+        if (unit.error()) return *unit.error();
+        c.unit_costs = u;
+    }
+    bool unitMode = c.unit_costs.has_value();
+
+    // Unit mode needs no model or hardware; placeholders keep names non-empty for display.
+    bool hasModel = root.has("model");
+    if (hasModel) {
+        auto model = readPreset<ModelConfig>(
+            document["model"], "model", [&](const std::string& n) { return presets.model(n); },
+            &PresetLibrary::parseModel);
+        if (!model) return model.error();
+        c.model = std::move(*model);
+    } else if (unitMode) {
+        c.model.name = "unit";
+    } else {
+        return makeError("model: required (a preset name or an object)");
+    }
+    if (root.has("hardware")) {
+        auto hardware = readPreset<HardwareConfig>(
+            document["hardware"], "hardware", [&](const std::string& n) { return presets.hardware(n); },
+            &PresetLibrary::parseHardware);
+        if (!hardware) return hardware.error();
+        c.hardware = std::move(*hardware);
+    } else if (unitMode) {
+        c.hardware.name = "unit";
+    } else {
+        return makeError("hardware: required (a preset name or an object)");
+    }
+
+    if (!root.has("parallel")) return makeError("parallel: required");
+    JsonFieldReader par(document["parallel"], "parallel");
+    par.onlyKeys(kParallelKeys);
+    std::string scheme;
+    par.string("scheme", scheme, Need::Required);
+    if (par.ok()) {
+        auto parsed = parseScheme(scheme);
+        if (!parsed)
+            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected gpipe, 1f1b, interleaved or chimera)");
+        else
+            c.parallel.scheme = *parsed;
+    }
+    ParallelConfig& p = c.parallel;
+    par.integer("pp", p.pp, Need::Required, Check::Positive);
+    par.integer("dp", p.dp, Need::Optional, Check::Positive);
+    par.integer("tp", p.tp, Need::Optional, Check::Positive);
+    par.integer("chunks", p.chunks, Need::Optional, Check::Positive);
+    par.integer("micro_batch_size", p.micro_batch_size, Need::Optional, Check::Positive);
+    par.integer("global_batch_size", p.global_batch_size, Need::Optional, Check::Positive);
+    par.integer("group_size", p.group_size, Need::Optional, Check::NonNegative);
+    par.boolean("distributed_optimizer", p.distributed_optimizer, Need::Optional);
+    if (par.error()) return *par.error();
+
+    int microbatches = 0;
+    root.integer("microbatches", microbatches, Need::Optional, Check::Positive);
+    int devices = 0;
+    root.integer("devices", devices, Need::Optional, Check::Positive);
+    double limitGb = 0;
+    root.number("memory_limit_gb", limitGb, Need::Optional, Check::Positive);
+    if (root.error()) return *root.error();
+    if (root.has("microbatches")) c.microbatches = microbatches;
+    if (root.has("memory_limit_gb")) c.memory_limit_bytes = limitGb * 1e9;
+    if (!par.has("global_batch_size")) {
+        if (!c.microbatches) return makeError("parallel.global_batch_size: required unless microbatches is given");
+        p.global_batch_size = *c.microbatches * p.dp * p.micro_batch_size;
+    }
+    if (root.has("devices") && devices != p.pp * p.dp * p.tp)
+        return makeError("devices: " + str(devices) + " devices do not match parallel pp * dp * tp = " +
+                         str(p.pp * p.dp * p.tp));
+
+    if (root.has("passes")) {
+        auto passes = readPasses(document["passes"]);
+        if (!passes) return passes.error();
+        c.passes = std::move(*passes);
+    }
+
+    if (root.has("profile")) {
+        std::string profile;
+        root.string("profile", profile, Need::Required);
+        if (root.error()) return *root.error();
+        // A path next to the config wins over one in the presets folder.
+        std::error_code ec;
+        fs::path local = baseDir.empty() ? fs::path(profile) : fs::path(baseDir) / profile;
+        std::string resolved = fs::path(profile).is_absolute() || fs::exists(local, ec)
+                                   ? fs::absolute(local, ec).lexically_normal().string()
+                                   : presets.resolve(profile);
+        auto loaded = ProfileCostModel::load(resolved);
+        if (!loaded) return makeError("profile: " + loaded.error().message);
+        c.profile = resolved;
+    }
+
+    if (auto error = validate(c, root, par, hasModel)) return *error;
+    return c;
+}
+
+Result<Config> readConfigFile(const std::string& path, const PresetLibrary& presets) {
+    auto document = readJsonFile(path);
+    if (!document) return document.error();
+    std::error_code ec;
+    std::string baseDir = fs::absolute(fs::path(path), ec).parent_path().string();
+    auto config = readConfig(*document, presets, baseDir);
+    if (!config) return makeError(path + ": " + config.error().message);
+    return config;
+}
+
+// ---- writeConfig ---------------------------------------------------------------------
+
+json writeConfig(const Config& c) {
+    const ParallelConfig& p = c.parallel;
+    json out = {{"format", "mario-config"}, {"version", 1}};
+    if (!c.name.empty()) out["name"] = c.name;
+    // Unit-mode placeholders have no shape; writing them would not read back.
+    if (c.model.layers > 0) out["model"] = PresetLibrary::modelToJson(c.model);
+    if (c.hardware.peak_tflops > 0) out["hardware"] = PresetLibrary::hardwareToJson(c.hardware);
+    out["devices"] = p.pp * p.dp * p.tp;
+    if (c.memory_limit_bytes) out["memory_limit_gb"] = *c.memory_limit_bytes / 1e9;
+    out["parallel"] = {{"scheme", std::string(schemeName(p.scheme))},
+                       {"pp", p.pp},
+                       {"dp", p.dp},
+                       {"tp", p.tp},
+                       {"chunks", p.chunks},
+                       {"micro_batch_size", p.micro_batch_size},
+                       {"global_batch_size", p.global_batch_size},
+                       {"group_size", p.group_size},
+                       {"distributed_optimizer", p.distributed_optimizer}};
+    out["passes"] = c.passes;
+    if (c.unit_costs) {
+        const UnitCosts& u = *c.unit_costs;
+        out["unit_costs"] = {{"forward", u.forward},
+                             {"backward", u.backward},
+                             {"recompute", u.recompute},
+                             {"activation_bytes", u.activation_bytes},
+                             {"checkpoint_bytes", u.checkpoint_bytes},
+                             {"static_bytes", u.static_bytes}};
+    }
+    if (c.microbatches) out["microbatches"] = *c.microbatches;
+    if (c.profile) out["profile"] = *c.profile;
+    return out;
+}
+
+}  // namespace mario

@@ -1,0 +1,35 @@
+#include "io/InputFile.h"
+
+#include <filesystem>
+
+#include "io/ConfigJson.h"
+#include "io/PlanJson.h"
+#include "passes/PassManager.h"
+#include "schedule/PlanBuilder.h"
+
+namespace mario {
+
+Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets) {
+    auto json = readJsonDocument(path);
+    if (!json) return json.error();
+    InputFile input;
+    if (looksLikePlan(*json)) {
+        auto plan = readPlan(*json, {.validate = false});
+        if (!plan) return makeError(path + ": " + plan.error().message);
+        input.plan = std::move(*plan);
+        return input;
+    }
+    auto config = readConfig(*json, presets, std::filesystem::path(path).parent_path().string());
+    if (!config) return makeError(path + ": " + config.error().message);
+    auto passes = parsePassNames(config->passes);
+    if (!passes) return makeError(path + ": passes: " + passes.error().message);
+    auto plan = buildPlan(*config);
+    if (!plan) return makeError(path + ": " + plan.error().message);
+    if (plan->info.name.empty()) plan->info.name = config->name;
+    input.plan = std::move(*plan);
+    input.file_passes = std::move(*passes);
+    input.config = std::move(*config);
+    return input;
+}
+
+}  // namespace mario

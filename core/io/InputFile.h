@@ -1,0 +1,24 @@
+#pragma once
+// Opens what a user hands the tools: a config (turned into a plan by the generators) or a
+// plan file. Shared by the CLI and the workbench so both read files the same way.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/Config.h"
+#include "model/PresetLibrary.h"
+#include "passes/PassReport.h"
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario {
+
+struct InputFile {
+    Plan plan;                       // not yet validated when it came from a plan file
+    std::vector<PassId> file_passes;  // the config's own pass selection (none for a plan)
+    std::optional<Config> config;     // set when the file was a config
+};
+
+Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets);
+
+}  // namespace mario

@@ -1,0 +1,28 @@
+#pragma once
+// Plan files (*.mario.json, DESIGN.md §4). Reading checks the JSON shape and then the plan
+// itself (Validator); every error names the JSON path.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario {
+
+struct PlanReadOptions {
+    bool validate = true;            // structural validation and deadlock check
+};
+
+Result<Plan> readPlan(const nlohmann::json& json, const PlanReadOptions& options = {});
+Result<Plan> readPlanFile(const std::string& path, const PlanReadOptions& options = {});
+nlohmann::json writePlan(const Plan& plan);
+Result<bool> writePlanFile(const Plan& plan, const std::string& path);
+
+// True when the document says "format": "mario-plan".
+bool looksLikePlan(const nlohmann::json& json);
+
+// Parses a whole file as JSON; the error names the file, line and column.
+Result<nlohmann::json> readJsonDocument(const std::string& path);
+
+}  // namespace mario

@@ -1,0 +1,62 @@
+#pragma once
+// The bundled model and hardware presets (profiles/models/*.json, profiles/hardware/*.json)
+// and the parsers for their JSON form, which config files also use for inline objects.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "model/HardwareConfig.h"
+#include "model/ModelConfig.h"
+#include "util/Result.h"
+
+namespace mario {
+
+class PresetLibrary {
+public:
+    // A library over an explicit folder; a folder that does not exist gives no presets.
+    explicit PresetLibrary(std::string directory);
+
+    // Finds the profiles folder, first match wins:
+    //   1. the environment variable MARIO_PROFILES_DIR (a user's own presets);
+    //   2. <folder of executablePath>/../share/mario/profiles (a relocated install);
+    //   3. the install prefix the library was built for;
+    //   4. the source tree's profiles/ (running from a build folder).
+    // A folder counts when it has a models/ or hardware/ subfolder.
+    static Result<PresetLibrary> locate(const std::string& executablePath = {});
+    // The folders locate() tries, in order (for error messages and --help).
+    static std::vector<std::string> searchPath(const std::string& executablePath = {});
+
+    const std::string& directory() const { return directory_; }
+
+    // Preset names are file stems, sorted.
+    std::vector<std::string> modelNames() const;
+    std::vector<std::string> hardwareNames() const;
+    // Measured profiles: *.profile.json in the folder itself, without that suffix.
+    std::vector<std::string> profileNames() const;
+
+    // Case-insensitive lookup; the error lists the known names.
+    Result<ModelConfig> model(std::string_view name) const;
+    Result<HardwareConfig> hardware(std::string_view name) const;
+
+    // A relative path made absolute against the library folder (absolute paths pass through).
+    std::string resolve(const std::string& path) const;
+
+    // Parse an object in preset form. path is the object's JSON path ("model") for errors.
+    // Validation covers what makes the cost model meaningless (non-positive sizes, heads that
+    // do not divide the hidden size), not whether a shape is a sensible model.
+    static Result<ModelConfig> parseModel(const nlohmann::json& object, const std::string& path);
+    static Result<HardwareConfig> parseHardware(const nlohmann::json& object, const std::string& path);
+    static nlohmann::json modelToJson(const ModelConfig& model);
+    static nlohmann::json hardwareToJson(const HardwareConfig& hardware);
+
+private:
+    std::vector<std::string> namesIn(const std::string& subfolder, std::string_view suffix) const;
+    Result<std::string> findFile(const std::string& subfolder, std::string_view kind,
+                                 std::string_view name) const;
+
+    std::string directory_;
+};
+
+}  // namespace mario

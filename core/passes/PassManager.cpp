@@ -1,0 +1,127 @@
+#include "passes/PassManager.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <string>
+
+#include "passes/Passes.h"
+#include "sim/Simulator.h"
+#include "sim/Validator.h"
+
+namespace mario {
+
+std::optional<PassId> parsePassName(std::string_view name) {
+    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose})
+        if (passName(pass) == name) return pass;
+    return std::nullopt;
+}
+
+Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names) {
+    std::vector<PassId> passes;
+    for (const auto& raw : names) {
+        std::string name;
+        for (char c : raw)
+            if (!std::isspace(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (name.empty()) continue;
+        if (name == "all") {
+            passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+            continue;
+        }
+        if (name == "none") continue;
+        auto pass = parsePassName(name);
+        if (!pass)
+            return makeError("unknown pass \"" + raw + "\" (expected checkpoint, overlap, redundancy, prepose, all or none)");
+        if (std::find(passes.begin(), passes.end(), *pass) == passes.end()) passes.push_back(*pass);
+    }
+    return passes;
+}
+
+Result<std::vector<PassId>> parsePassList(std::string_view list) {
+    std::vector<std::string> names;
+    std::string current;
+    for (char c : list) {
+        if (c == ',') {
+            names.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    names.push_back(current);
+    return parsePassNames(names);
+}
+
+namespace {
+
+Result<bool> checkStillValid(const Plan& plan, PassId pass) {
+    const ValidationReport report = Validator::validate(plan);
+    if (report.ok()) return true;
+    return makeError("internal error: pass " + std::string(passName(pass)) + " left an invalid plan: " + report.summary());
+}
+
+Result<std::vector<double>> memoryCaps(const Plan& plan) {
+    auto base = Simulator::run(plan);
+    if (!base) return base.error();
+    std::vector<double> caps;
+    const double limit = plan.info.memory_limit_bytes.value_or(std::numeric_limits<double>::infinity());
+    for (const auto& device : base->devices) caps.push_back(std::min(limit, std::max(device.peak_bytes, 0.0)));
+    return caps;
+}
+
+}  // namespace
+
+Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options) {
+    PassRun run;
+    auto selected = [&](PassId pass) { return std::find(passes.begin(), passes.end(), pass) != passes.end(); };
+    auto record = [&](PassReport report) -> Result<bool> {
+        if (!report.changed()) return false;
+        report.round = run.rounds;
+        const PassId pass = report.pass;
+        run.steps.push_back(std::move(report));
+        if (options.validate_each_pass) {
+            if (auto ok = checkStillValid(plan, pass); !ok) return ok.error();
+        }
+        return true;
+    };
+
+    std::vector<double> caps;
+    if (selected(PassId::Prepose)) {
+        auto computed = memoryCaps(plan);
+        if (!computed) return computed.error();
+        caps = std::move(*computed);
+    }
+    if (selected(PassId::Checkpoint))
+        if (auto r = record(applyCheckpoint(plan)); !r) return r.error();
+
+    for (run.rounds = 1; run.rounds <= options.max_rounds; ++run.rounds) {
+        bool changed = false;
+        if (selected(PassId::Overlap)) {
+            auto r = record(overlapRecompute(plan));
+            if (!r) return r.error();
+            changed |= *r;
+        }
+        if (selected(PassId::Redundancy)) {
+            auto r = record(removeRedundancy(plan));
+            if (!r) return r.error();
+            changed |= *r;
+        }
+        if (selected(PassId::Prepose)) {
+            auto report = preposeForward(plan, caps);
+            if (!report) return report.error();
+            auto r = record(std::move(*report));
+            if (!r) return r.error();
+            changed |= *r;
+        }
+        if (!changed) break;
+    }
+    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose})
+        if (selected(pass)) {
+            const std::string name(passName(pass));
+            auto& applied = plan.info.passes_applied;
+            if (std::find(applied.begin(), applied.end(), name) == applied.end()) applied.push_back(name);
+        }
+    return run;
+}
+
+}  // namespace mario

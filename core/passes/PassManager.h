@@ -1,0 +1,36 @@
+#pragma once
+// Applies a chosen set of passes until nothing changes. Checkpointing runs once, first: it
+// is the decision to checkpoint, and running it again would undo what remove-redundancy
+// decided. The other three repeat in paper order, because each can open opportunities for
+// the others (a preposed forward frees a slot that overlap-recompute then fills).
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "passes/PassReport.h"
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario {
+
+std::optional<PassId> parsePassName(std::string_view name);
+// "checkpoint,overlap", "all", "none" (case-insensitive, spaces ignored); errors name the
+// unknown entry.
+Result<std::vector<PassId>> parsePassList(std::string_view list);
+Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names);
+
+struct PassManagerOptions {
+    bool validate_each_pass = true;  // run the validator after every pass (an error is a bug)
+    int max_rounds = 32;
+};
+
+struct PassRun {
+    std::vector<PassReport> steps;  // only the steps that changed something, in order
+    int rounds = 0;
+};
+
+// Memory caps for prepose-forward: the plan's memory limit, and never more than the
+// device used before any pass (Mario must not cost memory).
+Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options = {});
+
+}  // namespace mario

@@ -1,0 +1,32 @@
+#pragma once
+// The four graph passes of the Mario paper (§5.1). Each works on any valid plan of any
+// scheme, keeps it valid, and reports what it changed.
+#include <vector>
+
+#include "passes/PassReport.h"
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario {
+
+// Pass 1: every forward that has a backward on its device becomes checkpointed: an R is
+// inserted immediately before the backward (after the RECV of its gradient), so each stage
+// keeps one full activation at a time.
+PassReport applyCheckpoint(Plan& plan);
+
+// Pass 2: each R moves ahead of the receives that precede it, so it runs while the device
+// would otherwise wait for the gradient from the next stage. Moving work ahead of a pure
+// wait can only make every instruction start earlier or at the same time.
+PassReport overlapRecompute(Plan& plan);
+
+// Pass 3: an R whose only predecessor since its F is communication restores what was just
+// dropped: the checkpoint buys no memory, so the R goes and the F keeps its activations.
+PassReport removeRedundancy(Plan& plan);
+
+// Pass 4: a checkpointed F (with its RECV and SEND) moves up into the earliest bubble that
+// its input can fill, freeing its old slot for a later recompute. A move is kept only when
+// the makespan does not grow, nothing deadlocks and the device's peak memory stays within
+// `memoryCaps[device]` (empty: no cap).
+Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps = {});
+
+}  // namespace mario

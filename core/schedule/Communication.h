@@ -1,0 +1,17 @@
+#pragma once
+// Turns compute orders into full programs: a RECV before every compute instruction whose
+// input comes from another device, a SEND after every one whose output goes to another
+// device. The same rule serves every scheme because it only asks the virtual pipeline.
+#include "schedule/PipelineTopology.h"
+#include "schedule/ScheduleShape.h"
+
+namespace mario {
+
+std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly, const PipelineTopology& topology);
+
+// REDUCE_GRAD for every stage that needs one (data parallel, or a stage replicated across
+// chains as in Chimera), then OPT for every stage, appended to each device's program.
+void appendGradientSync(std::vector<Instruction>& program, const std::vector<int>& stagesOfDevice,
+                        const std::vector<bool>& needsReduce);
+
+}  // namespace mario

@@ -1,0 +1,141 @@
+#include "schedule/Generators.h"
+
+#include <algorithm>
+#include <string>
+
+namespace mario {
+
+Result<bool> checkShape(const ScheduleShape& shape) {
+    if (shape.devices < 1) return makeError("pipeline needs at least one device, got " + std::to_string(shape.devices));
+    if (shape.microbatches < 1) return makeError("needs at least one micro-batch, got " + std::to_string(shape.microbatches));
+    switch (shape.scheme) {
+        case Scheme::Chimera:
+            if (shape.devices % 2 != 0)
+                return makeError("chimera needs an even number of pipeline devices, got " + std::to_string(shape.devices));
+            if (shape.microbatches % 2 != 0)
+                return makeError("chimera needs an even number of micro-batches, got " + std::to_string(shape.microbatches));
+            break;
+        case Scheme::Interleaved:
+            if (shape.chunks < 1) return makeError("interleaved needs chunks ≥ 1, got " + std::to_string(shape.chunks));
+            if (shape.groupSize() < shape.devices)
+                return makeError("interleaved micro-batch group size " + std::to_string(shape.groupSize()) +
+                                 " is smaller than the " + std::to_string(shape.devices) + " pipeline devices");
+            if (shape.microbatches % shape.groupSize() != 0)
+                return makeError("interleaved needs micro-batches (" + std::to_string(shape.microbatches) +
+                                 ") to be a multiple of the group size (" + std::to_string(shape.groupSize()) + ")");
+            break;
+        default:
+            break;
+    }
+    return true;
+}
+
+PipelineLayout pipelineLayout(const ScheduleShape& shape) {
+    PipelineLayout layout;
+    const int p = shape.devices;
+    switch (shape.scheme) {
+        case Scheme::Chimera: {
+            std::vector<int> down, up;
+            layout.stage_device.resize(2 * p);
+            for (int j = 0; j < p; ++j) {
+                layout.stage_device[j] = j;
+                layout.stage_device[p + j] = p - 1 - j;
+                down.push_back(j);
+                up.push_back(p + j);
+            }
+            layout.chains = {down, up};
+            break;
+        }
+        case Scheme::Interleaved: {
+            std::vector<int> chain;
+            for (int s = 0; s < p * shape.chunks; ++s) {
+                layout.stage_device.push_back(s % p);
+                chain.push_back(s);
+            }
+            layout.chains = {chain};
+            break;
+        }
+        default: {
+            std::vector<int> chain;
+            for (int s = 0; s < p; ++s) {
+                layout.stage_device.push_back(s);
+                chain.push_back(s);
+            }
+            layout.chains = {chain};
+            break;
+        }
+    }
+    return layout;
+}
+
+Result<ComputeOrder> generateComputeOrder(const ScheduleShape& shape) {
+    if (auto ok = checkShape(shape); !ok) return ok.error();
+    switch (shape.scheme) {
+        case Scheme::GPipe: return generateGPipe(shape.devices, shape.microbatches);
+        case Scheme::OneFOneB: return generateOneFOneB(shape.devices, shape.microbatches);
+        case Scheme::Interleaved:
+            return generateInterleaved(shape.devices, shape.chunks, shape.microbatches, shape.groupSize());
+        case Scheme::Chimera:
+            return generateChimera(shape.devices, shape.microbatches, shape.forward_cost, shape.backward_cost);
+    }
+    return makeError("unknown scheme");
+}
+
+ComputeOrder generateGPipe(int devices, int microbatches) {
+    ComputeOrder order(devices);
+    for (int d = 0; d < devices; ++d) {
+        for (int m = 0; m < microbatches; ++m) order[d].push_back({Op::Forward, d, m});
+        for (int m = 0; m < microbatches; ++m) order[d].push_back({Op::Backward, d, m});
+    }
+    return order;
+}
+
+ComputeOrder generateOneFOneB(int devices, int microbatches) {
+    ComputeOrder order(devices);
+    for (int d = 0; d < devices; ++d) {
+        auto& program = order[d];
+        const int warmup = std::min(devices - d - 1, microbatches);
+        int forward = 0, backward = 0;
+        while (forward < warmup) program.push_back({Op::Forward, d, forward++});
+        while (forward < microbatches) {
+            program.push_back({Op::Forward, d, forward++});
+            program.push_back({Op::Backward, d, backward++});
+        }
+        while (backward < microbatches) program.push_back({Op::Backward, d, backward++});
+    }
+    return order;
+}
+
+ComputeOrder generateInterleaved(int devices, int chunks, int microbatches, int groupSize) {
+    // Megatron-LM's order: micro-batches advance in groups of `groupSize` through the chunks;
+    // backward visits the chunks in reverse. Warm-up as in Megatron's
+    // forward_backward_pipelining_with_interleaving.
+    const int p = devices, v = chunks, g = groupSize;
+    const int total = microbatches * v;
+    auto microbatchOf = [&](int k) { return (k / (g * v)) * g + k % g; };
+    auto forwardChunk = [&](int k) { return (k / g) % v; };
+    auto backwardChunk = [&](int k) { return v - 1 - (k / g) % v; };
+    ComputeOrder order(p);
+    for (int d = 0; d < p; ++d) {
+        auto& program = order[d];
+        const int warmup = std::min(total, (p - d - 1) * 2 + (v - 1) * g);
+        int forward = 0, backward = 0;
+        auto emitForward = [&] {
+            program.push_back({Op::Forward, forwardChunk(forward) * p + d, microbatchOf(forward)});
+            ++forward;
+        };
+        auto emitBackward = [&] {
+            program.push_back({Op::Backward, backwardChunk(backward) * p + d, microbatchOf(backward)});
+            ++backward;
+        };
+        while (forward < warmup) emitForward();
+        while (forward < total) {
+            emitForward();
+            emitBackward();
+        }
+        while (backward < total) emitBackward();
+    }
+    return order;
+}
+
+}  // namespace mario

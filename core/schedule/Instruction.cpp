@@ -1,0 +1,70 @@
+#include "schedule/Instruction.h"
+
+#include <array>
+#include <charconv>
+#include <utility>
+
+namespace mario {
+namespace {
+
+// Longest names first so that "SEND_F" is not read as "S" + junk.
+constexpr std::array<std::pair<std::string_view, Op>, 11> kOpNames{{
+    {"REDUCE_GRAD", Op::ReduceGrad},
+    {"SEND_F", Op::SendForward},
+    {"RECV_F", Op::RecvForward},
+    {"SEND_B", Op::SendBackward},
+    {"RECV_B", Op::RecvBackward},
+    {"OPT", Op::Optimizer},
+    {"F", Op::Forward},
+    {"R", Op::Recompute},
+    {"B", Op::Backward},
+    {"I", Op::BackwardInput},
+    {"W", Op::BackwardWeight},
+}};
+
+bool parseNonNegative(std::string_view digits, std::int32_t& out) {
+    if (digits.empty()) return false;
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+    return ec == std::errc() && ptr == digits.data() + digits.size() && out >= 0;
+}
+
+}  // namespace
+
+std::string_view opName(Op op) {
+    for (const auto& [name, value] : kOpNames)
+        if (value == op) return name;
+    return "?";
+}
+
+std::string toActionString(const Instruction& instruction) {
+    std::string text = std::to_string(instruction.stage);
+    text += opName(instruction.op);
+    if (hasMicrobatch(instruction.op)) text += std::to_string(instruction.microbatch);
+    return text;
+}
+
+Result<Instruction> parseAction(std::string_view text) {
+    std::size_t digitsEnd = 0;
+    while (digitsEnd < text.size() && text[digitsEnd] >= '0' && text[digitsEnd] <= '9') ++digitsEnd;
+    Instruction instruction;
+    if (!parseNonNegative(text.substr(0, digitsEnd), instruction.stage))
+        return makeError("instruction \"" + std::string(text) + "\" does not start with a stage number");
+    const std::string_view rest = text.substr(digitsEnd);
+    for (const auto& [name, op] : kOpNames) {
+        if (rest.substr(0, name.size()) != name) continue;
+        const std::string_view tail = rest.substr(name.size());
+        instruction.op = op;
+        if (!hasMicrobatch(op)) {
+            if (!tail.empty()) break;
+            instruction.microbatch = -1;
+            return instruction;
+        }
+        if (!parseNonNegative(tail, instruction.microbatch))
+            return makeError("instruction \"" + std::string(text) + "\" lacks a micro-batch number after " +
+                             std::string(name));
+        return instruction;
+    }
+    return makeError("unknown instruction \"" + std::string(text) + "\"");
+}
+
+}  // namespace mario

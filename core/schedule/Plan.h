@@ -1,0 +1,62 @@
+#pragma once
+// A plan: every device's program plus the per-stage costs that make it simulable
+// (DESIGN.md §4). Plain data; PipelineTopology derives the chain structure from it.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cost/StageCost.h"
+#include "schedule/Instruction.h"
+
+namespace mario {
+
+struct LinkSpec {
+    double latency_ms = 0;
+    double bandwidth_gb_per_s = 0;  // 0 means infinite bandwidth
+
+    double transferMs(double bytes) const {
+        return latency_ms + (bandwidth_gb_per_s > 0 ? bytes / (bandwidth_gb_per_s * 1e6) : 0.0);
+    }
+};
+
+struct StageSpec {
+    int index = 0;
+    int device = 0;
+    StageCost cost;
+    std::optional<std::pair<int, int>> layers;  // [begin, end) model layers
+};
+
+struct DeviceProgram {
+    int index = 0;
+    std::vector<Instruction> program;
+};
+
+// Descriptive fields: they do not change the simulated timeline but feed throughput,
+// the memory limit of prepose-forward, and what the GUI shows.
+struct PlanInfo {
+    std::string name;
+    std::string scheme;
+    int micro_batch_size = 1;
+    int sequence_length = 0;
+    int data_parallel = 1;
+    std::optional<double> memory_limit_bytes;
+    std::vector<std::string> passes_applied;
+    std::string notes;
+};
+
+struct Plan {
+    PlanInfo info;
+    std::vector<std::vector<int>> pipelines;  // chains of stages; empty means one chain 0..S-1
+    LinkSpec link;
+    std::vector<StageSpec> stages;
+    std::vector<DeviceProgram> devices;
+
+    // One more than the largest micro-batch index in any program.
+    int microbatchCount() const;
+    std::size_t instructionCount() const;
+    // The chains, with the default single chain filled in.
+    std::vector<std::vector<int>> chains() const;
+};
+
+}  // namespace mario

@@ -1,0 +1,100 @@
+#include "schedule/PlanBuilder.h"
+
+#include "cost/CostModel.h"
+#include "cost/StageLayout.h"
+#include "schedule/Communication.h"
+#include "schedule/Generators.h"
+#include "schedule/PipelineTopology.h"
+
+namespace mario {
+
+ScheduleShape scheduleShapeOf(const Config& config) {
+    ScheduleShape shape;
+    shape.scheme = config.parallel.scheme;
+    shape.devices = config.parallel.pp;
+    shape.chunks = config.parallel.scheme == Scheme::Interleaved ? config.parallel.chunks : 1;
+    shape.microbatches = config.microbatchCount();
+    shape.group_size = config.parallel.group_size;
+    if (config.unit_costs) {
+        shape.forward_cost = config.unit_costs->forward;
+        shape.backward_cost = config.unit_costs->backward;
+    }
+    return shape;
+}
+
+namespace {
+
+// The layers a stage holds follow from its position in its chain: Chimera's stage j and
+// stage p + j hold the same slice (they are replicas).
+std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout& layout) {
+    const int positions = static_cast<int>(layout.chains.front().size());
+    std::vector<StageLayout> byPosition;
+    if (config.unit_costs) {
+        for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
+    } else {
+        byPosition = evenLayout(config.model.layers, positions);
+    }
+    std::vector<StageLayout> byStage(layout.stage_device.size());
+    for (const auto& chain : layout.chains)
+        for (std::size_t p = 0; p < chain.size(); ++p) byStage[chain[p]] = byPosition[p];
+    return byStage;
+}
+
+}  // namespace
+
+Result<Plan> buildPlan(const Config& config) {
+    const ScheduleShape shape = scheduleShapeOf(config);
+    if (auto ok = checkShape(shape); !ok) return ok.error();
+    const PipelineLayout layout = pipelineLayout(shape);
+    const std::vector<StageLayout> layouts = stageLayouts(config, layout);
+    auto costs = computeStageCosts(config, layouts);
+    if (!costs) return costs.error();
+
+    Plan plan;
+    plan.info.name = config.name;
+    plan.info.scheme = std::string(schemeName(config.parallel.scheme));
+    plan.info.micro_batch_size = config.parallel.micro_batch_size;
+    plan.info.sequence_length = config.unit_costs ? 0 : config.model.sequence_length;
+    plan.info.data_parallel = config.parallel.dp;
+    plan.info.memory_limit_bytes = config.memory_limit_bytes;
+    if (layout.chains.size() > 1) plan.pipelines = layout.chains;
+    plan.link = pipelineLink(config);
+    for (std::size_t s = 0; s < layout.stage_device.size(); ++s) {
+        StageSpec stage;
+        stage.index = static_cast<int>(s);
+        stage.device = layout.stage_device[s];
+        stage.cost = (*costs)[s];
+        if (!config.unit_costs) stage.layers = std::make_pair(layouts[s].begin_layer, layouts[s].end_layer);
+        plan.stages.push_back(stage);
+    }
+    for (int d = 0; d < shape.devices; ++d) plan.devices.push_back({d, {}});
+
+    // Shape and scheme decide the order; costs only matter to Chimera's list scheduler.
+    ScheduleShape ordered = shape;
+    if (!config.unit_costs && !plan.stages.empty()) {
+        ordered.forward_cost = plan.stages.front().cost.forward_ms;
+        ordered.backward_cost = plan.stages.front().cost.backward_ms;
+    }
+    auto order = generateComputeOrder(ordered);
+    if (!order) return order.error();
+    return planFromComputeOrder(std::move(plan), *order);
+}
+
+Result<Plan> planFromComputeOrder(Plan plan, const ComputeOrder& order) {
+    if (order.size() != plan.devices.size())
+        return makeError("compute order has " + std::to_string(order.size()) + " devices, the plan has " +
+                         std::to_string(plan.devices.size()));
+    auto topology = PipelineTopology::build(plan);
+    if (!topology) return topology.error();
+    const bool replicated = topology->chains().size() > 1;
+    std::vector<bool> needsReduce(plan.stages.size(), plan.info.data_parallel > 1 || replicated);
+    std::vector<std::vector<int>> stagesOfDevice(plan.devices.size());
+    for (const auto& stage : plan.stages) stagesOfDevice[stage.device].push_back(stage.index);
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        plan.devices[d].program = withCommunication(order[d], *topology);
+        appendGradientSync(plan.devices[d].program, stagesOfDevice[d], needsReduce);
+    }
+    return plan;
+}
+
+}  // namespace mario

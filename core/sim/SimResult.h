@@ -1,0 +1,56 @@
+#pragma once
+// What the simulator says about a plan: the timeline, memory, and summary numbers.
+#include <string>
+#include <vector>
+
+#include "schedule/Instruction.h"
+
+namespace mario {
+
+// For compute instructions [start, end) is the time on the device. For a RECV, start is
+// when the program reached it and end when the data had arrived (end - start is the wait).
+// For a SEND, start == end == issue time.
+struct InstructionTiming {
+    double start = 0;
+    double end = 0;
+};
+
+struct MemoryPoint {
+    double time_ms = 0;
+    double bytes = 0;  // static + dynamic, after the change at time_ms
+};
+
+struct DeviceStats {
+    int index = 0;
+    double busy_ms = 0;   // compute instructions only
+    double idle_ms = 0;   // makespan - busy
+    double static_bytes = 0;
+    double peak_dynamic_bytes = 0;
+    double peak_bytes = 0;  // static + peak dynamic
+    std::vector<InstructionTiming> timings;  // one per program instruction
+    std::vector<MemoryPoint> memory;         // step curve, empty unless requested
+};
+
+// A device that cannot move: the instruction it is stuck on and what it waits for.
+struct BlockedDevice {
+    int device = 0;
+    int program_index = 0;
+    Instruction instruction;
+    std::string waits_for;  // e.g. "1SEND_F3 from device 1, which is blocked" 
+};
+
+struct SimResult {
+    bool deadlocked = false;
+    std::vector<BlockedDevice> blocked;
+    double makespan_ms = 0;
+    double bubble_ratio = 0;         // idle / (devices * makespan)
+    double lower_bound_ms = 0;       // max(busiest device, critical chain)
+    double busiest_device_ms = 0;    // largest per-device compute
+    double critical_chain_ms = 0;    // longest single micro-batch dependency chain
+    double samples_per_step = 0;
+    double samples_per_s = 0;
+    double tokens_per_s = 0;
+    std::vector<DeviceStats> devices;
+};
+
+}  // namespace mario

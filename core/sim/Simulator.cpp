@@ -1,0 +1,203 @@
+#include "sim/Simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "schedule/PipelineTopology.h"
+#include "sim/DeadlockExplainer.h"
+
+namespace mario {
+namespace {
+
+constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
+
+// Message slots: a forward activation or backward gradient addressed to (stage, micro-batch).
+struct MessageIndex {
+    int stages = 0;
+    int microbatches = 0;
+    std::size_t of(bool backward, int stage, int microbatch) const {
+        return (static_cast<std::size_t>(backward) * stages + stage) * microbatches + microbatch;
+    }
+    std::size_t size() const { return 2u * stages * microbatches; }
+};
+
+Result<bool> checkOperands(const Plan& plan, int stageCount) {
+    for (const auto& device : plan.devices)
+        for (std::size_t i = 0; i < device.program.size(); ++i) {
+            const Instruction& ins = device.program[i];
+            if (ins.stage < 0 || ins.stage >= stageCount || (hasMicrobatch(ins.op) && ins.microbatch < 0))
+                return makeError("devices[" + std::to_string(device.index) + "].program[" + std::to_string(i) +
+                                 "]: \"" + toActionString(ins) + "\" names a stage that does not exist");
+        }
+    return true;
+}
+
+// Lower bound part two: the longest single micro-batch chain, ignoring device contention.
+double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
+                     const std::vector<std::uint8_t>& split, int microbatches) {
+    std::vector<int> chainOfMicrobatch(microbatches, -1);
+    for (const auto& device : plan.devices)
+        for (const auto& ins : device.program)
+            if (ins.op == Op::Forward) chainOfMicrobatch[ins.microbatch] = topology.chainOf(ins.stage);
+    double longest = 0;
+    for (int m = 0; m < microbatches; ++m) {
+        const int chain = chainOfMicrobatch[m];
+        if (chain < 0) continue;
+        double total = 0;
+        const auto& stages = topology.chains()[chain];
+        for (std::size_t p = 0; p < stages.size(); ++p) {
+            const int s = stages[p];
+            const StageCost& c = plan.stages[s].cost;
+            const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
+            total += c.forward_ms + (split[key] ? c.inputGradMs() : c.backward_ms);
+            if (checkpointed[key]) total += c.recompute_ms;
+            if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
+                total += 2 * plan.link.transferMs(c.send_bytes);
+        }
+        longest = std::max(longest, total);
+    }
+    return longest;
+}
+
+}  // namespace
+
+Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
+    auto topologyResult = PipelineTopology::build(plan);
+    if (!topologyResult) return topologyResult.error();
+    const PipelineTopology& topology = *topologyResult;
+    const int stageCount = topology.stageCount();
+    const int deviceCount = static_cast<int>(plan.devices.size());
+    if (auto ok = checkOperands(plan, stageCount); !ok) return ok.error();
+
+    const int microbatches = std::max(1, plan.microbatchCount());
+    const MessageIndex messages{stageCount, microbatches};
+    std::vector<double> arrival(messages.size(), kNotSent);
+    std::vector<int> waiting(messages.size(), -1);
+
+    // A forward is checkpointed when its device recomputes it later (DESIGN.md §3).
+    std::vector<std::uint8_t> checkpointed(static_cast<std::size_t>(stageCount) * microbatches, 0);
+    std::vector<std::uint8_t> split(checkpointed.size(), 0);
+    for (const auto& device : plan.devices)
+        for (const auto& ins : device.program) {
+            if (ins.op == Op::Recompute) checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + ins.microbatch] = 1;
+            if (ins.op == Op::BackwardInput) split[static_cast<std::size_t>(ins.stage) * microbatches + ins.microbatch] = 1;
+        }
+
+    SimResult result;
+    result.devices.resize(deviceCount);
+    std::vector<std::size_t> pc(deviceCount, 0);
+    std::vector<double> clock(deviceCount, 0.0), dynamic(deviceCount, 0.0);
+    std::vector<int> runnable(deviceCount);
+    for (int d = 0; d < deviceCount; ++d) {
+        runnable[d] = deviceCount - 1 - d;
+        DeviceStats& stats = result.devices[d];
+        stats.index = plan.devices[d].index;
+        stats.timings.resize(plan.devices[d].program.size());
+    }
+    for (const auto& stage : plan.stages) result.devices[stage.device].static_bytes += stage.cost.static_bytes;
+    if (options.record_memory_curve)
+        for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
+
+    while (!runnable.empty()) {
+        const int d = runnable.back();
+        runnable.pop_back();
+        const auto& program = plan.devices[d].program;
+        DeviceStats& stats = result.devices[d];
+        double t = clock[d];
+        double mem = dynamic[d];
+        std::size_t i = pc[d];
+        auto memoryChange = [&](double time, double delta) {
+            mem += delta;
+            stats.peak_dynamic_bytes = std::max(stats.peak_dynamic_bytes, mem);
+            if (options.record_memory_curve) stats.memory.push_back({time, stats.static_bytes + mem});
+        };
+        for (; i < program.size(); ++i) {
+            const Instruction& ins = program[i];
+            const StageCost& cost = plan.stages[ins.stage].cost;
+            InstructionTiming& timing = stats.timings[i];
+            const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + std::max(ins.microbatch, 0);
+            double duration = 0;
+            switch (ins.op) {
+                case Op::RecvForward:
+                case Op::RecvBackward: {
+                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, ins.microbatch);
+                    if (std::isnan(arrival[slot])) {
+                        waiting[slot] = d;
+                        goto blocked;
+                    }
+                    timing = {t, std::max(t, arrival[slot])};
+                    t = timing.end;
+                    continue;
+                }
+                case Op::SendForward:
+                case Op::SendBackward: {
+                    timing = {t, t};
+                    const int target = topology.sendTarget(ins);
+                    if (target < 0) continue;  // the validator reports it; nothing can receive it
+                    const bool backward = ins.op == Op::SendBackward;
+                    // send_bytes describes the boundary after a stage: for gradients that is the receiver's.
+                    const double bytes = plan.stages[backward ? target : ins.stage].cost.send_bytes;
+                    const std::size_t slot = messages.of(backward, target, ins.microbatch);
+                    arrival[slot] = t + plan.link.transferMs(bytes);
+                    if (waiting[slot] >= 0) {
+                        runnable.push_back(waiting[slot]);
+                        waiting[slot] = -1;
+                    }
+                    continue;
+                }
+                case Op::Forward:
+                    duration = cost.forward_ms;
+                    memoryChange(t, checkpointed[key] ? cost.checkpoint_bytes : cost.activation_bytes);
+                    break;
+                case Op::Recompute:
+                    duration = cost.recompute_ms;
+                    memoryChange(t, cost.activation_bytes - cost.checkpoint_bytes);
+                    break;
+                case Op::Backward: duration = cost.backward_ms; break;
+                case Op::BackwardInput: duration = cost.inputGradMs(); break;
+                case Op::BackwardWeight: duration = cost.weightGradMs(); break;
+                case Op::ReduceGrad: duration = cost.reduce_grad_ms; break;
+                case Op::Optimizer: duration = cost.optimizer_ms; break;
+            }
+            timing = {t, t + duration};
+            t += duration;
+            stats.busy_ms += duration;
+            if (ins.op == Op::Backward) memoryChange(t, -cost.activation_bytes);
+            else if (ins.op == Op::BackwardInput) memoryChange(t, -(cost.activation_bytes - cost.weightGradBytes()));
+            else if (ins.op == Op::BackwardWeight) memoryChange(t, -cost.weightGradBytes());
+        }
+    blocked:
+        pc[d] = i;
+        clock[d] = t;
+        dynamic[d] = mem;
+    }
+
+    for (int d = 0; d < deviceCount; ++d) {
+        if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
+        result.makespan_ms = std::max(result.makespan_ms, clock[d]);
+    }
+    if (result.deadlocked) result.blocked = explainDeadlock(plan, topology, pc);
+
+    double idle = 0;
+    for (auto& stats : result.devices) {
+        stats.idle_ms = result.makespan_ms - stats.busy_ms;
+        stats.peak_bytes = stats.static_bytes + stats.peak_dynamic_bytes;
+        idle += stats.idle_ms;
+        result.busiest_device_ms = std::max(result.busiest_device_ms, stats.busy_ms);
+    }
+    if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
+    result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches);
+    result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
+
+    result.samples_per_step =
+        static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
+    if (result.makespan_ms > 0 && !result.deadlocked) {
+        result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
+        result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
+    }
+    return result;
+}
+
+}  // namespace mario

@@ -1,0 +1,25 @@
+#pragma once
+// The exact simulator of DESIGN.md §3: one compute stream per device, non-blocking sends
+// that arrive after latency + bytes/bandwidth, blocking receives. Every instruction starts at
+// the max of its device being free and its input having arrived, so the timeline is the
+// longest-path solution of the plan's dependency graph (the paper's dynamic programme).
+// It runs each device until it blocks on a receive whose data has not been sent, parking the
+// device on that message; the send wakes it. Work is O(instructions), no device polling.
+#include "schedule/Plan.h"
+#include "sim/SimResult.h"
+#include "util/Result.h"
+
+namespace mario {
+
+struct SimOptions {
+    bool record_memory_curve = false;  // fill DeviceStats::memory
+};
+
+class Simulator {
+public:
+    // Errors only for plans that cannot be interpreted at all (a stage that does not exist,
+    // chains that do not cover the stages); a deadlock is a result, with `blocked` filled in.
+    static Result<SimResult> run(const Plan& plan, const SimOptions& options = {});
+};
+
+}  // namespace mario

@@ -1,0 +1,210 @@
+#include "sim/Validator.h"
+
+#include <array>
+
+#include "schedule/PipelineTopology.h"
+#include "sim/DeadlockExplainer.h"
+#include "sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+std::string programPath(int device, int index) {
+    return "devices[" + std::to_string(device) + "].program[" + std::to_string(index) + "]";
+}
+
+// Position of each kind of instruction for every (stage, micro-batch), -1 when absent.
+class Positions {
+public:
+    static constexpr int kKinds = 9;
+    Positions(int stages, int microbatches) : microbatches_(microbatches) {
+        for (auto& table : at_) table.assign(static_cast<std::size_t>(stages) * microbatches, -1);
+    }
+    static int kindOf(Op op) { return static_cast<int>(op); }  // Op values 0..8 carry micro-batches
+    int& at(Op op, int stage, int microbatch) {
+        return at_[kindOf(op)][static_cast<std::size_t>(stage) * microbatches_ + microbatch];
+    }
+
+private:
+    int microbatches_;
+    std::array<std::vector<int>, kKinds> at_;
+};
+
+class StructureChecker {
+public:
+    StructureChecker(const Plan& plan, const PipelineTopology& topology)
+        : plan_(plan), topology_(topology), microbatches_(std::max(1, plan.microbatchCount())),
+          positions_(topology.stageCount(), microbatches_) {}
+
+    std::vector<PlanIssue> run() {
+        if (!collect()) return issues_;
+        for (int s = 0; s < topology_.stageCount(); ++s)
+            for (int m = 0; m < microbatches_; ++m) checkPair(s, m);
+        checkChains();
+        return issues_;
+    }
+
+private:
+    void add(std::string path, std::string message) { issues_.push_back({std::move(path), std::move(message)}); }
+    int pos(Op op, int s, int m) { return positions_.at(op, s, m); }
+
+    bool collect() {
+        for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
+            const auto& program = plan_.devices[d].program;
+            for (int i = 0; i < static_cast<int>(program.size()); ++i) {
+                const Instruction& ins = program[i];
+                const std::string where = programPath(d, i);
+                if (ins.stage < 0 || ins.stage >= topology_.stageCount()) {
+                    add(where, "\"" + toActionString(ins) + "\" names stage " + std::to_string(ins.stage) +
+                                   ", which does not exist");
+                    continue;
+                }
+                if (topology_.deviceOf(ins.stage) != d) {
+                    add(where, "\"" + toActionString(ins) + "\" belongs to stage " + std::to_string(ins.stage) +
+                                   " on device " + std::to_string(topology_.deviceOf(ins.stage)) + ", not device " +
+                                   std::to_string(d));
+                    continue;
+                }
+                if (!hasMicrobatch(ins.op)) continue;
+                int& slot = positions_.at(ins.op, ins.stage, ins.microbatch);
+                if (slot >= 0) add(where, "\"" + toActionString(ins) + "\" appears twice on this device");
+                slot = i;
+            }
+        }
+        return issues_.empty();
+    }
+
+    // Order and presence on the owning device for one (stage, micro-batch).
+    void checkPair(int s, int m) {
+        const int d = topology_.deviceOf(s);
+        const int f = pos(Op::Forward, s, m), r = pos(Op::Recompute, s, m), b = pos(Op::Backward, s, m);
+        const int in = pos(Op::BackwardInput, s, m), w = pos(Op::BackwardWeight, s, m);
+        const bool any = f >= 0 || r >= 0 || b >= 0 || in >= 0 || w >= 0;
+        if (!any) {
+            for (Op op : {Op::SendForward, Op::RecvForward, Op::SendBackward, Op::RecvBackward})
+                if (pos(op, s, m) >= 0)
+                    add(programPath(d, pos(op, s, m)), "communication for stage " + std::to_string(s) +
+                                                           " micro-batch " + std::to_string(m) + " without its compute");
+            return;
+        }
+        auto name = [&](Op op) { return toActionString({op, s, m}); };
+        const std::string deviceText = "device " + std::to_string(d);
+        if (f < 0) add("devices[" + std::to_string(d) + "].program", name(Op::Forward) + " is missing on " + deviceText);
+        const bool split = in >= 0 || w >= 0;
+        const int backward = split ? in : b;
+        if (split && b >= 0) add(programPath(d, b), name(Op::Backward) + " and a split backward (I/W) both appear");
+        if (split && (in < 0 || w < 0))
+            add("devices[" + std::to_string(d) + "].program",
+                (in < 0 ? name(Op::BackwardInput) : name(Op::BackwardWeight)) + " is missing: I and W come in pairs");
+        if (!split && b < 0)
+            add("devices[" + std::to_string(d) + "].program", name(Op::Backward) + " is missing on " + deviceText);
+        if (f >= 0 && backward >= 0 && backward < f) add(programPath(d, backward), name(split ? Op::BackwardInput : Op::Backward) + " comes before " + name(Op::Forward));
+        if (split && in >= 0 && w >= 0 && w < in) add(programPath(d, w), name(Op::BackwardWeight) + " comes before " + name(Op::BackwardInput));
+        if (r >= 0 && ((f >= 0 && r < f) || (backward >= 0 && r > backward)))
+            add(programPath(d, r), name(Op::Recompute) + " must stand after " + name(Op::Forward) + " and before " +
+                                       name(split ? Op::BackwardInput : Op::Backward));
+        checkLink(s, m, f, Op::RecvForward, Op::SendForward, topology_.previousStage(s), true);
+        checkLink(s, m, backward, Op::RecvBackward, Op::SendBackward, topology_.nextStage(s), false);
+    }
+
+    // The RECV into (s, m) in one direction and the SEND out of its neighbour.
+    void checkLink(int s, int m, int computeAt, Op recvOp, Op sendOp, int source, bool forwardDirection) {
+        const int d = topology_.deviceOf(s);
+        const int recv = pos(recvOp, s, m);
+        const bool remote = source >= 0 && topology_.deviceOf(source) != d;
+        const Instruction recvIns{recvOp, s, m};
+        if (!remote) {
+            if (recv >= 0) add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" receives from no other device");
+        } else {
+            const int sd = topology_.deviceOf(source);
+            const int send = pos(sendOp, source, m);
+            const Instruction sendIns{sendOp, source, m};
+            if (recv < 0 && computeAt >= 0)
+                add(programPath(d, computeAt), "missing " + toActionString(recvIns) + " before it: its input comes from device " + std::to_string(sd));
+            if (recv >= 0 && computeAt >= 0 && recv > computeAt)
+                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" comes after the instruction that needs it");
+            if (recv >= 0 && send < 0)
+                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" has no matching " + toActionString(sendIns) + " on device " + std::to_string(sd));
+            if (send >= 0 && recv < 0)
+                add(programPath(sd, send), "\"" + toActionString(sendIns) + "\" has no matching " + toActionString(recvIns) + " on device " + std::to_string(d));
+        }
+        // A SEND must follow the compute that produces what it sends.
+        const int producerStage = s;
+        const Op producesOp = forwardDirection ? Op::SendForward : Op::SendBackward;
+        const int send = pos(producesOp, producerStage, m);
+        const int target = forwardDirection ? topology_.nextStage(s) : topology_.previousStage(s);
+        if (send >= 0) {
+            if (target < 0 || topology_.deviceOf(target) == d)
+                add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" sends to no other device");
+            else if (computeAt >= 0 && send < computeAt)
+                add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" comes before the instruction that produces it");
+        }
+    }
+
+    // Each micro-batch flows through exactly one whole chain.
+    void checkChains() {
+        for (int m = 0; m < microbatches_; ++m) {
+            int chain = -1;
+            bool seen = false;
+            for (int s = 0; s < topology_.stageCount(); ++s) {
+                if (pos(Op::Forward, s, m) < 0) continue;
+                seen = true;
+                if (chain == -1) chain = topology_.chainOf(s);
+                else if (chain != topology_.chainOf(s)) {
+                    add("pipelines", "micro-batch " + std::to_string(m) + " runs forwards in two chains");
+                    return;
+                }
+            }
+            if (!seen) continue;
+            for (int s : topology_.chains()[chain])
+                if (pos(Op::Forward, s, m) < 0)
+                    add("devices[" + std::to_string(topology_.deviceOf(s)) + "].program",
+                        "micro-batch " + std::to_string(m) + " skips stage " + std::to_string(s) + " of its chain");
+        }
+    }
+
+    const Plan& plan_;
+    const PipelineTopology& topology_;
+    int microbatches_;
+    Positions positions_;
+    std::vector<PlanIssue> issues_;
+};
+
+}  // namespace
+
+std::string ValidationReport::summary() const {
+    if (!issues.empty()) {
+        std::string text = issues.front().text();
+        if (issues.size() > 1) text += " (and " + std::to_string(issues.size() - 1) + " more)";
+        return text;
+    }
+    if (!deadlock.empty()) return "deadlock: " + describeDeadlock(deadlock);
+    return "valid";
+}
+
+std::vector<PlanIssue> Validator::checkStructure(const Plan& plan) {
+    for (int d = 0; d < static_cast<int>(plan.devices.size()); ++d)
+        if (plan.devices[d].index != d)
+            return {{"devices[" + std::to_string(d) + "].index", "expected " + std::to_string(d) + ", got " + std::to_string(plan.devices[d].index)}};
+    for (int s = 0; s < static_cast<int>(plan.stages.size()); ++s)
+        if (plan.stages[s].index != s)
+            return {{"stages[" + std::to_string(s) + "].index", "expected " + std::to_string(s) + ", got " + std::to_string(plan.stages[s].index)}};
+    auto topology = PipelineTopology::build(plan);
+    if (!topology) return {{"", topology.error().message}};
+    return StructureChecker(plan, *topology).run();
+}
+
+ValidationReport Validator::validate(const Plan& plan) {
+    ValidationReport report;
+    report.issues = checkStructure(plan);
+    if (!report.issues.empty()) return report;
+    auto sim = Simulator::run(plan);
+    if (!sim) {
+        report.issues.push_back({"", sim.error().message});
+        return report;
+    }
+    report.deadlock = sim->blocked;
+    return report;
+}
+
+}  // namespace mario
