@@ -24,6 +24,23 @@ ScheduleShape scheduleShapeOf(const Config& config) {
 
 namespace {
 
+// Chimera's device d holds chain positions d and p − 1 − d. An even split that gives the
+// extra layers to the middle positions hands both of a middle device's stages an extra
+// layer; putting the extras on positions [p/2 − extra, p/2) gives each device at most one.
+std::vector<StageLayout> chimeraLayout(int layers, int positions) {
+    std::vector<StageLayout> layout = evenLayout(layers, positions);
+    const int base = layers / positions, extra = layers % positions;
+    if (extra == 0 || extra > positions / 2) return layout;
+    int begin = 0;
+    for (int p = 0; p < positions; ++p) {
+        const int count = base + (p >= positions / 2 - extra && p < positions / 2 ? 1 : 0);
+        layout[p].begin_layer = begin;
+        layout[p].end_layer = begin + count;
+        begin += count;
+    }
+    return layout;
+}
+
 // The layers a stage holds follow from its position in its chain: Chimera's stage j and
 // stage p + j hold the same slice (they are replicas).
 std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout& layout) {
@@ -33,6 +50,7 @@ std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout
         for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
     } else {
         byPosition = evenLayout(config.model.layers, positions);
+        if (config.parallel.scheme == Scheme::Chimera) byPosition = chimeraLayout(config.model.layers, positions);
     }
     std::vector<StageLayout> byStage(layout.stage_device.size());
     for (const auto& chain : layout.chains)

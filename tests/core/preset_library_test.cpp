@@ -1,0 +1,172 @@
+// The shipped presets: every file loads, says what it is, and carries the published numbers;
+// the library finds its folder the documented way.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "io/ConfigJson.h"
+#include "model/PresetLibrary.h"
+
+namespace mario {
+namespace {
+
+namespace fs = std::filesystem;
+const std::string kProfiles = std::string(MARIO_TEST_SOURCE_DIR) + "/profiles";
+
+// Sets an environment variable for one scope and puts the old value back.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        if (value) ::setenv(name, value, 1);
+        else ::unsetenv(name);
+    }
+    ~ScopedEnv() {
+        if (old_) ::setenv(name_, old_->c_str(), 1);
+        else ::unsetenv(name_);
+    }
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
+
+TEST(PresetLibrary, ListsTheShippedPresets) {
+    PresetLibrary presets(kProfiles);
+    EXPECT_EQ(presets.modelNames(), (std::vector<std::string>{"gpt3-1.6b", "gpt3-13b", "llama2-13b", "llama2-3b",
+                                                              "llama2-7b", "llama3-70b", "llama3-8b"}));
+    EXPECT_EQ(presets.hardwareNames(), (std::vector<std::string>{"a100-40g", "a100-80g", "h100", "h200"}));
+    EXPECT_EQ(presets.profileNames(), (std::vector<std::string>{"example-gpt-small"}));
+}
+
+TEST(PresetLibrary, EveryPresetFileLoadsAndNamesItself) {
+    PresetLibrary presets(kProfiles);
+    for (const auto& name : presets.modelNames()) {
+        auto model = presets.model(name);
+        ASSERT_TRUE(model.ok()) << model.error().message;
+        EXPECT_EQ(model->name, name);
+        auto raw = readJsonFile(kProfiles + "/models/" + name + ".json");
+        ASSERT_TRUE(raw.ok());
+        EXPECT_EQ((*raw)["format"], "mario-model");
+        EXPECT_EQ((*raw)["version"], 1);
+        EXPECT_TRUE(raw->contains("notes")) << name;
+    }
+    for (const auto& name : presets.hardwareNames()) {
+        auto hardware = presets.hardware(name);
+        ASSERT_TRUE(hardware.ok()) << hardware.error().message;
+        EXPECT_EQ(hardware->name, name);
+        EXPECT_EQ(hardware->achievable_mfu, 0.5);
+        auto raw = readJsonFile(kProfiles + "/hardware/" + name + ".json");
+        ASSERT_TRUE(raw.ok());
+        EXPECT_EQ((*raw)["format"], "mario-hardware");
+        EXPECT_TRUE(raw->contains("achievable_mfu")) << name;
+    }
+}
+
+TEST(PresetLibrary, PresetsCarryThePublishedNumbers) {
+    PresetLibrary presets(kProfiles);
+    auto a100 = presets.hardware("a100-40g");
+    ASSERT_TRUE(a100.ok());
+    EXPECT_EQ(a100->peak_tflops, 312);
+    EXPECT_EQ(a100->memory_gb, 40);
+    EXPECT_EQ(a100->hbm_gb_per_s, 1555);
+    EXPECT_EQ(a100->intra_node_gb_per_s, 300);
+    EXPECT_EQ(a100->inter_node_gb_per_s, 25);
+    EXPECT_EQ(presets.hardware("a100-80g")->hbm_gb_per_s, 2039);
+    EXPECT_EQ(presets.hardware("h100")->peak_tflops, 989);
+    EXPECT_EQ(presets.hardware("h200")->memory_gb, 141);
+    EXPECT_EQ(presets.hardware("h200")->hbm_gb_per_s, 4800);
+
+    auto llama = presets.model("llama3-70b");
+    ASSERT_TRUE(llama.ok());
+    EXPECT_EQ(llama->layers, 80);
+    EXPECT_EQ(llama->hidden, 8192);
+    EXPECT_EQ(llama->kvHeads(), 8);
+    EXPECT_EQ(llama->ffnHidden(), 28672);
+    EXPECT_EQ(llama->vocab, 128256);
+    EXPECT_TRUE(llama->gated_mlp);
+    auto gpt = presets.model("gpt3-13b");
+    ASSERT_TRUE(gpt.ok());
+    EXPECT_TRUE(gpt->tied_embeddings);
+    EXPECT_FALSE(gpt->gated_mlp);
+    EXPECT_EQ(gpt->ffnHidden(), 4 * 5120);
+}
+
+TEST(PresetLibrary, NamesAreCaseInsensitiveAndErrorsListTheKnownOnes) {
+    PresetLibrary presets(kProfiles);
+    auto model = presets.model("GPT3-13B");
+    ASSERT_TRUE(model.ok());
+    EXPECT_EQ(model->name, "gpt3-13b");
+    auto missing = presets.hardware("tpu-v5");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().message, "unknown hardware preset \"tpu-v5\" (known: a100-40g, a100-80g, h100, h200)");
+}
+
+TEST(PresetLibrary, InlineObjectsReportJsonPaths) {
+    auto bad = PresetLibrary::parseHardware(nlohmann::json::parse(R"({"peak_tflops": "many"})"), "hardware");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message, "hardware.peak_tflops: expected a number");
+    auto missing = PresetLibrary::parseModel(nlohmann::json::parse(R"({"layers": 2, "hidden": 64})"), "model");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().message, "model.heads: required");
+    auto heads = PresetLibrary::parseModel(
+        nlohmann::json::parse(R"({"layers": 2, "hidden": 64, "heads": 5, "vocab": 10, "sequence_length": 8})"), "model");
+    ASSERT_FALSE(heads.ok());
+    EXPECT_EQ(heads.error().message, "model.heads: 5 heads do not divide hidden size 64");
+    auto fraction = PresetLibrary::parseHardware(
+        nlohmann::json::parse(R"({"peak_tflops": 1, "achievable_mfu": 1.5, "memory_gb": 1, "hbm_gb_per_s": 1,
+                                  "intra_node_gb_per_s": 1, "inter_node_gb_per_s": 1})"), "hardware");
+    ASSERT_FALSE(fraction.ok());
+    EXPECT_EQ(fraction.error().message, "hardware.achievable_mfu: expected a number in (0, 1] (got 1.5)");
+}
+
+TEST(PresetLibrary, JsonFormRoundTrips) {
+    PresetLibrary presets(kProfiles);
+    for (const auto& name : presets.modelNames()) {
+        auto model = presets.model(name);
+        ASSERT_TRUE(model.ok());
+        auto again = PresetLibrary::parseModel(PresetLibrary::modelToJson(*model), "model");
+        ASSERT_TRUE(again.ok()) << again.error().message;
+        EXPECT_EQ(PresetLibrary::modelToJson(*again), PresetLibrary::modelToJson(*model));
+    }
+    for (const auto& name : presets.hardwareNames()) {
+        auto hardware = presets.hardware(name);
+        ASSERT_TRUE(hardware.ok());
+        auto again = PresetLibrary::parseHardware(PresetLibrary::hardwareToJson(*hardware), "hardware");
+        ASSERT_TRUE(again.ok()) << again.error().message;
+        EXPECT_EQ(PresetLibrary::hardwareToJson(*again), PresetLibrary::hardwareToJson(*hardware));
+    }
+}
+
+TEST(PresetLibrary, LocateHonoursTheEnvironmentFirst) {
+    ScopedEnv env("MARIO_PROFILES_DIR", kProfiles.c_str());
+    auto found = PresetLibrary::locate("/nonexistent/bin/mario");
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    EXPECT_EQ(found->directory(), kProfiles);
+    EXPECT_EQ(PresetLibrary::searchPath().front(), kProfiles);
+}
+
+TEST(PresetLibrary, LocateFindsProfilesBesideARelocatedInstall) {
+    ScopedEnv env("MARIO_PROFILES_DIR", nullptr);
+    fs::path root = fs::temp_directory_path() / "mario_preset_library_test";
+    fs::create_directories(root / "bin");
+    fs::create_directories(root / "share" / "mario" / "profiles" / "models");
+    auto found = PresetLibrary::locate((root / "bin" / "mario").string());
+    ASSERT_TRUE(found.ok()) << found.error().message;
+    EXPECT_EQ(fs::path(found->directory()), (root / "share" / "mario" / "profiles").lexically_normal());
+    EXPECT_TRUE(found->modelNames().empty());
+    fs::remove_all(root);
+
+    // Without an executable path the build falls back to its compiled-in folders.
+    auto fallback = PresetLibrary::locate();
+    ASSERT_TRUE(fallback.ok()) << fallback.error().message;
+    EXPECT_FALSE(fallback->modelNames().empty());
+}
+
+}  // namespace
+}  // namespace mario
