@@ -336,6 +336,8 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
                                    : presets.resolve(profile);
         auto loaded = ProfileCostModel::load(resolved);
         if (!loaded) return makeError("profile: " + loaded.error().message);
+        // Catch a profile measured for another sequence length or tp now, not at plan time.
+        if (auto fits = loaded->stageCosts(c, {StageLayout{}}); !fits) return fits.error();
         c.profile = resolved;
     }
 

@@ -86,6 +86,8 @@ TEST(ConfigJson, ErrorsNameTheirJsonPath) {
         {"format", {{"format", "mario-plan"}}, "format: expected \"mario-config\""},
         {"tp", {{"devices", 96}, {"parallel", {{"tp", 3}}}}, "parallel.tp: 40 heads are not divisible by tp = 3"},
         {"profile", {{"profile", "missing.profile.json"}}, "profile: "},
+        {"profile sequence", {{"model", "llama2-13b"}, {"profile", "example-gpt-small.profile.json"}},
+         "profile: measured at sequence length 2048 but model.sequence_length is 4096"},
     };
     for (const Case& c : cases) {
         json doc = designExample();

@@ -1,0 +1,159 @@
+// Properties over many random configurations and stage costs: the simulator's timeline obeys
+// every dependency, memory balances, every pass keeps plans valid, the passes never lose
+// against plain checkpointing nor cost memory against the base schedule, files round-trip.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "io/PlanJson.h"
+#include "passes/PassManager.h"
+#include "schedule/PipelineTopology.h"
+#include "sim/Simulator.h"
+#include "sim/Validator.h"
+#include "TestPlans.h"
+
+namespace mario {
+namespace {
+
+constexpr double kEps = 1e-9;
+
+Plan randomPlan(std::mt19937& rng) {
+    std::uniform_int_distribution<int> schemePick(0, 3), devicesPick(2, 6), chunkPick(2, 3), multiplierPick(1, 3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const Scheme scheme = static_cast<Scheme>(schemePick(rng));
+    int p = devicesPick(rng);
+    if (scheme == Scheme::Chimera && p % 2) ++p;
+    int m = p * multiplierPick(rng);
+    if (scheme == Scheme::OneFOneB || scheme == Scheme::GPipe) m = 1 + static_cast<int>(unit(rng) * 2 * p);
+    const int v = scheme == Scheme::Interleaved ? chunkPick(rng) : 1;
+    const LinkSpec link{unit(rng) < 0.5 ? 0.0 : 0.2 * unit(rng), unit(rng) < 0.5 ? 0.0 : 1.0 + 4 * unit(rng)};
+    Plan plan = test::unitPlan(scheme, p, m, v, {}, link);
+    for (auto& stage : plan.stages) {
+        StageCost& c = stage.cost;
+        c.forward_ms = 0.5 + 1.5 * unit(rng);
+        c.backward_ms = c.forward_ms * (1.5 + unit(rng));
+        c.recompute_ms = c.forward_ms * (0.8 + 0.4 * unit(rng));
+        c.activation_bytes = 1e6 * (1 + unit(rng));
+        c.checkpoint_bytes = c.activation_bytes * 0.1 * unit(rng);
+        c.static_bytes = 1e7 * unit(rng);
+        c.send_bytes = 1e6 * unit(rng);
+        c.optimizer_ms = 0.1 * unit(rng);
+        c.reduce_grad_ms = 0.1 * unit(rng);
+    }
+    return plan;
+}
+
+// Checks the timeline against DESIGN.md §3 directly from the plan.
+void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
+    auto topology = PipelineTopology::build(plan);
+    ASSERT_TRUE(topology.ok());
+    std::map<std::tuple<int, int, int>, double> sendAt;  // (op, stage, mb) → issue time
+    std::map<std::tuple<int, int, int>, std::pair<double, double>> computeAt;
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        const auto& program = plan.devices[d].program;
+        const auto& timings = result.devices[d].timings;
+        double previousEnd = 0;
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            const Instruction& ins = program[i];
+            EXPECT_GE(timings[i].start + kEps, previousEnd) << "device " << d << " " << toActionString(ins);
+            EXPECT_GE(timings[i].end + kEps, timings[i].start);
+            previousEnd = timings[i].end;
+            if (isSend(ins.op)) sendAt[{int(ins.op), ins.stage, ins.microbatch}] = timings[i].start;
+            if (isCompute(ins.op)) computeAt[{int(ins.op), ins.stage, ins.microbatch}] = {timings[i].start, timings[i].end};
+        }
+    }
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        const auto& program = plan.devices[d].program;
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            const Instruction& ins = program[i];
+            const auto& timing = result.devices[d].timings[i];
+            if (isRecv(ins.op)) {
+                const bool backward = ins.op == Op::RecvBackward;
+                const int source = backward ? topology->nextStage(ins.stage) : topology->previousStage(ins.stage);
+                const double issued = sendAt.at({int(backward ? Op::SendBackward : Op::SendForward), source, ins.microbatch});
+                const double bytes = plan.stages[backward ? ins.stage : source].cost.send_bytes;
+                EXPECT_GE(timing.end + kEps, issued + plan.link.transferMs(bytes));
+            }
+            Instruction dependency;
+            if (topology->crossStageDependency(ins, dependency)) {
+                auto it = computeAt.find({int(dependency.op), dependency.stage, dependency.microbatch});
+                ASSERT_NE(it, computeAt.end());
+                EXPECT_GE(timing.start + kEps, it->second.second) << toActionString(ins) << " before " << toActionString(dependency);
+            }
+            if (ins.op == Op::Recompute)
+                EXPECT_GE(timing.start + kEps, computeAt.at({int(Op::Forward), ins.stage, ins.microbatch}).second);
+        }
+    }
+}
+
+TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
+    std::mt19937 rng(12345);
+    for (int trial = 0; trial < 120; ++trial) {
+        Plan plan = randomPlan(rng);
+        if (trial % 2) ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok());
+        ASSERT_TRUE(Validator::validate(plan).ok()) << Validator::validate(plan).summary();
+        auto result = Simulator::run(plan, {.record_memory_curve = true});
+        ASSERT_TRUE(result.ok());
+        ASSERT_FALSE(result->deadlocked);
+        expectTimelineObeysTheModel(plan, *result);
+        for (const auto& device : result->devices) {
+            // Memory returns to static when every backward has run.
+            ASSERT_FALSE(device.memory.empty());
+            EXPECT_NEAR(device.memory.back().bytes, device.static_bytes, 1e-3 * device.static_bytes + 1e-3);
+            EXPECT_NEAR(device.busy_ms + device.idle_ms, result->makespan_ms, 1e-9);
+        }
+        EXPECT_GE(result->makespan_ms + kEps, result->lower_bound_ms);
+    }
+}
+
+TEST(Properties, PassesKeepPlansValidAndNeverLoseAgainstCheckpointingOrBaseMemory) {
+    std::mt19937 rng(777);
+    for (int trial = 0; trial < 100; ++trial) {
+        const Plan base = randomPlan(rng);
+        const auto baseSim = Simulator::run(base);
+        ASSERT_TRUE(baseSim.ok());
+
+        Plan checkpointed = base;
+        ASSERT_TRUE(runPasses(checkpointed, {PassId::Checkpoint}).ok());
+        const double checkpointOnly = Simulator::run(checkpointed)->makespan_ms;
+
+        Plan mario = base;
+        // validate_each_pass makes runPasses fail if any single pass breaks the plan.
+        auto run = runPasses(mario, *parsePassList("all"), {.validate_each_pass = true});
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const auto sim = Simulator::run(mario);
+        ASSERT_TRUE(sim.ok());
+        EXPECT_LE(sim->makespan_ms, checkpointOnly + kEps) << "trial " << trial << " " << base.info.scheme;
+        for (std::size_t d = 0; d < sim->devices.size(); ++d)
+            EXPECT_LE(sim->devices[d].peak_bytes, baseSim->devices[d].peak_bytes + 1e-6) << "trial " << trial << " device " << d;
+    }
+}
+
+TEST(Properties, WriteReadSimulateGivesIdenticalResults) {
+    std::mt19937 rng(4242);
+    for (int trial = 0; trial < 40; ++trial) {
+        Plan plan = randomPlan(rng);
+        ASSERT_TRUE(runPasses(plan, *parsePassList(trial % 2 ? "all" : "none")).ok());
+        const std::string text = writePlan(plan).dump();
+        auto reread = readPlan(nlohmann::json::parse(text));
+        ASSERT_TRUE(reread.ok()) << reread.error().message;
+        const auto a = Simulator::run(plan);
+        const auto b = Simulator::run(*reread);
+        ASSERT_TRUE(a.ok() && b.ok());
+        EXPECT_EQ(a->makespan_ms, b->makespan_ms);
+        EXPECT_EQ(a->bubble_ratio, b->bubble_ratio);
+        for (std::size_t d = 0; d < a->devices.size(); ++d) {
+            EXPECT_EQ(a->devices[d].peak_bytes, b->devices[d].peak_bytes);
+            ASSERT_EQ(a->devices[d].timings.size(), b->devices[d].timings.size());
+            for (std::size_t i = 0; i < a->devices[d].timings.size(); ++i) {
+                EXPECT_EQ(a->devices[d].timings[i].start, b->devices[d].timings[i].start);
+                EXPECT_EQ(a->devices[d].timings[i].end, b->devices[d].timings[i].end);
+            }
+        }
+        EXPECT_EQ(writePlan(*reread), writePlan(plan));
+    }
+}
+
+}  // namespace
+}  // namespace mario
