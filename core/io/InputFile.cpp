@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "io/ConfigJson.h"
+#include "io/JsonFile.h"
 #include "io/PlanJson.h"
 #include "passes/PassManager.h"
 #include "schedule/PlanBuilder.h"
@@ -10,7 +11,7 @@
 namespace mario {
 
 Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets) {
-    auto json = readJsonDocument(path);
+    auto json = readJsonFile(path);
     if (!json) return json.error();
     InputFile input;
     if (looksLikePlan(*json)) {

@@ -1,8 +1,8 @@
 #include "io/PlanJson.h"
 
 #include <fstream>
-#include <sstream>
 
+#include "io/JsonFile.h"
 #include "sim/Validator.h"
 
 namespace mario {
@@ -210,26 +210,8 @@ Result<Plan> readPlan(const nlohmann::json& root, const PlanReadOptions& options
     return plan;
 }
 
-Result<nlohmann::json> readJsonDocument(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(path + ": cannot open the file");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    try {
-        return nlohmann::json::parse(buffer.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is the offset; turn it into line:column for people.
-        const std::string text = buffer.str();
-        std::size_t line = 1, column = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') { ++line; column = 1; } else { ++column; }
-        }
-        return makeError(path + ":" + std::to_string(line) + ":" + std::to_string(column) + ": malformed JSON");
-    }
-}
-
 Result<Plan> readPlanFile(const std::string& path, const PlanReadOptions& options) {
-    auto json = readJsonDocument(path);
+    auto json = readJsonFile(path);
     if (!json) return json.error();
     auto plan = readPlan(*json, options);
     if (!plan) return makeError(path + ": " + plan.error().message);

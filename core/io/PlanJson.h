@@ -22,7 +22,4 @@ Result<bool> writePlanFile(const Plan& plan, const std::string& path);
 // True when the document says "format": "mario-plan".
 bool looksLikePlan(const nlohmann::json& json);
 
-// Parses a whole file as JSON; the error names the file, line and column.
-Result<nlohmann::json> readJsonDocument(const std::string& path);
-
 }  // namespace mario

@@ -1,0 +1,76 @@
+// The core's speed targets (DESIGN.md §6): simulate GPT-3 13B, Chimera, 32 devices,
+// 64 micro-batches with all passes in ≤ 1 ms (the paper's simulator: ~700 ms); generation
+// and passes are reported beside it. Run: build/tests/bench/mario_core_bench
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+
+#include "io/InputFile.h"
+#include "model/PresetLibrary.h"
+#include "passes/PassManager.h"
+#include "schedule/PlanBuilder.h"
+#include "sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+const std::string kExamples = std::string(MARIO_TEST_SOURCE_DIR) + "/resources/examples/";
+
+InputFile load(const std::string& name) {
+    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    auto input = loadInputFile(kExamples + name, presets);
+    if (!input) {
+        std::fprintf(stderr, "%s\n", input.error().message.c_str());
+        std::abort();
+    }
+    return std::move(*input);
+}
+
+const std::vector<PassId> kAll = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+
+void simulateGpt3ChimeraAllPasses(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    if (!runPasses(input.plan, kAll, {.validate_each_pass = false})) std::abort();
+    for (auto _ : state) {
+        auto result = Simulator::run(input.plan);
+        benchmark::DoNotOptimize(result);
+    }
+    state.counters["instructions"] = static_cast<double>(input.plan.instructionCount());
+}
+BENCHMARK(simulateGpt3ChimeraAllPasses)->Unit(benchmark::kMicrosecond);
+
+void simulateGpt3ChimeraWithMemoryCurve(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    if (!runPasses(input.plan, kAll, {.validate_each_pass = false})) std::abort();
+    for (auto _ : state) {
+        auto result = Simulator::run(input.plan, {.record_memory_curve = true});
+        benchmark::DoNotOptimize(result);
+    }
+}
+BENCHMARK(simulateGpt3ChimeraWithMemoryCurve)->Unit(benchmark::kMicrosecond);
+
+void generateGpt3Chimera(benchmark::State& state) {
+    const InputFile input = load("gpt3-13b-chimera.config.json");
+    for (auto _ : state) {
+        auto plan = buildPlan(*input.config);
+        benchmark::DoNotOptimize(plan);
+    }
+}
+BENCHMARK(generateGpt3Chimera)->Unit(benchmark::kMillisecond);
+
+void passesGpt3Chimera(benchmark::State& state) {
+    const InputFile input = load("gpt3-13b-chimera.config.json");
+    std::vector<PassId> passes = kAll;
+    if (state.range(0) == 0) passes.pop_back();  // without prepose-forward
+    for (auto _ : state) {
+        Plan plan = input.plan;
+        auto run = runPasses(plan, passes, {.validate_each_pass = false});
+        benchmark::DoNotOptimize(run);
+    }
+}
+BENCHMARK(passesGpt3Chimera)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace mario
+
+BENCHMARK_MAIN();

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The `mario` CLI end to end: results, exit codes (0 ok, 2 bad input, 3 deadlock) and
+# one-line error messages. Usage: cli_end_to_end.sh MARIO_BINARY REPO_ROOT
+set -u
+mario="$1"
+root="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+example="$root/resources/examples/figure2.config.json"
+
+check() {  # check NAME CONDITION-COMMAND...
+    local name="$1"; shift
+    if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
+}
+run() {  # run CMD... → sets out, err, rc
+    "$@" >"$work/out" 2>"$work/err"; rc=$?
+    out=$(cat "$work/out"); err=$(cat "$work/err")
+}
+json_number() {  # json_number KEY: first "KEY": value in $out
+    grep -o "\"$1\": *[-0-9.e+]*" <<<"$out" | head -1 | sed 's/.*: *//'
+}
+num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; }
+one_line_error() { [ "$rc" = "$1" ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q -- "$2" "$work/err"; }
+
+run "$mario" --help
+check "help exits 0 and lists commands" test "$rc" = 0 -a -n "$(grep -o 'mario simulate FILE' <<<"$out")"
+run "$mario" --version
+check "version" grep -q "^mario [0-9]" "$work/out"
+
+# Figure 2 through the CLI: 21 / 28 / 25 / 23 / 22.
+for pair in none:21 checkpoint:28 checkpoint,overlap:25 checkpoint,overlap,redundancy:23 all:22; do
+    passes=${pair%%:*}; expected=${pair##*:}
+    run "$mario" simulate "$example" --json --passes "$passes"
+    check "figure 2 $passes → $expected (got $(json_number makespan))" num_eq "$(json_number makespan)" "$expected"
+done
+run "$mario" simulate "$example" --json
+check "file's own passes apply by default" num_eq "$(json_number makespan)" 22
+for key in bubble_ratio lower_bound throughput simulate_us passes_us peak_memory_bytes busy idle index; do
+    check "json has $key" grep -q "\"$key\"" "$work/out"
+done
+
+run "$mario" simulate "$example"
+check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|' "$work/out")" = 4
+check "text output has the summary" grep -q "step time *22 ms" "$work/out"
+
+# Plan, validate, export, import.
+run "$mario" plan "$example" -o "$work/fig2.mario.json"
+check "plan writes a file" test "$rc" = 0 -a -s "$work/fig2.mario.json"
+run "$mario" validate "$work/fig2.mario.json"
+check "validate accepts it" test "$rc" = 0
+run "$mario" simulate "$work/fig2.mario.json" --json
+check "plan file keeps its passes (22)" num_eq "$(json_number makespan)" 22
+run "$mario" export "$work/fig2.mario.json" --chrome-trace "$work/trace.json"
+check "chrome trace written" grep -q '"traceEvents"' "$work/trace.json"
+run "$mario" export "$work/fig2.mario.json" --csv "$work/fig2.csv"
+check "csv has one line per device" test "$(wc -l <"$work/fig2.csv")" = 4
+run "$mario" import "$work/fig2.csv" --config "$example" -o "$work/imported.mario.json"
+check "csv imports" test "$rc" = 0
+run "$mario" simulate "$work/imported.mario.json" --json
+check "imported plan simulates to 22" num_eq "$(json_number makespan)" 22
+
+# Bad input: exit 2 and one line naming the problem.
+printf '{\n  "format": "mario-plan",\n  "version": 1,,\n}\n' >"$work/malformed.json"
+run "$mario" simulate "$work/malformed.json"
+check "malformed JSON → 2, line:column" one_line_error 2 "malformed.json:3:16: malformed JSON"
+sed 's/"1F1"/"1Q3"/' "$work/fig2.mario.json" >"$work/unknown.mario.json"
+run "$mario" validate "$work/unknown.mario.json"
+check "unknown instruction → 2 with its JSON path" one_line_error 2 'devices\[1\].program\[[0-9]*\]: unknown instruction "1Q3"'
+grep -v '"1RECV_F2"' "$work/fig2.mario.json" >"$work/norecv.mario.json"
+run "$mario" validate "$work/norecv.mario.json"
+check "missing RECV → 2" one_line_error 2 "missing 1RECV_F2"
+run "$mario" simulate "$example" --passes checkpoint,fast
+check "unknown pass → 2" one_line_error 2 'unknown pass "fast"'
+run "$mario" simulate "$work/does-not-exist.json"
+check "missing file → 2" one_line_error 2 "cannot open"
+run "$mario" frobnicate
+check "unknown command → 2" one_line_error 2 "unknown command"
+run "$mario" plan "$example"
+check "plan without -o → 2" one_line_error 2 "needs -o"
+
+# A hand-made deadlock: device 0 waits for the gradient before sending the activation.
+cat >"$work/deadlock.mario.json" <<'JSON'
+{"format": "mario-plan", "version": 1,
+ "stages": [{"index": 0, "device": 0, "forward_ms": 1, "backward_ms": 2},
+            {"index": 1, "device": 1, "forward_ms": 1, "backward_ms": 2}],
+ "devices": [{"index": 0, "program": ["0F0", "0RECV_B0", "0SEND_F0", "0B0"]},
+             {"index": 1, "program": ["1RECV_F0", "1F0", "1B0", "1SEND_B0"]}]}
+JSON
+run "$mario" simulate "$work/deadlock.mario.json"
+check "deadlock → 3 naming blocked devices" one_line_error 3 "device 0 blocked at 0RECV_B0 .* waiting for 1SEND_B0 from device 1.*device 1 blocked at 1RECV_F0"
+
+echo "$passed passed, $failures failed"
+[ "$failures" = 0 ]
