@@ -3,6 +3,7 @@
 // send can only make the receiver's data arrive earlier and cannot deadlock.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -26,23 +27,95 @@ public:
         if (!sim) return sim.error();
         if (sim->deadlocked) return report;  // nothing to improve on a plan that cannot run
         current_ = std::move(*sim);
-        indexPlan();
-        for (std::size_t d = 0; d < plan_.devices.size(); ++d) {
-            for (std::size_t j = 0; j < plan_.devices[d].program.size(); ++j) {
-                const Instruction ins = plan_.devices[d].program[j];
-                if (ins.op != Op::Forward || !checkpointed_.count({ins.stage, ins.microbatch})) continue;
-                auto moved = tryMove(static_cast<int>(d), j);
-                if (!moved) return moved.error();
-                if (*moved >= 0) {
-                    report.changes.push_back({ChangeKind::Moved, static_cast<int>(d), ins, static_cast<int>(j), *moved});
-                    indexPlan();
-                }
-            }
+        // Each batch takes the first untried move of every device and simulates them together;
+        // only when the batch as a whole would lose time or memory are its moves tried one by
+        // one by bisection. Moves on different devices rarely interfere, so this needs far
+        // fewer simulations than trying every move alone.
+        for (;;) {
+            indexPlan();
+            std::vector<Move> batch;
+            for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
+                if (auto move = firstMove(d)) batch.push_back(*move);
+            if (batch.empty()) break;
+            auto kept = tryBatch(batch, report);
+            if (!kept) return kept.error();
         }
         return report;
     }
 
 private:
+    struct Move {
+        int device = 0;
+        Instruction forward;
+        std::size_t g0 = 0, g1 = 0;  // the group [RECV_F] F [SEND_F]
+        std::size_t target = 0;      // it moves to stand before program[target]
+        std::size_t forwardIndex = 0;
+    };
+
+    void record(PassReport& report, const Move& move) {
+        report.changes.push_back({ChangeKind::Moved, move.device, move.forward, static_cast<int>(move.forwardIndex),
+                                  static_cast<int>(move.target + (move.forwardIndex - move.g0))});
+    }
+
+    // Keeps the whole batch if it passes, else splits it in halves and tries each.
+    Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
+        auto accepted = tryMoves(batch);
+        if (!accepted) return accepted.error();
+        if (*accepted) {
+            for (const Move& move : batch) record(report, move);
+            return true;
+        }
+        if (batch.size() == 1) return false;
+        const auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+        auto first = tryBatch(std::vector<Move>(batch.begin(), middle), report);
+        if (!first) return first.error();
+        auto second = tryBatch(std::vector<Move>(middle, batch.end()), report);
+        if (!second) return second.error();
+        return *first || *second;
+    }
+
+    std::optional<Move> firstMove(int d) {
+        const auto& program = plan_.devices[d].program;
+        for (std::size_t j = 0; j < program.size(); ++j) {
+            const Instruction& ins = program[j];
+            if (ins.op != Op::Forward || !checkpointed_.count({ins.stage, ins.microbatch})) continue;
+            auto move = findMove(d, j);
+            if (move && tried_.insert({d, ins.stage, ins.microbatch, static_cast<int>(move->target)}).second) return move;
+        }
+        return std::nullopt;
+    }
+
+    // Applies the moves (at most one per device; moves on one device never overlap in a batch), simulates, and keeps them when the
+    // makespan does not grow, nothing deadlocks and every moved device stays within its cap.
+    Result<bool> tryMoves(const std::vector<Move>& moves) {
+        std::vector<std::vector<Instruction>> saved;
+        for (const Move& move : moves) {
+            auto& program = plan_.devices[move.device].program;
+            saved.push_back(program);
+            std::vector<Instruction> moved;
+            moved.reserve(program.size());
+            moved.insert(moved.end(), program.begin(), program.begin() + move.target);
+            moved.insert(moved.end(), program.begin() + move.g0, program.begin() + move.g1);
+            moved.insert(moved.end(), program.begin() + move.target, program.begin() + move.g0);
+            moved.insert(moved.end(), program.begin() + move.g1, program.end());
+            program = std::move(moved);
+        }
+        auto sim = Simulator::run(plan_);
+        if (!sim) return sim.error();
+        bool keep = !sim->deadlocked && sim->makespan_ms <= current_.makespan_ms + kSlack;
+        for (const Move& move : moves) {
+            const double cap = move.device < static_cast<int>(caps_.size()) ? caps_[move.device]
+                                                                              : std::numeric_limits<double>::infinity();
+            keep = keep && sim->devices[move.device].peak_bytes <= cap + kSlack;
+        }
+        if (!keep) {
+            for (std::size_t i = 0; i < moves.size(); ++i) plan_.devices[moves[i].device].program = std::move(saved[i]);
+            return false;
+        }
+        current_ = std::move(*sim);
+        return true;
+    }
+
     void indexPlan() {
         checkpointed_.clear();
         sendAt_.assign(static_cast<std::size_t>(topology_.stageCount()) * microbatches_, -1);
@@ -65,21 +138,21 @@ private:
         return issued + plan_.link.transferMs(plan_.stages[previous].cost.send_bytes);
     }
 
-    // Moves the group around program[j] into the earliest useful bubble; returns the new
-    // index of the F, or -1 when it stays.
-    Result<int> tryMove(int d, std::size_t j) {
-        auto& program = plan_.devices[d].program;
+    // The earliest bubble that the group around program[j] can usefully fill: a receive the
+    // device waited on, whose data arrives after the forward's own input.
+    std::optional<Move> findMove(int d, std::size_t j) const {
+        const auto& program = plan_.devices[d].program;
         const Instruction forward = program[j];
         const int s = forward.stage, m = forward.microbatch;
-        std::size_t g0 = j, g1 = j + 1;
-        if (g0 > 0 && program[g0 - 1] == Instruction{Op::RecvForward, s, m}) --g0;
-        if (g1 < program.size() && program[g1] == Instruction{Op::SendForward, s, m}) ++g1;
+        Move move{d, forward, j, j + 1, j, j};
+        if (move.g0 > 0 && program[move.g0 - 1] == Instruction{Op::RecvForward, s, m}) --move.g0;
+        if (move.g1 < program.size() && program[move.g1] == Instruction{Op::SendForward, s, m}) ++move.g1;
 
         // It may not pass an earlier forward of its stage (keeps receive order) nor the
         // forward of the previous stage when that runs on the same device.
         const int previous = topology_.previousStage(s);
         std::size_t lo = 0;
-        for (std::size_t q = 0; q < g0; ++q) {
+        for (std::size_t q = 0; q < move.g0; ++q) {
             const Instruction& other = program[q];
             const bool sameStage = other.stage == s && (other.op == Op::Forward || other.op == Op::RecvForward);
             const bool feedsIt = other.op == Op::Forward && other.stage == previous && other.microbatch == m;
@@ -87,35 +160,14 @@ private:
         }
         const double arrival = inputArrival(forward);
         const auto& timings = current_.devices[d].timings;
-        std::size_t target = g0;
-        for (std::size_t q = lo; q < g0; ++q) {
+        for (std::size_t q = lo; q < move.g0; ++q) {
             const bool waits = isRecv(program[q].op) && timings[q].end > timings[q].start + kSlack;
             if (waits && arrival + kSlack < timings[q].end) {
-                target = q;
-                break;
+                move.target = q;
+                return move;
             }
         }
-        if (target == g0 || tried_.count({d, s, m, static_cast<int>(target)})) return -1;
-        tried_.insert({d, s, m, static_cast<int>(target)});
-
-        std::vector<Instruction> candidate;
-        candidate.reserve(program.size());
-        candidate.insert(candidate.end(), program.begin(), program.begin() + target);
-        candidate.insert(candidate.end(), program.begin() + g0, program.begin() + g1);
-        candidate.insert(candidate.end(), program.begin() + target, program.begin() + g0);
-        candidate.insert(candidate.end(), program.begin() + g1, program.end());
-        std::swap(program, candidate);
-        auto sim = Simulator::run(plan_);
-        if (!sim) return sim.error();
-        const double cap = d < static_cast<int>(caps_.size()) ? caps_[d] : std::numeric_limits<double>::infinity();
-        const bool keep = !sim->deadlocked && sim->makespan_ms <= current_.makespan_ms + kSlack &&
-                          sim->devices[d].peak_bytes <= cap + kSlack;
-        if (!keep) {
-            std::swap(program, candidate);
-            return -1;
-        }
-        current_ = std::move(*sim);
-        return static_cast<int>(target + (j - g0));
+        return std::nullopt;
     }
 
     Plan& plan_;

@@ -31,7 +31,12 @@ TEST_P(SynchronousSchemes, MakespanAndBubbleFollowTheClosedForm) {
 
 INSTANTIATE_TEST_SUITE_P(Grid, SynchronousSchemes,
                          ::testing::Combine(::testing::Values(Scheme::GPipe, Scheme::OneFOneB),
-                                            ::testing::Values(2, 4, 7), ::testing::Values(1, 4, 9)));
+                                            ::testing::Values(2, 4, 7), ::testing::Values(1, 4, 9)),
+                         [](const auto& info) {
+                             return std::string(std::get<0>(info.param) == Scheme::GPipe ? "gpipe" : "onefoneb") +
+                                    "_p" + std::to_string(std::get<1>(info.param)) + "_m" +
+                                    std::to_string(std::get<2>(info.param));
+                         });
 
 TEST(ClosedForms, OneFOneBKeepsMinOfMAndPMinusDActivationsOnDeviceD) {
     for (int p : {2, 4, 8})
