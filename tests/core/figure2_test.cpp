@@ -89,3 +89,32 @@ TEST(Figure2, PreposeMovesForwardsIntoTheWarmupBubbles) {
 
 }  // namespace
 }  // namespace mario
+
+namespace mario {
+namespace {
+
+TEST(Figure2, PreposeRespectsTheMemoryLimit) {
+    // Before prepose (checkpoints 10 bytes, activations 1000): device 1 peaks at 1020 and
+    // device 2 at 1010. Preposing device 1's F3 would hold one more checkpoint (1030), device
+    // 2's F2 likewise (1020). With a 1025-byte limit only device 2 may move; with 1015 neither.
+    Plan plan = figure2Plan();
+    plan.info.memory_limit_bytes = 1025;
+    auto run = runPasses(plan, *parsePassList("all"));
+    ASSERT_TRUE(run.ok());
+    std::vector<std::string> preposed;
+    for (const auto& step : run->steps)
+        if (step.pass == PassId::Prepose)
+            for (const auto& change : step.changes) preposed.push_back(toActionString(change.instruction));
+    EXPECT_EQ(preposed, std::vector<std::string>{"2F2"});
+    auto sim = Simulator::run(plan);
+    EXPECT_DOUBLE_EQ(sim->devices[1].peak_bytes, 1020);
+    EXPECT_DOUBLE_EQ(sim->devices[2].peak_bytes, 1020);
+
+    Plan tight = figure2Plan();
+    tight.info.memory_limit_bytes = 1015;
+    ASSERT_TRUE(runPasses(tight, *parsePassList("all")).ok());
+    EXPECT_DOUBLE_EQ(Simulator::run(tight)->makespan_ms, 23.0);
+}
+
+}  // namespace
+}  // namespace mario
