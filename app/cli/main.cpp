@@ -22,8 +22,10 @@ usage:
   mario import CSV --config FILE -o PLAN         a compute_only CSV on a config's stages
   mario --help | --version
 
-passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose, or all,
-        or none; without --passes the file's own setting applies.
+passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the
+        paper's four, also "all") and relax (beyond the paper: keep activations where the
+        memory limit allows, skipping their recomputation), or none; e.g. --passes all,relax.
+        Without --passes the file's own setting applies.
 exit codes: 0 success, 2 bad input (one line on stderr says what and where), 3 deadlock.
 )";
 

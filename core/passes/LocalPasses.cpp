@@ -19,6 +19,7 @@ std::string_view passName(PassId pass) {
         case PassId::Overlap: return "overlap";
         case PassId::Redundancy: return "redundancy";
         case PassId::Prepose: return "prepose";
+        case PassId::Relax: return "relax";
     }
     return "?";
 }

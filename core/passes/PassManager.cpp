@@ -12,7 +12,7 @@
 namespace mario {
 
 std::optional<PassId> parsePassName(std::string_view name) {
-    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose})
+    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose, PassId::Relax})
         if (passName(pass) == name) return pass;
     return std::nullopt;
 }
@@ -31,7 +31,7 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
         if (name == "none") continue;
         auto pass = parsePassName(name);
         if (!pass)
-            return makeError("unknown pass \"" + raw + "\" (expected checkpoint, overlap, redundancy, prepose, all or none)");
+            return makeError("unknown pass \"" + raw + "\" (expected checkpoint, overlap, redundancy, prepose, relax, all or none)");
         if (std::find(passes.begin(), passes.end(), *pass) == passes.end()) passes.push_back(*pass);
     }
     return passes;
@@ -86,7 +86,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     };
 
     std::vector<double> caps;
-    if (selected(PassId::Prepose)) {
+    if (selected(PassId::Prepose) || selected(PassId::Relax)) {
         auto computed = memoryCaps(plan);
         if (!computed) return computed.error();
         caps = std::move(*computed);
@@ -113,9 +113,14 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
             if (!r) return r.error();
             changed |= *r;
         }
+        if (selected(PassId::Relax)) {
+            auto r = record(relaxCheckpoint(plan, caps));
+            if (!r) return r.error();
+            changed |= *r;
+        }
         if (!changed) break;
     }
-    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose})
+    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose, PassId::Relax})
         if (selected(pass)) {
             const std::string name(passName(pass));
             auto& applied = plan.info.passes_applied;

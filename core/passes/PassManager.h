@@ -15,7 +15,8 @@ namespace mario {
 
 std::optional<PassId> parsePassName(std::string_view name);
 // "checkpoint,overlap", "all", "none" (case-insensitive, spaces ignored); errors name the
-// unknown entry.
+// unknown entry. "all" is the paper's four passes; "relax" (beyond the paper) is asked for
+// by name, e.g. "all,relax".
 Result<std::vector<PassId>> parsePassList(std::string_view list);
 Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names);
 
@@ -29,8 +30,8 @@ struct PassRun {
     int rounds = 0;
 };
 
-// Memory caps for prepose-forward: the plan's memory limit, and never more than the
-// device used before any pass (Mario must not cost memory).
+// Memory caps for prepose-forward and relax-checkpoint: the plan's memory limit, and never
+// more than the device used before any pass (Mario must not cost memory).
 Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options = {});
 
 }  // namespace mario

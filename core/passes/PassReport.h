@@ -8,9 +8,11 @@
 
 namespace mario {
 
-enum class PassId { Checkpoint, Overlap, Redundancy, Prepose };
+// The paper's four passes, then Relax, this project's addition beyond the paper: it drops
+// the recomputations that the memory limit does not need.
+enum class PassId { Checkpoint, Overlap, Redundancy, Prepose, Relax };
 
-std::string_view passName(PassId pass);  // "checkpoint", "overlap", "redundancy", "prepose"
+std::string_view passName(PassId pass);  // "checkpoint", "overlap", "redundancy", "prepose", "relax"
 
 enum class ChangeKind { Inserted, Removed, Moved };
 

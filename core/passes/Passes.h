@@ -29,4 +29,12 @@ PassReport removeRedundancy(Plan& plan);
 // `memoryCaps[device]` (empty: no cap).
 Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps = {});
 
+// Beyond the paper — relax-checkpoint: checkpointing every stage is what the paper does to
+// balance memory, but a device with memory to spare pays recomputation for nothing. This
+// drops recomputations (the F keeps its activations) for as long as the device's peak stays
+// within `memoryCaps[device]`, shortest F→R windows first, since they add the least
+// overlapping memory. Removing work never delays anything in this execution model, so the
+// makespan cannot grow. Without caps nothing is removed.
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps);
+
 }  // namespace mario

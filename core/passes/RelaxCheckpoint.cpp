@@ -1,0 +1,91 @@
+// Relax-checkpoint (beyond the paper): keep activations wherever the memory cap allows.
+// Works on program order alone: a device's memory is a running sum over its own program
+// (DESIGN.md §3), so each candidate is checked in O(window) without simulating.
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "passes/Passes.h"
+
+namespace mario {
+namespace {
+
+// Memory change of each instruction of one device's program, in program order.
+std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program) {
+    std::set<std::pair<int, int>> recomputed;
+    for (const auto& ins : program)
+        if (ins.op == Op::Recompute) recomputed.insert({ins.stage, ins.microbatch});
+    std::vector<double> deltas(program.size(), 0.0);
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        const Instruction& ins = program[i];
+        const StageCost& c = plan.stages[ins.stage].cost;
+        switch (ins.op) {
+            case Op::Forward: deltas[i] = recomputed.count({ins.stage, ins.microbatch}) ? c.checkpoint_bytes : c.activation_bytes; break;
+            case Op::Recompute: deltas[i] = c.activation_bytes - c.checkpoint_bytes; break;
+            case Op::Backward: deltas[i] = -c.activation_bytes; break;
+            case Op::BackwardInput: deltas[i] = -(c.activation_bytes - c.weightGradBytes()); break;
+            case Op::BackwardWeight: deltas[i] = -c.weightGradBytes(); break;
+            default: break;
+        }
+    }
+    return deltas;
+}
+
+struct Candidate {
+    std::size_t forward = 0, recompute = 0;
+};
+
+}  // namespace
+
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps) {
+    PassReport report{PassId::Relax, 0, {}};
+    for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
+        auto& program = plan.devices[d].program;
+        const std::vector<double> deltas = memoryDeltas(plan, program);
+        double staticBytes = 0;
+        for (const auto& stage : plan.stages)
+            if (stage.device == static_cast<int>(d)) staticBytes += stage.cost.static_bytes;
+        // prefix[i]: dynamic memory right after instruction i.
+        std::vector<double> prefix(program.size());
+        double running = 0;
+        for (std::size_t i = 0; i < program.size(); ++i) prefix[i] = running += deltas[i];
+
+        std::vector<Candidate> candidates;
+        for (std::size_t r = 0; r < program.size(); ++r) {
+            if (program[r].op != Op::Recompute) continue;
+            for (std::size_t f = r; f-- > 0;)
+                if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
+                    candidates.push_back({f, r});
+                    break;
+                }
+        }
+        std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+            return a.recompute - a.forward < b.recompute - b.forward;
+        });
+
+        std::vector<std::uint8_t> removed(program.size(), 0);
+        for (const Candidate& candidate : candidates) {
+            const StageCost& c = plan.stages[program[candidate.recompute].stage].cost;
+            const double extra = c.activation_bytes - c.checkpoint_bytes;
+            // Between the F and its R the full activations now stay; after the R nothing changes.
+            const double windowPeak = *std::max_element(prefix.begin() + candidate.forward, prefix.begin() + candidate.recompute);
+            if (staticBytes + windowPeak + extra > memoryCaps[d] + 1e-9) continue;
+            for (std::size_t i = candidate.forward; i < candidate.recompute; ++i) prefix[i] += extra;
+            removed[candidate.recompute] = 1;
+        }
+
+        std::vector<Instruction> kept;
+        kept.reserve(program.size());
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            if (removed[i]) {
+                report.changes.push_back({ChangeKind::Removed, static_cast<int>(d), program[i], static_cast<int>(i), -1});
+                continue;
+            }
+            kept.push_back(program[i]);
+        }
+        program = std::move(kept);
+    }
+    return report;
+}
+
+}  // namespace mario
