@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "io/JsonFieldReader.h"
 #include "io/JsonFile.h"
 #include "sim/Validator.h"
 
@@ -9,142 +10,118 @@ namespace mario {
 namespace {
 
 using nlohmann::json;
+using Need = JsonFieldReader::Need;
+using Check = JsonFieldReader::Check;
 
-// Reads fields with their JSON path in every message.
-class Reader {
-public:
-    explicit Reader(std::string path) : path_(std::move(path)) {}
-    const std::string& path() const { return path_; }
-    Reader at(const std::string& key) const { return Reader(path_.empty() ? key : path_ + "." + key); }
-    Reader at(std::size_t index) const { return Reader(path_ + "[" + std::to_string(index) + "]"); }
-    Error error(const std::string& what) const { return makeError(path_ + ": " + what); }
+std::string indexed(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
-private:
-    std::string path_;
-};
-
-Result<double> number(const json& object, const Reader& at, const char* key, std::optional<double> fallback,
-                      bool allowNegative = false) {
-    const Reader here = at.at(key);
-    if (!object.contains(key)) {
-        if (fallback) return *fallback;
-        return here.error("missing (a number is required)");
-    }
-    const json& value = object[key];
-    if (!value.is_number()) return here.error("expected a number, got " + std::string(value.type_name()));
-    const double number = value.get<double>();
-    if (!allowNegative && number < 0) return here.error("must not be negative, got " + value.dump());
-    return number;
-}
-
-Result<int> integer(const json& object, const Reader& at, const char* key, std::optional<int> fallback) {
-    const Reader here = at.at(key);
-    if (!object.contains(key)) {
-        if (fallback) return *fallback;
-        return here.error("missing (an integer is required)");
-    }
-    const json& value = object[key];
-    if (!value.is_number_integer()) return here.error("expected an integer, got " + value.dump());
-    return value.get<int>();
-}
-
-Result<StageSpec> readStage(const json& node, const Reader& at) {
-    if (!node.is_object()) return at.error("expected an object");
+Result<StageSpec> readStage(const json& node, const std::string& path) {
+    JsonFieldReader in(node, path);
     StageSpec stage;
-    auto index = integer(node, at, "index", std::nullopt);
-    auto device = integer(node, at, "device", std::nullopt);
-    if (!index) return index.error();
-    if (!device) return device.error();
-    stage.index = *index;
-    stage.device = *device;
     StageCost& c = stage.cost;
-    struct Field { const char* key; double* target; std::optional<double> fallback; };
-    const Field fields[] = {
-        {"forward_ms", &c.forward_ms, std::nullopt},  {"backward_ms", &c.backward_ms, std::nullopt},
-        {"recompute_ms", nullptr, std::nullopt},     {"activation_bytes", &c.activation_bytes, 0.0},
-        {"checkpoint_bytes", &c.checkpoint_bytes, 0.0}, {"static_bytes", &c.static_bytes, 0.0},
-        {"send_bytes", &c.send_bytes, 0.0},          {"reduce_grad_ms", &c.reduce_grad_ms, 0.0},
-        {"optimizer_ms", &c.optimizer_ms, 0.0},
-    };
-    for (const auto& field : fields) {
-        if (!field.target) continue;
-        auto value = number(node, at, field.key, field.fallback);
-        if (!value) return value.error();
-        *field.target = *value;
-    }
+    in.integer("index", stage.index, Need::Required, Check::NonNegative);
+    in.integer("device", stage.device, Need::Required, Check::NonNegative);
+    in.number("forward_ms", c.forward_ms, Need::Required, Check::NonNegative);
+    in.number("backward_ms", c.backward_ms, Need::Required, Check::NonNegative);
     // Recompute re-runs the forward: that is its cost unless the file says otherwise.
-    auto recompute = number(node, at, "recompute_ms", c.forward_ms);
-    if (!recompute) return recompute.error();
-    c.recompute_ms = *recompute;
+    c.recompute_ms = c.forward_ms;
+    in.number("recompute_ms", c.recompute_ms, Need::Optional, Check::NonNegative);
+    for (auto [key, target] : {std::pair{"activation_bytes", &c.activation_bytes},
+                               std::pair{"checkpoint_bytes", &c.checkpoint_bytes},
+                               std::pair{"static_bytes", &c.static_bytes}, std::pair{"send_bytes", &c.send_bytes},
+                               std::pair{"reduce_grad_ms", &c.reduce_grad_ms},
+                               std::pair{"optimizer_ms", &c.optimizer_ms}})
+        in.number(key, *target, Need::Optional, Check::NonNegative);
     for (auto [key, target] : {std::pair{"backward_input_ms", &c.backward_input_ms},
                                std::pair{"backward_weight_ms", &c.backward_weight_ms},
                                std::pair{"weight_grad_bytes", &c.weight_grad_bytes}}) {
-        if (!node.contains(key)) continue;
-        auto value = number(node, at, key, std::nullopt);
-        if (!value) return value.error();
-        *target = *value;
+        if (!in.has(key)) continue;
+        double value = 0;
+        in.number(key, value, Need::Required, Check::NonNegative);
+        *target = value;
     }
-    if (c.checkpoint_bytes > c.activation_bytes)
-        return at.at("checkpoint_bytes").error("larger than activation_bytes (a checkpoint keeps part of the activations)");
-    if (node.contains("layers")) {
+    if (in.ok() && c.checkpoint_bytes > c.activation_bytes)
+        in.fail("checkpoint_bytes", "larger than activation_bytes (a checkpoint keeps part of the activations)");
+    if (in.ok() && in.has("layers")) {
         const json& layers = node["layers"];
         if (!layers.is_array() || layers.size() != 2 || !layers[0].is_number_integer() || !layers[1].is_number_integer() ||
             layers[0].get<int>() < 0 || layers[1].get<int>() < layers[0].get<int>())
-            return at.at("layers").error("expected [begin, end) with 0 <= begin <= end");
-        stage.layers = std::make_pair(layers[0].get<int>(), layers[1].get<int>());
+            in.fail("layers", "expected [begin, end) with 0 <= begin <= end");
+        else
+            stage.layers = std::make_pair(layers[0].get<int>(), layers[1].get<int>());
     }
+    if (!in.ok()) return *in.error();
     return stage;
 }
 
-Result<PlanInfo> readInfo(const json& root) {
-    PlanInfo info;
-    const Reader top("");
-    if (root.contains("name") && root["name"].is_string()) info.name = root["name"].get<std::string>();
-    if (root.contains("scheme") && root["scheme"].is_string()) info.scheme = root["scheme"].get<std::string>();
-    if (root.contains("notes") && root["notes"].is_string()) info.notes = root["notes"].get<std::string>();
-    for (auto [key, target] : {std::pair{"micro_batch_size", &info.micro_batch_size},
-                               std::pair{"sequence_length", &info.sequence_length},
-                               std::pair{"data_parallel", &info.data_parallel}}) {
-        auto value = integer(root, top, key, *target);
-        if (!value) return value.error();
-        if (*value < 0) return top.at(key).error("must not be negative");
-        *target = *value;
+Result<bool> readInfo(const json& root, Plan& plan) {
+    JsonFieldReader in(root, "");
+    PlanInfo& info = plan.info;
+    in.string("name", info.name, Need::Optional);
+    in.string("scheme", info.scheme, Need::Optional);
+    in.string("notes", info.notes, Need::Optional);
+    in.integer("micro_batch_size", info.micro_batch_size, Need::Optional, Check::NonNegative);
+    in.integer("sequence_length", info.sequence_length, Need::Optional, Check::NonNegative);
+    in.integer("data_parallel", info.data_parallel, Need::Optional, Check::Positive);
+    if (in.has("memory_limit_bytes")) {
+        double limit = 0;
+        in.number("memory_limit_bytes", limit, Need::Required, Check::Positive);
+        info.memory_limit_bytes = limit;
     }
-    if (root.contains("memory_limit_bytes")) {
-        auto limit = number(root, top, "memory_limit_bytes", std::nullopt);
-        if (!limit) return limit.error();
-        info.memory_limit_bytes = *limit;
-    }
-    if (root.contains("passes_applied")) {
+    if (in.ok() && in.has("passes_applied")) {
         const json& passes = root["passes_applied"];
-        if (!passes.is_array()) return top.at("passes_applied").error("expected an array of pass names");
+        if (!passes.is_array()) return makeError("passes_applied: expected an array of pass names");
         for (std::size_t i = 0; i < passes.size(); ++i) {
-            if (!passes[i].is_string()) return top.at("passes_applied").at(i).error("expected a string");
+            if (!passes[i].is_string()) return makeError(indexed("passes_applied", i) + ": expected a string");
             info.passes_applied.push_back(passes[i].get<std::string>());
         }
     }
-    return info;
+    if (in.ok() && in.has("link")) {
+        JsonFieldReader link(root["link"], "link");
+        link.number("latency_ms", plan.link.latency_ms, Need::Optional, Check::NonNegative);
+        link.number("bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s, Need::Optional, Check::NonNegative);
+        if (!link.ok()) return *link.error();
+    }
+    if (!in.ok()) return *in.error();
+    return true;
+}
+
+Result<bool> readChains(const json& root, Plan& plan) {
+    if (!root.contains("pipelines")) return true;
+    const json& chains = root["pipelines"];
+    if (!chains.is_array()) return makeError("pipelines: expected an array of stage chains");
+    for (std::size_t c = 0; c < chains.size(); ++c) {
+        const std::string path = indexed("pipelines", c);
+        if (!chains[c].is_array()) return makeError(path + ": expected an array of stages");
+        std::vector<int> chain;
+        for (std::size_t p = 0; p < chains[c].size(); ++p) {
+            if (!chains[c][p].is_number_integer()) return makeError(indexed(path, p) + ": expected a stage index");
+            chain.push_back(chains[c][p].get<int>());
+        }
+        plan.pipelines.push_back(std::move(chain));
+    }
+    return true;
 }
 
 Result<bool> readPrograms(const json& root, Plan& plan) {
-    const Reader devices("devices");
     if (!root.contains("devices") || !root["devices"].is_array() || root["devices"].empty())
-        return devices.error("missing or empty (an array of device programs is required)");
+        return makeError("devices: missing or empty (an array of device programs is required)");
     for (std::size_t d = 0; d < root["devices"].size(); ++d) {
         const json& node = root["devices"][d];
-        const Reader at = devices.at(d);
-        if (!node.is_object()) return at.error("expected an object");
-        auto index = integer(node, at, "index", static_cast<int>(d));
-        if (!index) return index.error();
-        DeviceProgram device{*index, {}};
+        const std::string path = indexed("devices", d);
+        JsonFieldReader in(node, path);
+        DeviceProgram device{static_cast<int>(d), {}};
+        in.integer("index", device.index, Need::Optional, Check::NonNegative);
+        if (!in.ok()) return *in.error();
         if (!node.contains("program") || !node["program"].is_array())
-            return at.at("program").error("missing (an array of action strings is required)");
+            return makeError(path + ".program: missing (an array of action strings is required)");
         const json& program = node["program"];
         device.program.reserve(program.size());
         for (std::size_t i = 0; i < program.size(); ++i) {
-            if (!program[i].is_string()) return at.at("program").at(i).error("expected an action string like \"2F5\"");
+            const std::string where = indexed(path + ".program", i);
+            if (!program[i].is_string()) return makeError(where + ": expected an action string like \"2F5\"");
             auto ins = parseAction(program[i].get_ref<const std::string&>());
-            if (!ins) return at.at("program").at(i).error(ins.error().message);
+            if (!ins) return makeError(where + ": " + ins.error().message);
             device.program.push_back(*ins);
         }
         plan.devices.push_back(std::move(device));
@@ -159,44 +136,20 @@ bool looksLikePlan(const nlohmann::json& json) {
 }
 
 Result<Plan> readPlan(const nlohmann::json& root, const PlanReadOptions& options) {
-    const Reader top("");
     if (!root.is_object()) return makeError("plan: expected a JSON object");
     if (!looksLikePlan(root)) return makeError("format: expected \"mario-plan\"");
-    auto version = integer(root, top, "version", std::nullopt);
-    if (!version) return version.error();
-    if (*version != 1) return makeError("version: " + std::to_string(*version) + " is not supported (this build reads version 1)");
+    JsonFieldReader header(root, "");
+    header.header("mario-plan");
+    if (!root.contains("version")) header.fail("version", "required");
+    if (!header.ok()) return *header.error();
 
     Plan plan;
-    auto info = readInfo(root);
-    if (!info) return info.error();
-    plan.info = std::move(*info);
-    if (root.contains("link")) {
-        const json& link = root["link"];
-        if (!link.is_object()) return makeError("link: expected an object");
-        auto latency = number(link, Reader("link"), "latency_ms", 0.0);
-        auto bandwidth = number(link, Reader("link"), "bandwidth_gb_per_s", 0.0);
-        if (!latency) return latency.error();
-        if (!bandwidth) return bandwidth.error();
-        plan.link = {*latency, *bandwidth};
-    }
-    if (root.contains("pipelines")) {
-        const json& chains = root["pipelines"];
-        if (!chains.is_array()) return makeError("pipelines: expected an array of stage chains");
-        for (std::size_t c = 0; c < chains.size(); ++c) {
-            if (!chains[c].is_array()) return makeError("pipelines[" + std::to_string(c) + "]: expected an array of stages");
-            std::vector<int> chain;
-            for (std::size_t p = 0; p < chains[c].size(); ++p) {
-                if (!chains[c][p].is_number_integer())
-                    return makeError("pipelines[" + std::to_string(c) + "][" + std::to_string(p) + "]: expected a stage index");
-                chain.push_back(chains[c][p].get<int>());
-            }
-            plan.pipelines.push_back(std::move(chain));
-        }
-    }
+    if (auto ok = readInfo(root, plan); !ok) return ok.error();
+    if (auto ok = readChains(root, plan); !ok) return ok.error();
     if (!root.contains("stages") || !root["stages"].is_array() || root["stages"].empty())
         return makeError("stages: missing or empty (an array of stages is required)");
     for (std::size_t s = 0; s < root["stages"].size(); ++s) {
-        auto stage = readStage(root["stages"][s], Reader("stages").at(s));
+        auto stage = readStage(root["stages"][s], indexed("stages", s));
         if (!stage) return stage.error();
         plan.stages.push_back(std::move(*stage));
     }

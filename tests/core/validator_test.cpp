@@ -119,10 +119,10 @@ TEST(PlanFiles, WrongTypesAndMissingFieldsNameTheirPaths) {
     nlohmann::json plan = writePlan(test::unitPlan(Scheme::OneFOneB, 2, 2));
     nlohmann::json bad = plan;
     bad["stages"][1]["forward_ms"] = "fast";
-    EXPECT_EQ(readPlan(bad).error().message, "stages[1].forward_ms: expected a number, got string");
+    EXPECT_EQ(readPlan(bad).error().message, "stages[1].forward_ms: expected a number");
     bad = plan;
     bad["stages"][0].erase("backward_ms");
-    EXPECT_EQ(readPlan(bad).error().message, "stages[0].backward_ms: missing (a number is required)");
+    EXPECT_EQ(readPlan(bad).error().message, "stages[0].backward_ms: required");
     bad = plan;
     bad["format"] = "something-else";
     EXPECT_EQ(readPlan(bad).error().message, "format: expected \"mario-plan\"");
