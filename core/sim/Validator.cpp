@@ -41,6 +41,7 @@ public:
         for (int s = 0; s < topology_.stageCount(); ++s)
             for (int m = 0; m < microbatches_; ++m) checkPair(s, m);
         checkChains();
+        checkGradientSync();
         return issues_;
     }
 
@@ -138,6 +139,34 @@ private:
                 add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" sends to no other device");
             else if (computeAt >= 0 && send < computeAt)
                 add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" comes before the instruction that produces it");
+        }
+    }
+
+    // REDUCE_GRAD and OPT of a stage come once each, after every backward of that stage, and
+    // the all-reduce before the optimizer step; otherwise the step would use partial gradients.
+    void checkGradientSync() {
+        for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
+            const auto& program = plan_.devices[d].program;
+            std::vector<int> lastBackward(topology_.stageCount(), -1), reduceAt(topology_.stageCount(), -1),
+                optimizerAt(topology_.stageCount(), -1);
+            for (int i = 0; i < static_cast<int>(program.size()); ++i) {
+                const Instruction& ins = program[i];
+                if (ins.stage < 0 || ins.stage >= topology_.stageCount()) continue;
+                if (ins.op == Op::Backward || ins.op == Op::BackwardWeight) lastBackward[ins.stage] = i;
+                if (ins.op != Op::ReduceGrad && ins.op != Op::Optimizer) continue;
+                int& at = ins.op == Op::ReduceGrad ? reduceAt[ins.stage] : optimizerAt[ins.stage];
+                if (at >= 0) add(programPath(d, i), "\"" + toActionString(ins) + "\" appears twice on this device");
+                at = i;
+            }
+            for (int s = 0; s < topology_.stageCount(); ++s) {
+                for (int at : {reduceAt[s], optimizerAt[s]})
+                    if (at >= 0 && at < lastBackward[s])
+                        add(programPath(d, at), "\"" + toActionString(program[at]) + "\" comes before " +
+                                                    toActionString(program[lastBackward[s]]) + ", a backward of its stage");
+                if (reduceAt[s] >= 0 && optimizerAt[s] >= 0 && optimizerAt[s] < reduceAt[s])
+                    add(programPath(d, optimizerAt[s]), "\"" + toActionString(program[optimizerAt[s]]) +
+                                                            "\" comes before its stage's REDUCE_GRAD");
+            }
         }
     }
 

@@ -107,6 +107,17 @@ TEST(Validator, HandMadeDeadlockNamesEachBlockedDeviceAndWhatItWaitsFor) {
     EXPECT_EQ(report.summary().rfind("deadlock: device 0 blocked at 0RECV_B0", 0), 0u) << report.summary();
 }
 
+TEST(Validator, OptimizerStepMustFollowEveryBackwardOfItsStage) {
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 2);
+    auto& program = programOf(plan, 1);  // ... 1B1 1SEND_B1 1OPT
+    const Instruction optimizer = program.back();
+    program.pop_back();
+    program.insert(program.begin(), optimizer);
+    const ValidationReport report = Validator::validate(plan);
+    ASSERT_FALSE(report.ok());
+    EXPECT_EQ(report.issues.front().text(), "devices[1].program[0]: \"1OPT\" comes before 1B1, a backward of its stage");
+}
+
 TEST(PlanFiles, UnknownInstructionNamesItsJsonPath) {
     nlohmann::json plan = writePlan(test::unitPlan(Scheme::OneFOneB, 2, 4));
     plan["devices"][1]["program"][7] = "1Q3";
