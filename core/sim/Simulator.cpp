@@ -24,6 +24,16 @@ struct MessageIndex {
 };
 
 Result<bool> checkOperands(const Plan& plan, int stageCount) {
+    // Dense (stage, micro-batch) tables are sized by the largest micro-batch number; every
+    // micro-batch needs at least two instructions, so a number beyond the instruction count
+    // can only be a typo, and must not turn into a multi-gigabyte allocation.
+    const auto limit = static_cast<std::int64_t>(plan.instructionCount());
+    for (const auto& device : plan.devices)
+        for (std::size_t i = 0; i < device.program.size(); ++i)
+            if (device.program[i].microbatch >= limit)
+                return makeError("devices[" + std::to_string(device.index) + "].program[" + std::to_string(i) +
+                                 "]: micro-batch " + std::to_string(device.program[i].microbatch) +
+                                 " is out of range (number micro-batches from 0)");
     for (const auto& device : plan.devices)
         for (std::size_t i = 0; i < device.program.size(); ++i) {
             const Instruction& ins = device.program[i];

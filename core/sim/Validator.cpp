@@ -220,6 +220,12 @@ std::vector<PlanIssue> Validator::checkStructure(const Plan& plan) {
             return {{"stages[" + std::to_string(s) + "].index", "expected " + std::to_string(s) + ", got " + std::to_string(plan.stages[s].index)}};
     auto topology = PipelineTopology::build(plan);
     if (!topology) return {{"", topology.error().message}};
+    const auto limit = static_cast<std::int64_t>(plan.instructionCount());
+    for (int d = 0; d < static_cast<int>(plan.devices.size()); ++d)
+        for (int i = 0; i < static_cast<int>(plan.devices[d].program.size()); ++i)
+            if (plan.devices[d].program[i].microbatch >= limit)
+                return {{programPath(d, i), "micro-batch " + std::to_string(plan.devices[d].program[i].microbatch) +
+                                                " is out of range (number micro-batches from 0)"}};
     return StructureChecker(plan, *topology).run();
 }
 
