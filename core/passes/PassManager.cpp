@@ -114,7 +114,9 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
             changed |= *r;
         }
         if (selected(PassId::Relax)) {
-            auto r = record(relaxCheckpoint(plan, caps));
+            auto timeline = Simulator::run(plan);
+            if (!timeline) return timeline.error();
+            auto r = record(relaxCheckpoint(plan, caps, &*timeline));
             if (!r) return r.error();
             changed |= *r;
         }

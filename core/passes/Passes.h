@@ -5,6 +5,7 @@
 
 #include "passes/PassReport.h"
 #include "schedule/Plan.h"
+#include "sim/SimResult.h"
 #include "util/Result.h"
 
 namespace mario {
@@ -32,9 +33,10 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 // Beyond the paper — relax-checkpoint: checkpointing every stage is what the paper does to
 // balance memory, but a device with memory to spare pays recomputation for nothing. This
 // drops recomputations (the F keeps its activations) for as long as the device's peak stays
-// within `memoryCaps[device]`, shortest F→R windows first, since they add the least
-// overlapping memory. Removing work never delays anything in this execution model, so the
-// makespan cannot grow. Without caps nothing is removed.
-PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps);
+// within `memoryCaps[device]`: first those that delay their backward most in `timeline`
+// (the plan's simulation, when given; hidden ones gain nothing), then the shortest F→R
+// windows, which add the least overlapping memory. Removing work never delays anything in
+// this execution model, so the makespan cannot grow. Without caps nothing is removed.
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr);
 
 }  // namespace mario

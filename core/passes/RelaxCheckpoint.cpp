@@ -6,6 +6,7 @@
 #include <set>
 
 #include "passes/Passes.h"
+#include "sim/SimResult.h"
 
 namespace mario {
 namespace {
@@ -33,11 +34,22 @@ std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction
 
 struct Candidate {
     std::size_t forward = 0, recompute = 0;
+    double exposed_ms = 0;  // how much the R delays its backward (0 when hidden in a bubble)
 };
+
+// The R delays its backward unless the device then waits for the gradient anyway: a RECV
+// between R and B that waited past R's end shows the R was hidden in that wait.
+double exposure(const std::vector<Instruction>& program, const std::vector<InstructionTiming>& timings, std::size_t r) {
+    const double duration = timings[r].end - timings[r].start;
+    for (std::size_t k = r + 1; k < program.size() && !isCompute(program[k].op); ++k)
+        if (isRecv(program[k].op) && timings[k].end > timings[k].start)
+            return std::clamp(timings[r].end - timings[k].end, 0.0, duration);
+    return duration;
+}
 
 }  // namespace
 
-PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps) {
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
         auto& program = plan.devices[d].program;
@@ -55,11 +67,14 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps) {
             if (program[r].op != Op::Recompute) continue;
             for (std::size_t f = r; f-- > 0;)
                 if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
-                    candidates.push_back({f, r});
+                    const bool timed = timeline && timeline->devices.size() > d &&
+                                       timeline->devices[d].timings.size() == program.size();
+                    candidates.push_back({f, r, timed ? exposure(program, timeline->devices[d].timings, r) : 0.0});
                     break;
                 }
         }
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+            if (a.exposed_ms != b.exposed_ms) return a.exposed_ms > b.exposed_ms;
             return a.recompute - a.forward < b.recompute - b.forward;
         });
 
