@@ -1,8 +1,9 @@
 #include "AsciiGantt.h"
 
+#include "schedule/CheckpointedForwards.h"
+
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 namespace mario::cli {
 namespace {
@@ -34,9 +35,7 @@ std::string renderAsciiGantt(const Plan& plan, const SimResult& result, int widt
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& program = plan.devices[d].program;
         const auto& timings = result.devices[d].timings;
-        std::set<std::pair<int, int>> recomputed;
-        for (const auto& ins : program)
-            if (ins.op == Op::Recompute) recomputed.insert({ins.stage, ins.microbatch});
+        const std::vector<bool> checkpointed = checkpointedForwards(program);
         std::string row(columns, '.');
         for (std::size_t i = 0; i < program.size() && i < timings.size(); ++i) {
             const Instruction& ins = program[i];
@@ -45,7 +44,7 @@ std::string renderAsciiGantt(const Plan& plan, const SimResult& result, int widt
             const int to = std::min(columns, static_cast<int>(std::lround(timings[i].end * columnsPerMs)));
             const int span = to - from;
             if (span <= 0) continue;
-            const char letter = kindLetter(ins.op, recomputed.count({ins.stage, ins.microbatch}) > 0);
+            const char letter = kindLetter(ins.op, checkpointed[i]);
             std::string box(span, letter);
             const std::string label = std::string(1, letter) + (hasMicrobatch(ins.op) ? std::to_string(ins.microbatch) : "");
             if (span >= static_cast<int>(label.size()) + 2) {

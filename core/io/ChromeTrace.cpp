@@ -1,5 +1,7 @@
 #include "io/ChromeTrace.h"
 
+#include "schedule/CheckpointedForwards.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -22,22 +24,6 @@ double micros(double ms) {
 }
 
 std::string deviceName(int device) { return "device " + std::to_string(device); }
-
-// A forward is checkpointed when its device recomputes it later (DESIGN.md §3): the trace
-// shows that in the category, which is what a reader scanning for checkpoints looks at.
-// One backward walk per program, remembering the recomputes seen so far.
-std::vector<bool> checkpointedForwards(const std::vector<Instruction>& program) {
-    std::vector<bool> checkpointed(program.size(), false);
-    std::set<std::pair<int, int>> recomputedLater;  // (stage, micro-batch)
-    for (std::size_t i = program.size(); i-- > 0;) {
-        const Instruction& instruction = program[i];
-        if (instruction.op == Op::Recompute)
-            recomputedLater.insert({instruction.stage, instruction.microbatch});
-        else if (instruction.op == Op::Forward)
-            checkpointed[i] = recomputedLater.count({instruction.stage, instruction.microbatch}) > 0;
-    }
-    return checkpointed;
-}
 
 std::string computeCategory(Op op, bool checkpointed) {
     switch (op) {

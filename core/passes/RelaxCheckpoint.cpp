@@ -3,9 +3,9 @@
 // (DESIGN.md §3), so each candidate is checked in O(window) without simulating.
 #include <algorithm>
 #include <limits>
-#include <set>
 
 #include "passes/Passes.h"
+#include "schedule/CheckpointedForwards.h"
 #include "sim/SimResult.h"
 
 namespace mario {
@@ -13,15 +13,13 @@ namespace {
 
 // Memory change of each instruction of one device's program, in program order.
 std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program) {
-    std::set<std::pair<int, int>> recomputed;
-    for (const auto& ins : program)
-        if (ins.op == Op::Recompute) recomputed.insert({ins.stage, ins.microbatch});
+    const std::vector<bool> checkpointed = checkpointedForwards(program);
     std::vector<double> deltas(program.size(), 0.0);
     for (std::size_t i = 0; i < program.size(); ++i) {
         const Instruction& ins = program[i];
         const StageCost& c = plan.stages[ins.stage].cost;
         switch (ins.op) {
-            case Op::Forward: deltas[i] = recomputed.count({ins.stage, ins.microbatch}) ? c.checkpoint_bytes : c.activation_bytes; break;
+            case Op::Forward: deltas[i] = checkpointed[i] ? c.checkpoint_bytes : c.activation_bytes; break;
             case Op::Recompute: deltas[i] = c.activation_bytes - c.checkpoint_bytes; break;
             case Op::Backward: deltas[i] = -c.activation_bytes; break;
             case Op::BackwardInput: deltas[i] = -(c.activation_bytes - c.weightGradBytes()); break;
