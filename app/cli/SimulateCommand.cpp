@@ -48,6 +48,25 @@ std::string passList(const std::vector<PassId>& passes) {
     return text.empty() ? "none" : text;
 }
 
+// One line per pass step: what it inserted, moved or removed, so a reader can follow how
+// the schedule got its shape (the GUI's pass stepper shows the same steps graphically).
+void printPassSteps(const std::vector<PassReport>& steps) {
+    if (steps.empty()) return;
+    std::cout << "\npass steps\n";
+    for (const PassReport& step : steps) {
+        std::cout << "  round " << step.round << " " << passName(step.pass) << ": ";
+        const char* verb = step.changes.front().kind == ChangeKind::Inserted ? "inserted"
+                           : step.changes.front().kind == ChangeKind::Removed ? "removed"
+                                                                               : "moved";
+        std::cout << verb << " " << step.changes.size() << " —";
+        const std::size_t shown = std::min<std::size_t>(step.changes.size(), 8);
+        for (std::size_t i = 0; i < shown; ++i)
+            std::cout << " " << toActionString(step.changes[i].instruction) << "@d" << step.changes[i].device;
+        if (shown < step.changes.size()) std::cout << " …";
+        std::cout << "\n";
+    }
+}
+
 void printSummary(const PreparedPlan& prepared, const SimResult& sim, double simulateUs, int width) {
     const Plan& plan = prepared.plan;
     char line[256];
@@ -68,7 +87,9 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::cout << line;
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n", simulateUs,
                   prepared.passes_us, prepared.load_us);
-    std::cout << line << "\ndevice      busy ms     idle ms   peak memory\n";
+    std::cout << line;
+    printPassSteps(prepared.steps);
+    std::cout << "\ndevice      busy ms     idle ms   peak memory\n";
     for (const auto& device : sim.devices) {
         std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s\n", device.index, device.busy_ms, device.idle_ms,
                       humanBytes(device.peak_bytes).c_str());

@@ -44,6 +44,7 @@ done
 run "$mario" simulate "$example"
 check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|' "$work/out")" = 4
 check "text output has the summary" grep -q "step time *22 ms" "$work/out"
+check "text output lists the pass steps" grep -q "round 1 prepose: moved 2 — 1F3@d1 2F2@d2" "$work/out"
 
 # Plan, validate, export, import.
 run "$mario" plan "$example" -o "$work/fig2.mario.json"
