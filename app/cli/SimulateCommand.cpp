@@ -88,11 +88,28 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n", simulateUs,
                   prepared.passes_us, prepared.load_us);
     std::cout << line;
+    const auto limit = plan.info.memory_limit_bytes;
+    if (limit) {
+        int over = 0;
+        const DeviceStats* worst = &sim.devices.front();
+        for (const auto& device : sim.devices) {
+            over += device.peak_bytes > *limit;
+            if (device.peak_bytes > worst->peak_bytes) worst = &device;
+        }
+        if (over == 0)
+            std::cout << "memory       every device fits the " << humanBytes(*limit) << " limit (highest peak "
+                      << humanBytes(worst->peak_bytes) << " on device " << worst->index << ")\n";
+        else
+            std::cout << "memory       " << over << " of " << sim.devices.size() << " devices exceed the "
+                      << humanBytes(*limit) << " limit (worst: device " << worst->index << ", "
+                      << humanBytes(worst->peak_bytes) << ") — this schedule would run out of memory\n";
+    }
     printPassSteps(prepared.steps);
     std::cout << "\ndevice      busy ms     idle ms   peak memory\n";
     for (const auto& device : sim.devices) {
-        std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s\n", device.index, device.busy_ms, device.idle_ms,
-                      humanBytes(device.peak_bytes).c_str());
+        std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s%s\n", device.index, device.busy_ms, device.idle_ms,
+                      humanBytes(device.peak_bytes).c_str(),
+                      limit && device.peak_bytes > *limit ? "  over the limit" : "");
         std::cout << line;
     }
     std::cout << "\n" << renderAsciiGantt(plan, sim, width);
@@ -108,7 +125,12 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
                            {"static_bytes", device.static_bytes}});
     nlohmann::json passes = nlohmann::json::array();
     for (PassId pass : prepared.passes) passes.push_back(std::string(passName(pass)));
-    return {{"name", prepared.plan.info.name},
+    const auto limit = prepared.plan.info.memory_limit_bytes;
+    bool fits = true;
+    for (const auto& device : sim.devices) fits = fits && (!limit || device.peak_bytes <= *limit);
+    return {{"memory_limit_bytes", limit ? nlohmann::json(*limit) : nlohmann::json(nullptr)},
+            {"fits_memory", fits},
+            {"name", prepared.plan.info.name},
             {"scheme", prepared.plan.info.scheme},
             {"passes", passes},
             {"makespan", sim.makespan_ms},

@@ -46,6 +46,14 @@ check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|
 check "text output has the summary" grep -q "step time *22 ms" "$work/out"
 check "text output lists the pass steps" grep -q "round 1 prepose: moved 2 — 1F3@d1 2F2@d2" "$work/out"
 
+# Memory against the config's limit: GPT-3 13B on 32 A100-40G runs out of memory without
+# checkpointing and fits with the Mario passes.
+gpt3="$root/resources/examples/gpt3-13b-chimera.config.json"
+run "$mario" simulate "$gpt3" --passes none
+check "base schedule is flagged as out of memory" grep -q "32 of 32 devices exceed the 40.00 GB limit" "$work/out"
+run "$mario" simulate "$gpt3" --json
+check "with all passes it fits" grep -q '"fits_memory": true' "$work/out"
+
 # Plan, validate, export, import.
 run "$mario" plan "$example" -o "$work/fig2.mario.json"
 check "plan writes a file" test "$rc" = 0 -a -s "$work/fig2.mario.json"
