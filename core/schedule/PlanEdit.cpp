@@ -1,0 +1,53 @@
+#include "schedule/PlanEdit.h"
+
+#include <string>
+
+#include "sim/Validator.h"
+
+namespace mario {
+
+std::pair<int, int> movingGroup(const std::vector<Instruction>& program, int index) {
+    const Instruction& ins = program[index];
+    int first = index, last = index + 1;
+    const bool forward = ins.op == Op::Forward;
+    if (forward || isBackwardStart(ins.op)) {
+        const Op recv = forward ? Op::RecvForward : Op::RecvBackward;
+        const Op send = forward ? Op::SendForward : Op::SendBackward;
+        if (first > 0 && program[first - 1] == Instruction{recv, ins.stage, ins.microbatch}) --first;
+        if (last < static_cast<int>(program.size()) && program[last] == Instruction{send, ins.stage, ins.microbatch}) ++last;
+    }
+    return {first, last};
+}
+
+Result<EditedPlan> moveInstruction(const Plan& plan, const InstructionMove& move) {
+    if (move.device < 0 || move.device >= static_cast<int>(plan.devices.size()))
+        return makeError("device " + std::to_string(move.device) + " does not exist");
+    const auto& program = plan.devices[move.device].program;
+    const int size = static_cast<int>(program.size());
+    if (move.from_index < 0 || move.from_index >= size || move.before_index < 0 || move.before_index > size)
+        return makeError("position out of range on device " + std::to_string(move.device));
+    const Instruction moved = program[move.from_index];
+    if (!isCompute(moved.op)) return makeError(toActionString(moved) + " is communication; move its compute instead");
+
+    const auto [first, last] = movingGroup(program, move.from_index);
+    EditedPlan edited{plan, move.from_index};
+    if (move.before_index >= first && move.before_index <= last) return edited;  // dropped onto itself
+
+    std::vector<Instruction> group(program.begin() + first, program.begin() + last);
+    std::vector<Instruction> rest;
+    rest.reserve(program.size());
+    rest.insert(rest.end(), program.begin(), program.begin() + first);
+    rest.insert(rest.end(), program.begin() + last, program.end());
+    const int insertAt = move.before_index > last ? move.before_index - (last - first) : move.before_index;
+    rest.insert(rest.begin() + insertAt, group.begin(), group.end());
+    edited.plan.devices[move.device].program = std::move(rest);
+    edited.new_index = insertAt + (move.from_index - first);
+
+    const ValidationReport report = Validator::validate(edited.plan);
+    if (!report.ok())
+        return makeError("moving " + toActionString(moved) + " on device " + std::to_string(move.device) +
+                         " is refused: " + report.summary());
+    return edited;
+}
+
+}  // namespace mario
