@@ -45,6 +45,7 @@ TEST(PlanEdit, MovingABackwardBeforeItsForwardIsRefusedWithTheReason) {
 TEST(PlanEdit, AMoveThatDeadlocksNamesTheBlockedDevices) {
     // Device 0 first waits for B0's gradient before sending F1 (valid: device 1 runs F0 B0
     // first). If device 1 then wants F1 before B0, each waits for the other.
+    const Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 2);
     auto first = moveInstruction(plan, {0, indexOf(plan, 0, "0B0"), indexOf(plan, 0, "0F1")});
     ASSERT_TRUE(first.ok()) << first.error().message;
     auto second = moveInstruction(first->plan, {1, indexOf(first->plan, 1, "1F1"), indexOf(first->plan, 1, "1B0")});
