@@ -1,0 +1,63 @@
+#include "ChartExport.h"
+
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QPixmap>
+#include <QSvgGenerator>
+#include <QWidget>
+
+#include "io/ChromeTrace.h"
+#include "io/PipeliningCsv.h"
+
+namespace mario::gui {
+
+bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error) {
+    const QString lower = path.toLower();
+    if (!schedule.ok) {
+        *error = QObject::tr("nothing to export yet");
+        return false;
+    }
+    if (lower.endsWith(".csv") || lower.endsWith(".json")) {
+        auto written = lower.endsWith(".csv") ? writePipeliningCsv(schedule.plan, path.toStdString())
+                                              : writeChromeTrace(schedule.plan, schedule.result, path.toStdString());
+        if (!written) *error = QString::fromStdString(written.error().message);
+        return written.ok();
+    }
+    if (lower.endsWith(".png")) {
+        if (charts->grab().save(path, "PNG")) return true;
+        *error = path + QObject::tr(": cannot write the image");
+        return false;
+    }
+    if (lower.endsWith(".svg")) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(charts->size());
+        svg.setViewBox(QRect(QPoint(0, 0), charts->size()));
+        svg.setTitle(QString::fromStdString(schedule.plan.info.name));
+        QPainter painter;
+        if (!painter.begin(&svg)) {
+            *error = path + QObject::tr(": cannot write the SVG");
+            return false;
+        }
+        charts->render(&painter);
+        return painter.end();
+    }
+    if (lower.endsWith(".pdf")) {
+        QPdfWriter pdf(path);
+        pdf.setPageSize(QPageSize(QSizeF(charts->width(), charts->height()), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setResolution(72);
+        QPainter painter;
+        if (!painter.begin(&pdf)) {
+            *error = path + QObject::tr(": cannot write the PDF");
+            return false;
+        }
+        charts->render(&painter);
+        return painter.end();
+    }
+    *error = path + QObject::tr(": unknown export format (use .png, .svg, .pdf, .json or .csv)");
+    return false;
+}
+
+}  // namespace mario::gui

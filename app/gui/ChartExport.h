@@ -1,0 +1,14 @@
+#pragma once
+// Exports of what the window shows: the charts as PNG, SVG or PDF (vector where the format
+// allows), and the schedule as a Chrome trace (*.json) or PyTorch compute_only CSV (*.csv).
+#include <QString>
+
+#include "ScheduleComputation.h"
+
+class QWidget;
+
+namespace mario::gui {
+
+bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error);
+
+}  // namespace mario::gui

@@ -1,0 +1,47 @@
+#pragma once
+// The schedule's settings: model and hardware presets, cost mode, scheme and parallel sizes,
+// micro-batching and the memory limit. Every change is reported (debounced) as a whole
+// Config; the document decides whether it can be built.
+#include <QGroupBox>
+#include <optional>
+
+#include "model/Config.h"
+#include "model/PresetLibrary.h"
+
+class QComboBox;
+class QSpinBox;
+class QDoubleSpinBox;
+class QLabel;
+class QTimer;
+
+namespace mario::gui {
+
+class ConfigPanel : public QGroupBox {
+    Q_OBJECT
+public:
+    ConfigPanel(const PresetLibrary& presets, QWidget* parent = nullptr);
+    // Shows a config without emitting; nullopt (a plan file) disables the panel.
+    void showConfig(const std::optional<Config>& config);
+    std::optional<Config> editedConfig() const;
+
+    QComboBox* schemeBox() const { return scheme_; }
+    QSpinBox* pipelineBox() const { return pp_; }
+
+signals:
+    void configEdited(const mario::Config& config);
+
+private:
+    void changed();
+    void showCostMode(bool unit);
+
+    const PresetLibrary& presets_;
+    std::optional<Config> shown_;
+    QComboBox *model_, *hardware_, *costs_, *scheme_;
+    QSpinBox *pp_, *dp_, *tp_, *chunks_, *mbs_, *global_, *microbatches_;
+    QDoubleSpinBox* memory_;
+    QLabel* note_;
+    QTimer* debounce_;
+    bool showing_ = false;
+};
+
+}  // namespace mario::gui

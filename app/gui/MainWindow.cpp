@@ -1,0 +1,185 @@
+#include "MainWindow.h"
+
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "ChartExport.h"
+#include "ConfigPanel.h"
+#include "GanttView.h"
+#include "MemoryChart.h"
+#include "PassPanel.h"
+#include "SummaryPanel.h"
+
+namespace mario::gui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("Mario Workbench"));
+    charts_ = new QWidget(this);
+    auto* chartsLayout = new QVBoxLayout(charts_);
+    chartsLayout->setContentsMargins(0, 0, 0, 0);
+    banner_ = new QLabel(charts_);
+    banner_->setObjectName("errorBanner");
+    banner_->setWordWrap(true);
+    banner_->setStyleSheet("QLabel { background: #fde7e9; color: #8a0010; padding: 6px; }");
+    banner_->hide();
+    auto* splitter = new QSplitter(Qt::Vertical, charts_);
+    gantt_ = new views::GanttView(splitter);
+    memory_ = new views::MemoryChart(splitter);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    chartsLayout->addWidget(banner_);
+    chartsLayout->addWidget(splitter, 1);
+    setCentralWidget(charts_);
+
+    auto* side = new QWidget(this);
+    auto* sideLayout = new QVBoxLayout(side);
+    config_ = new ConfigPanel(document_.presets(), side);
+    passes_ = new PassPanel(side);
+    summary_ = new SummaryPanel(side);
+    sideLayout->addWidget(config_);
+    sideLayout->addWidget(passes_);
+    sideLayout->addWidget(summary_, 1);
+    // A fixed-width side panel keeps the charts wide and the window at the size asked for.
+    side->setFixedWidth(330);
+    auto* dock = new QDockWidget(tr("Schedule"), this);
+    dock->setObjectName("sideDock");
+    dock->setWidget(side);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+    connect(&document_, &ScheduleDocument::computed, this, &MainWindow::showComputed);
+    connect(&document_, &ScheduleDocument::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    connect(&document_, &ScheduleDocument::pathChanged, this, [this](const QString& path) {
+        setWindowTitle(tr("%1 — Mario Workbench").arg(QFileInfo(path).fileName()));
+    });
+    connect(gantt_, &views::GanttView::moveRequested, this, [this](int lane, int index, double time) {
+        QString reason;
+        if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule())
+            gantt_->setTimeline(views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
+    });
+    connect(gantt_, &views::GanttView::timeRangeChanged, memory_, &views::MemoryChart::setTimeRange);
+    connect(passes_, &PassPanel::passToggled, &document_, &ScheduleDocument::setPassEnabled);
+    connect(passes_, &PassPanel::paperPassesToggled, this, [this](bool on) {
+        std::vector<PassId> passes;
+        if (on) passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+        for (PassId pass : document_.state().passes)
+            if (pass == PassId::Relax) passes.push_back(pass);
+        document_.setPasses(passes, on ? tr("Enable all passes") : tr("Disable all passes"));
+    });
+    connect(config_, &ConfigPanel::configEdited, this, [this](const Config& config) {
+        QString error;
+        if (!document_.setConfig(config, &error)) showError(error);
+    });
+    buildMenus();
+    resize(1500, 950);
+}
+
+QString MainWindow::errorText() const { return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString(); }
+
+void MainWindow::showError(const QString& message) {
+    banner_->setText(message);
+    banner_->show();
+    statusBar()->showMessage(message, 15000);
+}
+
+bool MainWindow::openFile(const QString& path) {
+    QString error;
+    if (!document_.open(path, &error)) {
+        showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
+        return false;
+    }
+    banner_->hide();
+    banner_->clear();
+    rememberRecent(path);
+    return true;
+}
+
+void MainWindow::showComputed() {
+    const ComputedSchedule& s = document_.current();
+    gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
+    memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
+    summary_->showSchedule(s);
+    passes_->showPasses(document_.state().passes);
+    config_->showConfig(document_.state().config);
+    statusBar()->showMessage(tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.compute_ms, 0, 'f', 1), 5000);
+}
+
+bool MainWindow::exportTo(const QString& path) {
+    QString error;
+    if (!exportSchedule(path, document_.current(), charts_, &error)) {
+        showError(error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    return true;
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a config or plan"), QString(),
+                                                          tr("Mario files (*.json);;All files (*)"));
+        if (!path.isEmpty()) openFile(path);
+    });
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    rebuildRecentMenu();
+    file->addAction(tr("&Save as…"), QKeySequence::SaveAs, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save plan or config"), QString(),
+                                                          tr("Plan (*.mario.json);;Config (*.config.json)"));
+        QString error;
+        if (!path.isEmpty() && !document_.saveAs(path, &error)) showError(error);
+    });
+    file->addAction(tr("&Export…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export"), QString(),
+            tr("PNG image (*.png);;SVG image (*.svg);;PDF (*.pdf);;Chrome trace (*.trace.json);;PyTorch CSV (*.csv)"));
+        if (!path.isEmpty()) exportTo(path);
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = document_.undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = document_.undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
+    QAction* shade = view->addAction(tr("&Shade bubbles"));
+    shade->setCheckable(true);
+    connect(shade, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("recentFiles").toStringList();
+    recent.removeAll(QFileInfo(path).absoluteFilePath());
+    recent.prepend(QFileInfo(path).absoluteFilePath());
+    settings.setValue("recentFiles", recent.mid(0, 10));
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+    if (!recentMenu_) return;
+    recentMenu_->clear();
+    for (const QString& path : QSettings().value("recentFiles").toStringList())
+        recentMenu_->addAction(path, this, [this, path] { openFile(path); });
+    recentMenu_->setEnabled(!recentMenu_->isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings().setValue("cleanExit", true);
+    event->accept();
+}
+
+}  // namespace mario::gui

@@ -1,0 +1,195 @@
+#include "ScheduleDocument.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QStandardPaths>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <fstream>
+
+#include "SetStateCommand.h"
+#include "io/ConfigJson.h"
+#include "io/InputFile.h"
+#include "io/PlanJson.h"
+#include "schedule/PlanBuilder.h"
+#include "schedule/PlanEdit.h"
+#include "sim/Validator.h"
+
+namespace mario::gui {
+namespace {
+
+PresetLibrary locatePresets() {
+    auto found = PresetLibrary::locate(QCoreApplication::applicationFilePath().toStdString());
+    return found ? *found : PresetLibrary(std::string{});
+}
+
+QString passListText(const std::vector<PassId>& passes) {
+    QStringList names;
+    for (PassId pass : passes) names << QString::fromUtf8(passName(pass).data(), passName(pass).size());
+    return names.isEmpty() ? QStringLiteral("none") : names.join(", ");
+}
+
+}  // namespace
+
+ScheduleDocument::ScheduleDocument(QObject* parent) : QObject(parent), presets_(locatePresets()) {}
+
+ScheduleDocument::~ScheduleDocument() = default;
+
+bool ScheduleDocument::open(const QString& path, QString* error) {
+    auto input = loadInputFile(path.toStdString(), presets_);
+    if (!input) {
+        *error = QString::fromStdString(input.error().message);
+        return false;
+    }
+    const ValidationReport report = Validator::validate(input->plan);
+    if (!report.ok()) {
+        *error = path + ": " + QString::fromStdString(report.summary());
+        return false;
+    }
+    DocumentState next;
+    next.config = input->config;
+    next.source = std::move(input->plan);
+    next.passes = input->file_passes;
+    path_ = path;
+    emit pathChanged(path_);
+    undo_.clear();
+    applyState(next);
+    emit statusMessage(tr("Opened %1 (passes: %2)").arg(QFileInfo(path).fileName(), passListText(next.passes)));
+    return true;
+}
+
+bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
+    if (path.endsWith(QStringLiteral(".config.json")) && state_.config) {
+        std::ofstream out(path.toStdString());
+        Config config = *state_.config;
+        config.passes.clear();
+        for (PassId pass : state_.passes) config.passes.emplace_back(passName(pass));
+        out << writeConfig(config).dump(2) << "\n";
+        if (!out) *error = path + QStringLiteral(": cannot write the file");
+        return bool(out);
+    }
+    if (!current_.ok) {
+        *error = tr("nothing to save yet");
+        return false;
+    }
+    auto written = writePlanFile(current_.plan, path.toStdString());
+    if (!written) *error = QString::fromStdString(written.error().message);
+    return written.ok();
+}
+
+void ScheduleDocument::setPassEnabled(PassId pass, bool enabled) {
+    std::vector<PassId> passes = state_.passes;
+    const auto it = std::find(passes.begin(), passes.end(), pass);
+    if (enabled == (it != passes.end())) return;
+    if (enabled) passes.push_back(pass);
+    else passes.erase(it);
+    // Keep paper order so the pass manager and the summary read the same way every time.
+    std::sort(passes.begin(), passes.end());
+    const QString name = QString::fromUtf8(passName(pass).data(), passName(pass).size());
+    setPasses(passes, enabled ? tr("Enable %1").arg(name) : tr("Disable %1").arg(name));
+}
+
+void ScheduleDocument::setPasses(const std::vector<PassId>& passes, const QString& description) {
+    DocumentState next = state_;
+    next.passes = passes;
+    pushState(std::move(next), description);
+}
+
+bool ScheduleDocument::setConfig(const Config& config, QString* error) {
+    auto plan = buildPlan(config);
+    if (!plan) {
+        *error = QString::fromStdString(plan.error().message);
+        emit statusMessage(tr("Settings not applied: %1").arg(*error));
+        return false;
+    }
+    DocumentState next = state_;
+    next.config = config;
+    next.source = std::move(*plan);
+    next.edits.clear();  // the old program is gone; undo brings the edits back
+    pushState(std::move(next), tr("Change settings"));
+    return true;
+}
+
+bool ScheduleDocument::requestMove(int device, int programIndex, double dropTimeMs, QString* reason) {
+    if (!current_.ok || device < 0 || device >= static_cast<int>(current_.plan.devices.size())) return false;
+    const auto& program = current_.plan.devices[device].program;
+    const auto& timings = current_.result.devices[device].timings;
+    const auto [first, last] = movingGroup(program, programIndex);
+    // The drop goes before the first other compute instruction that starts at or after it
+    // (before that instruction's own RECV, so the two stay together).
+    int before = static_cast<int>(program.size());
+    for (int i = 0; i < static_cast<int>(program.size()); ++i) {
+        if ((i >= first && i < last) || !isCompute(program[i].op) || timings[i].start < dropTimeMs) continue;
+        before = movingGroup(program, i).first;
+        break;
+    }
+    auto edited = moveInstruction(current_.plan, {device, programIndex, before});
+    if (!edited) {
+        *reason = QString::fromStdString(edited.error().message);
+        emit statusMessage(*reason);
+        return false;
+    }
+    if (edited->new_index == programIndex) return true;  // dropped where it was
+    DocumentState next = state_;
+    HandEdit edit{device, program[programIndex], std::nullopt};
+    if (before < static_cast<int>(program.size())) edit.before = program[before];
+    next.edits.push_back(edit);
+    pushState(std::move(next), tr("Move %1 on device %2").arg(QString::fromStdString(toActionString(edit.moved))).arg(device));
+    return true;
+}
+
+void ScheduleDocument::pushState(DocumentState next, const QString& description) {
+    undo_.push(new SetStateCommand(this, state_, std::move(next), description));
+}
+
+void ScheduleDocument::applyState(const DocumentState& state) {
+    state_ = state;
+    recompute();
+}
+
+void ScheduleDocument::recompute() {
+    const quint64 generation = ++generation_;
+    if (synchronous_) {
+        accept(computeSchedule(state_, generation));
+        return;
+    }
+    auto* watcher = new QFutureWatcher<ComputedSchedule>(this);
+    connect(watcher, &QFutureWatcher<ComputedSchedule>::finished, this, [this, watcher] {
+        accept(watcher->result());
+        watcher->deleteLater();
+    });
+    watcher->setFuture(QtConcurrent::run(computeSchedule, state_, generation));
+}
+
+void ScheduleDocument::accept(ComputedSchedule result) {
+    if (result.generation != generation_) return;  // a newer state is on its way
+    if (!result.ok) {
+        emit computationFailed(result.error);
+        emit statusMessage(result.error);
+        return;
+    }
+    if (!result.skippedEdits.isEmpty())
+        emit statusMessage(tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
+                              nullptr, result.skippedEdits.size())
+                               .arg(result.skippedEdits.join(", ")));
+    current_ = std::move(result);
+    autosave();
+    emit computed();
+}
+
+QString ScheduleDocument::autosavePath() {
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave.mario.json");
+}
+
+// Every computed change is written to the autosave file (the plan as shown: passes and
+// edits applied), so a crash loses nothing; the next start offers it back (MainWindow).
+void ScheduleDocument::autosave() const {
+    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+    Plan plan = current_.plan;
+    plan.info.notes = "autosave of " + (path_.isEmpty() ? std::string("an unsaved session") : path_.toStdString());
+    (void)writePlanFile(plan, autosavePath().toStdString());
+}
+
+}  // namespace mario::gui

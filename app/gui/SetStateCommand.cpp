@@ -1,0 +1,14 @@
+#include "SetStateCommand.h"
+
+#include "ScheduleDocument.h"
+
+namespace mario::gui {
+
+SetStateCommand::SetStateCommand(ScheduleDocument* document, DocumentState before, DocumentState after,
+                                 const QString& text)
+    : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
+
+void SetStateCommand::undo() { document_->applyState(before_); }
+void SetStateCommand::redo() { document_->applyState(after_); }
+
+}  // namespace mario::gui

@@ -1,0 +1,23 @@
+#pragma once
+// One undoable step: the document state before and after. Toggles, settings changes and
+// drags are all this command, so undo can never leave the document half-changed.
+#include <QUndoCommand>
+
+#include "DocumentState.h"
+
+namespace mario::gui {
+
+class ScheduleDocument;
+
+class SetStateCommand : public QUndoCommand {
+public:
+    SetStateCommand(ScheduleDocument* document, DocumentState before, DocumentState after, const QString& text);
+    void undo() override;
+    void redo() override;
+
+private:
+    ScheduleDocument* document_;
+    DocumentState before_, after_;
+};
+
+}  // namespace mario::gui

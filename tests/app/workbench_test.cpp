@@ -1,0 +1,177 @@
+// The workbench window, driven as a user would (offscreen): toggles, drags, undo, bad files,
+// exports and the screenshot mode.
+#include <QCheckBox>
+#include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "GanttView.h"
+#include "MainWindow.h"
+#include "PassPanel.h"
+#include "SummaryPanel.h"
+#include "schedule/PlanEdit.h"
+
+using namespace mario;
+using namespace mario::gui;
+
+namespace {
+
+const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json");
+
+int indexOf(const Plan& plan, int device, const char* action) {
+    const auto& program = plan.devices[device].program;
+    for (int i = 0; i < static_cast<int>(program.size()); ++i)
+        if (toActionString(program[i]) == action) return i;
+    return -1;
+}
+
+// Drags the box of `action` on `device` to `dropTimeMs` with real mouse events.
+void drag(MainWindow& window, int device, const char* action, double dropTimeMs) {
+    views::GanttView* gantt = window.gantt();
+    QWidget* target = gantt->plotWidget();
+    const Plan& plan = window.document()->current().plan;
+    const QPoint from = target->mapFrom(gantt, gantt->boxCenter({device, indexOf(plan, device, action)}));
+    const QPoint to(target->mapFrom(gantt, gantt->pointAt(device, dropTimeMs)).x(), from.y());
+    QTest::mousePress(target, Qt::LeftButton, Qt::NoModifier, from);
+    QTest::mouseMove(target, (from + to) / 2);
+    QTest::mouseMove(target, to);
+    QTest::mouseRelease(target, Qt::LeftButton, Qt::NoModifier, to);
+}
+
+}  // namespace
+
+class WorkbenchTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void togglingAPassChangesTheStepTimeShown() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        window.passPanel()->checkBox(PassId::Prepose)->click();
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 23 ms"));
+        window.passPanel()->allBox()->click();  // partly checked → all on
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        window.passPanel()->allBox()->click();  // all off: the base 1F1B
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 ms"));
+    }
+
+    void draggingABoxMovesItInThePlanAndUndoRestoresIt() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(kFigure2));
+        window.document()->setPasses({}, "base");
+        const Plan before = window.document()->current().plan;
+        QVERIFY(indexOf(before, 1, "1F3") > indexOf(before, 1, "1B0"));
+        // Base 1F1B: device 1 idles from 4 until B0 at 8; drop F3 into that bubble.
+        drag(window, 1, "1F3", 5.0);
+        const Plan& after = window.document()->current().plan;
+        QVERIFY2(indexOf(after, 1, "1F3") < indexOf(after, 1, "1B0"), "F3 should now run before B0");
+        QCOMPARE(window.document()->current().result.devices[1].peak_dynamic_bytes, 4000.0);
+        window.document()->undoStack()->undo();
+        QCOMPARE(window.document()->current().plan.devices[1].program, before.devices[1].program);
+    }
+
+    void aDragThatBreaksADependencyIsRefusedAndChangesNothing() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(kFigure2));
+        window.document()->setPasses({}, "base");
+        const Plan before = window.document()->current().plan;
+        QSignalSpy messages(window.document(), &ScheduleDocument::statusMessage);
+        drag(window, 0, "0B0", 0.5);  // before its own forward
+        QCOMPARE(window.document()->current().plan.devices[0].program, before.devices[0].program);
+        QVERIFY(!messages.isEmpty());
+        const QString message = messages.last().at(0).toString();
+        QVERIFY2(message.contains("refused") && message.contains("0B0"), qPrintable(message));
+    }
+
+    void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        QTemporaryDir dir;
+        const QString bad = dir.filePath("broken.mario.json");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"format\": \"mario-plan\",, }");
+        file.close();
+        QVERIFY(!window.openFile(bad));
+        QVERIFY2(window.errorText().contains("malformed JSON"), qPrintable(window.errorText()));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.document()->current().plan.devices.size(), std::size_t(4));
+    }
+
+    void exportsWriteValidFiles() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1200, 800);
+        QVERIFY(window.openFile(kFigure2));
+        QTemporaryDir dir;
+        for (const char* name : {"chart.png", "chart.svg", "chart.pdf", "trace.json", "plan.csv"}) {
+            const QString path = dir.filePath(name);
+            QVERIFY2(window.exportTo(path), qPrintable(window.errorText()));
+            QVERIFY2(QFileInfo(path).size() > 100, name);
+        }
+        QVERIFY(!QImage(dir.filePath("chart.png")).isNull());
+        QFile svg(dir.filePath("chart.svg"));
+        QVERIFY(svg.open(QIODevice::ReadOnly));
+        QVERIFY(svg.readAll().contains("<svg"));
+        QFile pdf(dir.filePath("chart.pdf"));
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        QVERIFY(pdf.read(5) == "%PDF-");
+        QFile trace(dir.filePath("trace.json"));
+        QVERIFY(trace.open(QIODevice::ReadOnly));
+        QVERIFY(QJsonDocument::fromJson(trace.readAll()).object().contains("traceEvents"));
+        QFile csv(dir.filePath("plan.csv"));
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QCOMPARE(QString(csv.readAll()).count('\n'), 4);
+        QVERIFY(!window.exportTo(dir.filePath("chart.bmp")));
+        QVERIFY(window.errorText().contains("unknown export format"));
+    }
+
+    void screenshotModeWritesANonEmptyPng() {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("shot.png");
+        QProcess process;
+        process.start(QStringLiteral(MARIO_WORKBENCH_BIN), {kFigure2, "--screenshot", out});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 0);
+        const QImage image(out);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.width(), 1600);
+        // Not a blank canvas: the Gantt boxes bring many distinct colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 7)
+            for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
+        QVERIFY(colours.size() > 10);
+    }
+
+    void screenshotOfAMalformedFileFailsWithOneLine() {
+        QTemporaryDir dir;
+        QFile file(dir.filePath("bad.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("[1,2");
+        file.close();
+        QProcess process;
+        process.start(QStringLiteral(MARIO_WORKBENCH_BIN), {file.fileName(), "--screenshot", dir.filePath("x.png")});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 2);
+        QVERIFY(QString(process.readAllStandardError()).contains("malformed JSON"));
+    }
+};
+
+QTEST_MAIN(WorkbenchTest)
+#include "workbench_test.moc"

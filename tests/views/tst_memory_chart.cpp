@@ -1,0 +1,164 @@
+// MemoryChart and curve thinning: over-limit count, the limit line, maxima kept by thinning.
+// 1F1B's closed form gives the peaks: device d of p holds p − d micro-batches of activations.
+#include <QRandomGenerator>
+#include <QtTest>
+#include <qcustomplot.h>
+
+#include "MemoryChart.h"
+#include "MemoryThinning.h"
+#include "ViewTestPlans.h"
+
+using namespace mario;
+using namespace mario::views;
+
+class MemoryChartTest : public QObject {
+    Q_OBJECT
+private slots:
+    void countsDevicesOverLimit();
+    void drawsTheLimitLine();
+    void curvesKeepEveryDevicePeak();
+    void thinningKeepsTheMaximum();
+    void smallCurvesAreNotThinned();
+    void followsTheGanttTimeRange();
+    void picksAReadableUnit();
+
+private:
+    static SimResult oneGigabytePerMicrobatch(int microbatches = 8);
+};
+
+SimResult MemoryChartTest::oneGigabytePerMicrobatch(int microbatches) {
+    viewtest::UnitStage unit;
+    unit.activation = 1e9;
+    unit.staticBytes = 0.5e9;
+    return viewtest::simulate(viewtest::unitPlan(Scheme::OneFOneB, 4, microbatches, unit), true);
+}
+
+void MemoryChartTest::countsDevicesOverLimit() {
+    const SimResult sim = oneGigabytePerMicrobatch();
+    // Peaks by hand: 0.5 GB static + (4 − d) GB → 4.5, 3.5, 2.5, 1.5 GB.
+    MemoryChart chart;
+    chart.resize(800, 500);
+    chart.setMemory(sim, 3.0e9);
+    QCOMPARE(chart.devicesOverLimit(), 2);
+    chart.setMemory(sim, 1.0e9);
+    QCOMPARE(chart.devicesOverLimit(), 4);
+    chart.setMemory(sim, std::nullopt);
+    QCOMPARE(chart.devicesOverLimit(), 0);
+
+    chart.setMemory(sim, 3.0e9);
+    QCustomPlot* peaks = chart.peakPlot();
+    QCOMPARE(peaks->plottableCount(), 2);  // within and over, not one series per device
+    auto* within = qobject_cast<QCPBars*>(peaks->plottable(0));
+    auto* over = qobject_cast<QCPBars*>(peaks->plottable(1));
+    QVERIFY(within && over);
+    QCOMPARE(over->data()->size(), 2);
+    QCOMPARE(within->data()->size(), 2);
+    QCOMPARE(over->data()->at(0)->key, 0.0);
+    QCOMPARE(over->data()->at(0)->value, 4.5);
+    QCOMPARE(over->data()->at(1)->value, 3.5);
+    QCOMPARE(within->data()->at(0)->value, 2.5);
+    QVERIFY(over->brush().color() != within->brush().color());
+}
+
+void MemoryChartTest::drawsTheLimitLine() {
+    MemoryChart chart;
+    chart.setMemory(oneGigabytePerMicrobatch(), 3.0e9);
+    QCustomPlot* peaks = chart.peakPlot();
+    QCPItemStraightLine* line = nullptr;
+    for (int i = 0; i < peaks->itemCount(); ++i)
+        if (auto* l = qobject_cast<QCPItemStraightLine*>(peaks->item(i))) line = l;
+    QVERIFY(line);
+    QCOMPARE(line->point1->coords().y(), 3.0);
+    QCOMPARE(line->point2->coords().y(), 3.0);
+    QVERIFY(peaks->yAxis->range().upper > 4.5);  // the tallest bar and the line both fit
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    for (int i = 0; i < peaks->itemCount(); ++i) QVERIFY(!qobject_cast<QCPItemStraightLine*>(peaks->item(i)));
+}
+
+void MemoryChartTest::curvesKeepEveryDevicePeak() {
+    // 400 micro-batches: ~800 memory changes per device, thinned for a 300 px wide plot.
+    const SimResult sim = oneGigabytePerMicrobatch(400);
+    MemoryChart chart;
+    chart.resize(300, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setMemory(sim, std::nullopt);
+    QCustomPlot* curves = chart.curvePlot();
+    QCOMPARE(curves->graphCount(), 4);
+    for (int d = 0; d < 4; ++d) {
+        double maximum = 0;
+        for (auto it = curves->graph(d)->data()->constBegin(); it != curves->graph(d)->data()->constEnd(); ++it)
+            maximum = std::max(maximum, it->value);
+        QCOMPARE(maximum, sim.devices[d].peak_bytes / 1e9);
+        QCOMPARE(maximum, 0.5 + (4 - d));
+        QVERIFY(curves->graph(d)->data()->size() < static_cast<int>(chart.curves()[d].size()));
+    }
+}
+
+void MemoryChartTest::thinningKeepsTheMaximum() {
+    // A random walk of 100k steps with one narrow spike.
+    std::vector<MemoryPoint> curve;
+    QRandomGenerator random(7);
+    double value = 50;
+    for (int i = 0; i < 100000; ++i) {
+        value = std::max(0.0, value + random.bounded(2.0) - 1.0);
+        curve.push_back({i * 0.01, value});
+    }
+    curve[61234].bytes = 1e6;  // 1 point wide in 100k: far below a pixel
+    const int buckets = 300;
+    const auto thinned = thinKeepingMax(curve, 0, 1000, buckets);
+    QVERIFY(thinned.size() <= 2 * buckets + 2);
+    for (std::size_t i = 1; i < thinned.size(); ++i) QVERIFY(thinned[i - 1].time_ms <= thinned[i].time_ms);
+    double thinnedMax = 0;
+    for (const auto& p : thinned) thinnedMax = std::max(thinnedMax, p.bytes);
+    QCOMPARE(thinnedMax, 1e6);
+    // Each bucket's own maximum survives, within that bucket's time span.
+    const double width = 1000.0 / buckets;
+    for (int b = 0; b < buckets; b += 37) {
+        double original = 0, kept = 0;
+        for (const auto& p : curve)
+            if (p.time_ms >= b * width && p.time_ms < (b + 1) * width) original = std::max(original, p.bytes);
+        for (const auto& p : thinned)
+            if (p.time_ms >= b * width && p.time_ms < (b + 1) * width) kept = std::max(kept, p.bytes);
+        QCOMPARE(kept, original);
+    }
+    // Zoomed in: points outside the range are dropped except one on each side.
+    const auto zoomed = thinKeepingMax(curve, 400, 410, 100);
+    QVERIFY(zoomed.size() <= 2 * 100 + 2);
+    QVERIFY(zoomed.front().time_ms < 400 && zoomed.back().time_ms > 410);
+}
+
+void MemoryChartTest::smallCurvesAreNotThinned() {
+    const std::vector<MemoryPoint> curve{{0, 1}, {1, 5}, {2, 3}, {3, 0}};
+    const auto thinned = thinKeepingMax(curve, 0, 3, 100);
+    QCOMPARE(thinned.size(), curve.size());
+    for (std::size_t i = 0; i < curve.size(); ++i) QCOMPARE(thinned[i].bytes, curve[i].bytes);
+}
+
+void MemoryChartTest::followsTheGanttTimeRange() {
+    MemoryChart chart;
+    chart.setMemory(oneGigabytePerMicrobatch(), 3.0e9);
+    chart.setTimeRange(3, 7);
+    QCOMPARE(chart.curvePlot()->xAxis->range().lower, 3.0);
+    QCOMPARE(chart.curvePlot()->xAxis->range().upper, 7.0);
+    chart.setMemory(oneGigabytePerMicrobatch(), 3.0e9);  // a re-simulation keeps the followed range
+    QCOMPARE(chart.curvePlot()->xAxis->range().lower, 3.0);
+}
+
+void MemoryChartTest::picksAReadableUnit() {
+    // Teaching costs: 1000-byte activations, 4 devices, no static memory → peaks 4, 3, 2, 1 KB.
+    const SimResult sim = viewtest::simulate(viewtest::unitPlan(Scheme::OneFOneB, 4, 8), true);
+    MemoryChart chart;
+    chart.setMemory(sim, std::nullopt);
+    QCOMPARE(chart.unitName(), QStringLiteral("KB"));
+    QVERIFY(chart.curvePlot()->yAxis->label().contains(QStringLiteral("KB")));
+    auto* bars = qobject_cast<QCPBars*>(chart.peakPlot()->plottable(0));
+    QVERIFY(bars);
+    QCOMPARE(bars->data()->at(0)->value, 4.0);
+    QCOMPARE(bars->data()->at(3)->value, 1.0);
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    QCOMPARE(chart.unitName(), QStringLiteral("GB"));
+}
+
+QTEST_MAIN(MemoryChartTest)
+#include "tst_memory_chart.moc"

@@ -1,0 +1,294 @@
+#include "GanttView.h"
+
+#include <QApplication>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "GanttPlottable.h"
+#include "PlotStyle.h"
+#include "SwatchLegendItem.h"
+
+namespace mario::views {
+
+namespace {
+
+// Enough digits to tell neighbouring boxes apart at any scale, without 1.234e+04 forms.
+QString formatMs(double ms) {
+    const double magnitude = std::abs(ms);
+    if (magnitude >= 100) return QString::number(ms, 'f', 1) + QStringLiteral(" ms");
+    if (magnitude >= 1) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
+    return QString::number(ms, 'g', 3) + QStringLiteral(" ms");
+}
+
+}  // namespace
+
+GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+
+    plot_->setAutoAddPlottableToLegend(false);
+    plot_->setMouseTracking(true);  // hover tooltips without a button held
+    plot_->setFocusPolicy(Qt::StrongFocus);
+    plot_->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
+    QCPAxisRect* rect = plot_->axisRect();
+    // Time zooms and pans; the lanes stay put, every device is always visible.
+    rect->setRangeZoom(Qt::Horizontal);
+    rect->setRangeDrag(Qt::Horizontal);
+    rect->setRangeZoomAxes(plot_->xAxis, nullptr);
+    rect->setRangeDragAxes(plot_->xAxis, nullptr);
+    applyPlotStyle(plot_);
+
+    plot_->xAxis->setLabel(QStringLiteral("time (ms)"));
+    plot_->yAxis->setRangeReversed(true);  // device 0 on top, as in every pipeline figure
+    plot_->yAxis->grid()->setVisible(false);
+    plot_->yAxis->setSubTicks(false);
+    plot_->yAxis->setTickLength(0, 0);
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    plot_->yAxis->setRange(-0.5, 0.5);
+
+    boxes_ = new GanttPlottable(plot_->xAxis, plot_->yAxis);
+    placeLegendOnTop(plot_);
+
+    connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& range) {
+        const QCPRange bounded = boundedRange(range);
+        if (bounded != range) {
+            plot_->xAxis->setRange(bounded);  // emits again, with the bounded range
+            return;
+        }
+        emit timeRangeChanged(range.lower, range.upper);
+    });
+    // Lane labels thin out when lanes get shorter than a line of text; the axis rect's
+    // height is known once laid out, so decide just before each replot.
+    connect(plot_, &QCustomPlot::beforeReplot, this, &GanttView::updateLaneTicks);
+    plot_->installEventFilter(this);
+}
+
+void GanttView::setTimeline(Timeline timeline) {
+    const double oldMakespan = timeline_.makespan;
+    timeline_ = std::move(timeline);
+    boxes_->setTimeline(&timeline_);
+    boxes_->setGhost(std::nullopt);
+    drag_.reset();
+    hovered_.reset();
+    laneTickStep_ = 0;
+    plot_->yAxis->setRange(-0.5, std::max<double>(timeline_.lanes.size(), 1) - 0.5);
+    updateLegend();
+    // An edit or a pass toggle changes the makespan a little: keep the user's zoom. A new
+    // schedule (or the first one) changes it a lot: show all of it.
+    const bool similar = oldMakespan > 0 && std::abs(timeline_.makespan - oldMakespan) <= 0.25 * oldMakespan;
+    if (similar) plot_->replot();
+    else fitToView();
+}
+
+const Timeline& GanttView::timeline() const { return timeline_; }
+
+void GanttView::setHighlights(const std::vector<BoxRef>& boxes) {
+    boxes_->setHighlights(boxes);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void GanttView::setShadeBubbles(bool shade) {
+    shadeBubbles_ = shade;
+    boxes_->setShadeBubbles(shade);
+    updateLegend();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCustomPlot* GanttView::plot() const { return plot_; }
+
+std::optional<BoxRef> GanttView::boxAt(const QPoint& widgetPos) const {
+    return boxes_->boxAt(QPointF(plot_->mapFrom(this, widgetPos)));
+}
+
+QPoint GanttView::boxCenter(const BoxRef& box) const {
+    return plot_->mapTo(this, boxes_->boxCenter(box).toPoint());
+}
+
+QWidget* GanttView::plotWidget() const { return plot_; }
+
+QPoint GanttView::pointAt(int lane, double timeMs) const {
+    return plot_->mapTo(this, boxes_->coordsToPixels(timeMs, lane).toPoint());
+}
+
+QString GanttView::tooltipFor(const BoxRef& ref) const {
+    const TimelineBox* box = timeline_.find(ref);
+    if (!box) return {};
+    QString text = QStringLiteral("<b>%1</b> &nbsp;%2<br>device %3, program[%4]<br>%5 → %6<br>duration %7")
+                       .arg(actionOf(*box).toHtmlEscaped(), labelOf(box->kind).toHtmlEscaped())
+                       .arg(box->lane)
+                       .arg(box->program_index)
+                       .arg(formatMs(box->start), formatMs(box->end), formatMs(box->end - box->start));
+    auto noteOf = [this](const TimelineBox& b) {
+        return b.note >= 0 && b.note < static_cast<int>(timeline_.notes.size()) ? timeline_.notes[b.note] : QString();
+    };
+    if (box->kind == BoxKind::Wait) {
+        text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
+    } else {
+        // A compute box that follows a wait started late because of it: say for what.
+        const auto& lane = timeline_.lanes[static_cast<std::size_t>(box->lane)];
+        const std::size_t at = static_cast<std::size_t>(box - lane.data());
+        if (at > 0 && lane[at - 1].kind == BoxKind::Wait && lane[at - 1].end >= box->start - 1e-9) {
+            const TimelineBox& wait = lane[at - 1];
+            text += QStringLiteral("<br>started after waiting %1 (%2) for %3")
+                        .arg(formatMs(wait.end - wait.start), actionOf(wait).toHtmlEscaped(),
+                             noteOf(wait).toHtmlEscaped());
+        }
+    }
+    return text;
+}
+
+void GanttView::fitToView() {
+    const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
+    const double margin = 0.01 * span;
+    plot_->xAxis->setRange(-margin, span + margin);
+    plot_->replot();
+}
+
+void GanttView::setTimeRange(double lower, double upper) {
+    if (!(upper > lower)) return;
+    plot_->xAxis->setRange(lower, upper);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCPRange GanttView::boundedRange(const QCPRange& range) const {
+    // Wheel and drag can otherwise lose the schedule: never wider than three schedules,
+    // never narrower than a ten-millionth of one, and centred somewhere on it.
+    const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
+    const double size = std::clamp(range.size(), 1e-7 * span, 3 * span);
+    const double center = std::clamp(range.center(), 0.0, span);
+    if (size == range.size() && center == range.center()) return range;
+    return QCPRange(center - size / 2, center + size / 2);
+}
+
+void GanttView::updateLegend() {
+    std::array<bool, static_cast<std::size_t>(BoxKind::Count)> present{};
+    for (const auto& lane : timeline_.lanes)
+        for (const TimelineBox& box : lane) present[static_cast<std::size_t>(box.kind)] = true;
+    QCPLegend* legend = plot_->legend;
+    legend->clearItems();
+    for (std::size_t k = 0; k < present.size(); ++k) {
+        if (!present[k]) continue;
+        const auto kind = static_cast<BoxKind>(k);
+        legend->addItem(new SwatchLegendItem(legend, colorOf(kind), overlayOf(kind), labelOf(kind)));
+    }
+    if (shadeBubbles_)
+        legend->addItem(new SwatchLegendItem(legend, QColor(0xEE, 0xEE, 0xEE),
+                                             QBrush(QColor(0xB0, 0xB0, 0xB0), Qt::FDiagPattern),
+                                             QStringLiteral("idle (bubble)")));
+    legend->setVisible(legend->itemCount() > 0);
+}
+
+void GanttView::updateLaneTicks() {
+    const int lanes = static_cast<int>(timeline_.lanes.size());
+    const int height = plot_->axisRect()->height();
+    const int lineHeight = QFontMetrics(plot_->yAxis->tickLabelFont()).height() + 2;
+    const int step = height > 0 ? std::max(1, static_cast<int>(std::ceil(lanes * lineHeight / double(height)))) : 1;
+    if (step == laneTickStep_) return;
+    laneTickStep_ = step;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int lane = 0; lane < lanes; lane += step) ticker->addTick(lane, QStringLiteral("device %1").arg(lane));
+    plot_->yAxis->setTicker(ticker);
+}
+
+bool GanttView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != plot_) return QWidget::eventFilter(watched, event);
+    switch (event->type()) {
+        case QEvent::MouseButtonPress: {
+            auto* mouse = static_cast<QMouseEvent*>(event);
+            if (mouse->button() != Qt::LeftButton) break;
+            const auto box = boxes_->boxAt(mouse->position());
+            if (!box) break;  // empty space: QCustomPlot pans
+            drag_ = BoxDrag{*box, mouse->position().toPoint()};
+            QToolTip::hideText();
+            plot_->setFocus(Qt::MouseFocusReason);  // so Escape reaches us
+            return true;  // a press on a box starts a box drag, never a pan
+        }
+        case QEvent::MouseMove: {
+            auto* mouse = static_cast<QMouseEvent*>(event);
+            if (drag_) {
+                moveDrag(mouse->position().toPoint());
+                return true;
+            }
+            if (mouse->buttons() == Qt::NoButton) hover(mouse->position().toPoint(), mouse->globalPosition().toPoint());
+            break;
+        }
+        case QEvent::MouseButtonRelease: {
+            auto* mouse = static_cast<QMouseEvent*>(event);
+            if (drag_ && mouse->button() == Qt::LeftButton) {
+                finishDrag(mouse->position().toPoint());
+                return true;
+            }
+            break;
+        }
+        case QEvent::KeyPress:
+            if (drag_ && static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape) {
+                cancelDrag();
+                return true;
+            }
+            break;
+        case QEvent::Leave:
+            if (hovered_) {
+                hovered_.reset();
+                emit boxHovered(std::nullopt);
+            }
+            QToolTip::hideText();
+            break;
+        default: break;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void GanttView::hover(const QPoint& pos, const QPoint& globalPos) {
+    const auto box = boxes_->boxAt(QPointF(pos));
+    plot_->setCursor(box ? Qt::OpenHandCursor : Qt::ArrowCursor);
+    if (box == hovered_) return;
+    hovered_ = box;
+    emit boxHovered(box);
+    if (box) QToolTip::showText(globalPos, tooltipFor(*box), plot_);
+    else QToolTip::hideText();
+}
+
+void GanttView::moveDrag(const QPoint& pos) {
+    if (drag_->cancelled) return;
+    if (!drag_->moving) {
+        if ((pos - drag_->pressPos).manhattanLength() < QApplication::startDragDistance()) return;
+        drag_->moving = true;
+        plot_->setCursor(Qt::ClosedHandCursor);
+    }
+    if (boxes_->laneAt(pos.y()) != drag_->box.lane) {
+        cancelDrag();  // instructions move within their device's program only
+        return;
+    }
+    const TimelineBox* box = timeline_.find(drag_->box);
+    if (!box) return cancelDrag();
+    const double key = plot_->xAxis->pixelToCoord(pos.x());
+    boxes_->setGhost(drag_->box, key - (box->end - box->start) / 2);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void GanttView::finishDrag(const QPoint& pos) {
+    const BoxDrag drag = *drag_;
+    drag_.reset();
+    boxes_->setGhost(std::nullopt);
+    plot_->setCursor(Qt::ArrowCursor);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+    if (!drag.moving || drag.cancelled || boxes_->laneAt(pos.y()) != drag.box.lane) return;
+    emit moveRequested(drag.box.lane, drag.box.program_index, plot_->xAxis->pixelToCoord(pos.x()));
+}
+
+void GanttView::cancelDrag() {
+    if (!drag_) return;
+    drag_->cancelled = true;
+    boxes_->setGhost(std::nullopt);
+    plot_->setCursor(Qt::ArrowCursor);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace mario::views

@@ -1,0 +1,88 @@
+#pragma once
+// The interactive Gantt timeline: one lane per device (device 0 on top), boxes coloured by
+// kind, micro-batch numbers when they fit, a tooltip on hover, wheel zoom and drag pan on
+// the time axis, fit to view, and drag-to-edit (a box dragged within its lane is reported
+// through moveRequested; the app decides whether the move is allowed).
+#include <QPoint>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "Timeline.h"
+
+class QCustomPlot;
+class QCPRange;
+
+namespace mario::views {
+
+class GanttPlottable;
+
+class GanttView : public QWidget {
+    Q_OBJECT
+public:
+    explicit GanttView(QWidget* parent = nullptr);
+
+    // Keeps the visible time range when the makespan barely changes (edits, toggles), fits
+    // to view otherwise.
+    void setTimeline(Timeline timeline);
+    const Timeline& timeline() const;
+
+    // Boxes to emphasise (the pass stepper's moved/inserted instructions), drawn outlined.
+    // They stay until replaced, also across setTimeline.
+    void setHighlights(const std::vector<BoxRef>& boxes);
+    // Shade idle stretches of every lane (teaching: where the bubbles are).
+    void setShadeBubbles(bool shade);
+
+    QCustomPlot* plot() const;
+    QWidget* plotWidget() const;  // the same, for code that must not include qcustomplot.h
+    std::optional<BoxRef> boxAt(const QPoint& widgetPos) const;  // O(log n) hit test
+    QPoint boxCenter(const BoxRef& box) const;                    // in widget coordinates
+    QPoint pointAt(int lane, double timeMs) const;                // lane centre at a time, widget coordinates
+    QString tooltipFor(const BoxRef& box) const;
+
+    // The plottable that draws the boxes (tests and benchmarks read its draw counters).
+    GanttPlottable* boxesPlottable() const { return boxes_; }
+    // True while a box is being dragged (after the press moved past the drag distance).
+    bool isDraggingBox() const { return drag_ && drag_->moving && !drag_->cancelled; }
+
+public slots:
+    void fitToView();
+    void setTimeRange(double lower, double upper);
+
+signals:
+    // A box of `lane` was dragged and dropped in the same lane. dropTimeMs is the time under
+    // the cursor at release; the ghost is drawn centred on the cursor, so it is also the
+    // dropped box's new centre.
+    void moveRequested(int lane, int programIndex, double dropTimeMs);
+    void timeRangeChanged(double lower, double upper);
+    void boxHovered(std::optional<mario::views::BoxRef> box);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    struct BoxDrag {
+        BoxRef box;
+        QPoint pressPos;
+        bool moving = false;     // passed the platform's drag distance
+        bool cancelled = false;  // Escape or left the lane: swallow the rest of the gesture
+    };
+
+    QCPRange boundedRange(const QCPRange& range) const;
+    void updateLegend();
+    void updateLaneTicks();
+    void hover(const QPoint& pos, const QPoint& globalPos);
+    void moveDrag(const QPoint& pos);
+    void finishDrag(const QPoint& pos);
+    void cancelDrag();
+
+    QCustomPlot* plot_;
+    GanttPlottable* boxes_;
+    Timeline timeline_;
+    std::optional<BoxDrag> drag_;
+    std::optional<BoxRef> hovered_;
+    bool shadeBubbles_ = false;
+    int laneTickStep_ = 0;  // the step the lane ticks were last built with; 0: rebuild
+};
+
+}  // namespace mario::views

@@ -1,0 +1,220 @@
+#include "MemoryChart.h"
+
+#include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <tuple>
+#include <utility>
+#include <qcustomplot.h>
+
+#include "MemoryThinning.h"
+#include "PlotStyle.h"
+
+namespace mario::views {
+
+namespace {
+
+const QColor kWithinLimit(0x5B, 0x8D, 0xB8);
+const QColor kOverLimit(0xD5, 0x5E, 0x00);  // Okabe–Ito vermilion: a warning without red-green
+const QColor kLimitLine(0xB0, 0x30, 0x20);
+
+// Viridis, stopped short of its yellow end (unreadable on white): perceptually ordered and
+// colour-blind safe, so "device 0 → device N" reads as a progression.
+QColor deviceColor(int device, int devices) {
+    static constexpr std::array<QRgb, 5> anchors{qRgb(0x44, 0x01, 0x54), qRgb(0x3B, 0x52, 0x8B),
+                                                 qRgb(0x21, 0x90, 0x8C), qRgb(0x5D, 0xC8, 0x63),
+                                                 qRgb(0xA8, 0xC8, 0x1A)};
+    const double t = devices > 1 ? static_cast<double>(device) / (devices - 1) : 0.0;
+    const double scaled = t * (anchors.size() - 1);
+    const auto i = std::min(static_cast<std::size_t>(scaled), anchors.size() - 2);
+    const double f = scaled - i;
+    const QColor a = QColor::fromRgb(anchors[i]), b = QColor::fromRgb(anchors[i + 1]);
+    return QColor::fromRgbF(a.redF() + f * (b.redF() - a.redF()), a.greenF() + f * (b.greenF() - a.greenF()),
+                            a.blueF() + f * (b.blueF() - a.blueF()));
+}
+
+// Decimal units, as the config's memory_limit_gb and the summary use: the largest unit in
+// which the tallest value is at least 1, so teaching plans (KB) read as well as GPT-3 (GB).
+std::pair<double, QString> unitFor(double bytes) {
+    if (bytes >= 1e9) return {1e9, QStringLiteral("GB")};
+    if (bytes >= 1e6) return {1e6, QStringLiteral("MB")};
+    if (bytes >= 1e3) return {1e3, QStringLiteral("KB")};
+    return {1, QStringLiteral("bytes")};
+}
+
+}  // namespace
+
+MemoryChart::MemoryChart(QWidget* parent)
+    : QWidget(parent), curves_(new QCustomPlot(this)), peaks_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(curves_, 3);
+    layout->addWidget(peaks_, 2);
+    setupCurvePlot();
+    setupPeakPlot();
+}
+
+void MemoryChart::setupCurvePlot() {
+    applyPlotStyle(curves_);
+    placeLegendOnTop(curves_, 16);
+    curves_->xAxis->setLabel(QStringLiteral("time (ms)"));
+    // Thinning depends on the visible range and the width; re-thin just before drawing so
+    // zoom, pan and resize all see a curve made for them.
+    connect(curves_, &QCustomPlot::beforeReplot, this, [this] { rethin(); });
+}
+
+void MemoryChart::setupPeakPlot() {
+    applyPlotStyle(peaks_);
+    placeLegendOnTop(peaks_);
+    peaks_->xAxis->setLabel(QStringLiteral("device"));
+    peaks_->xAxis->grid()->setVisible(false);
+    peaks_->xAxis->setSubTicks(false);
+    peaks_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    peaks_->legend->setVisible(false);
+}
+
+QCustomPlot* MemoryChart::curvePlot() const { return curves_; }
+QCustomPlot* MemoryChart::peakPlot() const { return peaks_; }
+int MemoryChart::devicesOverLimit() const { return overLimit_; }
+
+void MemoryChart::setMemory(const SimResult& result, std::optional<double> limitBytes) {
+    limitBytes_ = limitBytes;
+    makespan_ = result.makespan_ms;
+    raw_.clear();
+    for (const DeviceStats& device : result.devices) {
+        std::vector<MemoryPoint> curve = device.memory;
+        // The last change holds until the step ends; draw it that far.
+        if (!curve.empty() && curve.back().time_ms < makespan_) curve.push_back({makespan_, curve.back().bytes});
+        raw_.push_back(std::move(curve));
+    }
+    double top = limitBytes.value_or(0);
+    for (const DeviceStats& device : result.devices) top = std::max(top, device.peak_bytes);
+    std::tie(unitBytes_, unitName_) = unitFor(top);
+    curves_->yAxis->setLabel(QStringLiteral("memory (%1)").arg(unitName_));
+    peaks_->yAxis->setLabel(QStringLiteral("peak (%1)").arg(unitName_));
+    overLimit_ = 0;
+    if (limitBytes)
+        overLimit_ = static_cast<int>(std::count_if(result.devices.begin(), result.devices.end(),
+                                                    [&](const DeviceStats& d) { return d.peak_bytes > *limitBytes; }));
+    rebuildCurves();
+    rebuildPeaks(result);
+    curves_->replot();
+    peaks_->replot();
+}
+
+void MemoryChart::rebuildCurves() {
+    curves_->clearGraphs();
+    curves_->clearItems();
+    const int devices = static_cast<int>(raw_.size());
+    double top = limitBytes_.value_or(0);
+    for (int d = 0; d < devices; ++d) {
+        QCPGraph* graph = curves_->addGraph();
+        graph->setLineStyle(QCPGraph::lsStepLeft);
+        // Step lines are horizontal and vertical: crisper without antialiasing. Many devices
+        // get 1-px lines, which skip QPainter's stroker (32 curves: 24 ms → 2 ms a redraw).
+        graph->setPen(QPen(deviceColor(d, devices), devices > 8 ? 1 : 2));
+        graph->setAntialiased(false);
+        graph->setName(QStringLiteral("device %1").arg(d));
+        graph->setAdaptiveSampling(false);  // we thin ourselves, keeping maxima
+        for (const MemoryPoint& p : raw_[d]) top = std::max(top, p.bytes);
+    }
+    // One legend entry per device only while they fit on a line or two. A hidden legend
+    // still counts in QCustomPlot's minimum size, so its entries go too.
+    const bool legend = devices > 0 && devices <= 16;
+    if (!legend) curves_->legend->clearItems();
+    curves_->legend->setVisible(legend);
+    curves_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.1, 1e-9));
+    if (!rangeFollowed_) {
+        const double span = makespan_ > 0 ? makespan_ : 1.0;
+        curves_->xAxis->setRange(-0.01 * span, 1.01 * span);
+    }
+    if (limitBytes_) addLimitLine(curves_);
+    rethin(true);
+}
+
+void MemoryChart::rebuildPeaks(const SimResult& result) {
+    peaks_->clearPlottables();
+    peaks_->clearItems();
+    auto* within = new QCPBars(peaks_->xAxis, peaks_->yAxis);
+    auto* over = new QCPBars(peaks_->xAxis, peaks_->yAxis);
+    within->setName(limitBytes_ ? QStringLiteral("within limit") : QStringLiteral("peak"));
+    over->setName(QStringLiteral("over limit"));
+    for (auto* bars : {within, over}) {
+        bars->setWidth(0.7);
+        bars->setPen(Qt::NoPen);
+    }
+    within->setBrush(kWithinLimit);
+    over->setBrush(kOverLimit);
+
+    const int devices = static_cast<int>(result.devices.size());
+    double top = limitBytes_.value_or(0);
+    for (int d = 0; d < devices; ++d) {
+        const double peak = result.devices[d].peak_bytes;
+        top = std::max(top, peak);
+        (limitBytes_ && peak > *limitBytes_ ? over : within)->addData(d, peak / unitBytes_);
+    }
+    // Two series, not one per device: the legend explains the warning colour once.
+    peaks_->legend->clearItems();
+    if (within->dataCount() > 0) within->addToLegend(peaks_->legend);
+    if (over->dataCount() > 0) over->addToLegend(peaks_->legend);
+    peaks_->legend->setVisible(limitBytes_.has_value());
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int step = std::max(1, devices / 16);
+    for (int d = 0; d < devices; d += step) ticker->addTick(d, QString::number(d));
+    peaks_->xAxis->setTicker(ticker);
+    peaks_->xAxis->setRange(-0.6, std::max(devices, 1) - 0.4);
+    peaks_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.15, 1e-9));
+    if (limitBytes_) addLimitLine(peaks_);
+}
+
+void MemoryChart::addLimitLine(QCustomPlot* plot) {
+    const double limit = *limitBytes_ / unitBytes_;
+    auto* line = new QCPItemStraightLine(plot);
+    line->setPen(QPen(kLimitLine, 1.5, Qt::DashLine));
+    line->point1->setCoords(0, limit);
+    line->point2->setCoords(1, limit);
+    auto* label = new QCPItemText(plot);
+    label->position->setAxisRect(plot->axisRect());
+    label->position->setAxes(plot->xAxis, plot->yAxis);
+    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    label->position->setCoords(0.995, limit);
+    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    label->setColor(kLimitLine);
+    // Readable where it crosses a bar or a curve.
+    label->setBrush(QColor(255, 255, 255, 220));
+    label->setPadding(QMargins(3, 1, 3, 1));
+    label->setText(QStringLiteral("limit %1 %2").arg(limit, 0, 'g', 4).arg(unitName_));
+}
+
+void MemoryChart::rethin(bool force) {
+    const QCPRange range = curves_->xAxis->range();
+    const int width = std::max(curves_->width(), 1);
+    if (!force && range.lower == thinnedLower_ && range.upper == thinnedUpper_ && width == thinnedWidth_) return;
+    thinnedLower_ = range.lower;
+    thinnedUpper_ = range.upper;
+    thinnedWidth_ = width;
+    for (int d = 0; d < curves_->graphCount() && d < static_cast<int>(raw_.size()); ++d) {
+        const auto thinned = thinKeepingMax(raw_[d], range.lower, range.upper, width);
+        QVector<double> keys, values;
+        keys.reserve(static_cast<qsizetype>(thinned.size()));
+        values.reserve(static_cast<qsizetype>(thinned.size()));
+        for (const MemoryPoint& p : thinned) {
+            keys.append(p.time_ms);
+            values.append(p.bytes / unitBytes_);
+        }
+        curves_->graph(d)->setData(keys, values, true);
+    }
+}
+
+void MemoryChart::setTimeRange(double lower, double upper) {
+    if (!(upper > lower)) return;
+    rangeFollowed_ = true;
+    curves_->xAxis->setRange(lower, upper);
+    curves_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace mario::views

@@ -1,0 +1,74 @@
+#include "PlotStyle.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+namespace mario::views {
+
+void applyPlotStyle(QCustomPlot* plot) {
+    const QColor axisColor(0x55, 0x55, 0x55);
+    for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+        axis->setBasePen(QPen(axisColor, 1));
+        axis->setTickPen(QPen(axisColor, 1));
+        axis->setSubTickPen(QPen(axisColor, 1));
+        axis->setTickLabelColor(QColor(0x30, 0x30, 0x30));
+        axis->setLabelColor(QColor(0x30, 0x30, 0x30));
+        axis->grid()->setPen(QPen(QColor(0xDD, 0xDD, 0xDD), 1, Qt::DotLine));
+    }
+    plot->axisRect()->setMinimumMargins(QMargins(kPlotLeftMargin, 8, 16, 8));
+    // Drag pans replot many times a second; antialiasing off while dragging keeps it smooth.
+    plot->setNoAntialiasingOnDrag(true);
+}
+
+namespace {
+
+// Legend entries keep their natural width (a grid cell would stretch them across the whole
+// plot), and as many go on a line as the plot's width allows.
+void fitLegend(QCustomPlot* plot, int maxColumns) {
+    QCPLegend* legend = plot->legend;
+    if (!legend->visible() || legend->itemCount() == 0) return;
+    int widest = 1;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = legend->item(i);
+        item->setSizeConstraintRect(QCPLayoutElement::scrOuterRect);
+        const QSize hint = item->minimumOuterSizeHint();
+        item->setMaximumSize(hint);
+        widest = std::max(widest, hint.width());
+    }
+    const int available = plot->width() - legend->margins().left() - legend->margins().right();
+    const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, maxColumns);
+    if (columns != legend->wrap()) legend->setWrap(columns);
+}
+
+}  // namespace
+
+void placeLegendOnTop(QCustomPlot* plot, int maxColumns) {
+    QCPLegend* legend = plot->legend;
+    if (QCPLayout* old = legend->layout()) old->take(legend);
+    plot->axisRect()->insetLayout()->simplify();
+    // The legend sits in a row of its own next to an empty stretching cell: its compact
+    // entries cap its width, and that cap must not reach the column the axis rect is in.
+    auto* row = new QCPLayoutGrid;
+    plot->plotLayout()->insertRow(0);
+    plot->plotLayout()->addElement(0, 0, row);
+    row->addElement(0, 0, legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot));
+    row->setColumnStretchFactor(0, 0.001);
+    row->setMargins(QMargins(0, 0, 0, 0));
+    // The legend row takes only the height it needs; the plot gets the rest.
+    plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setWrap(maxColumns);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    legend->setIconSize(16, 11);
+    legend->setColumnSpacing(18);
+    legend->setRowSpacing(2);
+    legend->setMargins(QMargins(kPlotLeftMargin, 4, 8, 0));
+    legend->setVisible(true);
+    // Items come and go with the data and the width changes with the window: refit each time.
+    QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot, maxColumns] { fitLegend(plot, maxColumns); });
+}
+
+}  // namespace mario::views

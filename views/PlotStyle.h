@@ -1,0 +1,17 @@
+#pragma once
+// The look every workbench chart shares, so the Gantt and the memory charts stacked under
+// it line up: same fonts, same axis colours, and the same minimum left margin (the plots
+// share a time axis, so their axis rects should start at the same x).
+class QCustomPlot;
+
+namespace mario::views {
+
+// Wide enough for "device 31" or a memory axis with its label.
+inline constexpr int kPlotLeftMargin = 96;
+
+void applyPlotStyle(QCustomPlot* plot);
+// Moves the plot's legend out of the axis rect into a row above it, laid out left to right
+// and wrapping at the plot's width (at most maxColumns per line), so it never hides data.
+void placeLegendOnTop(QCustomPlot* plot, int maxColumns = 10);
+
+}  // namespace mario::views

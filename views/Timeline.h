@@ -1,0 +1,77 @@
+#pragma once
+// What the Gantt chart draws, derived once from a plan and its simulation: one lane per
+// device, boxes sorted by start time so drawing and hit testing can binary-search.
+#include <QBrush>
+#include <QColor>
+#include <QString>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "schedule/Instruction.h"
+#include "schedule/Plan.h"
+#include "sim/SimResult.h"
+
+namespace mario::views {
+
+enum class BoxKind : std::uint8_t {
+    Forward,
+    CheckpointedForward,
+    Recompute,
+    Backward,
+    BackwardInput,
+    BackwardWeight,
+    ReduceGrad,
+    Optimizer,
+    Wait,  // a RECV that blocked the device
+    Count
+};
+
+struct TimelineBox {
+    double start = 0;
+    double end = 0;
+    int lane = 0;           // device index
+    int program_index = 0;  // index into the device's program
+    BoxKind kind = BoxKind::Forward;
+    int stage = 0;
+    int microbatch = -1;
+    // The instruction's op, so the box can name its action string ("1F3", "2RECV_B0").
+    Op op = Op::Forward;
+    // Index into Timeline::notes: for a Wait box, what it waited for. -1 when none.
+    std::int32_t note = -1;
+};
+
+struct BoxRef {
+    int lane = 0;
+    int program_index = 0;
+    friend bool operator==(const BoxRef&, const BoxRef&) = default;
+};
+
+struct Timeline {
+    double makespan = 0;
+    std::vector<std::vector<TimelineBox>> lanes;  // per device, sorted by start
+    // Human sentences referenced by TimelineBox::note ("1SEND_F3 from device 1"). Kept out of
+    // the box so a 100k-box timeline stays compact.
+    std::vector<QString> notes;
+
+    std::size_t boxCount() const;
+    // O(log n): a lane's program indices rise with its start times (one device runs one
+    // instruction at a time, in program order).
+    const TimelineBox* find(const BoxRef& ref) const;
+};
+
+// Compute instructions with positive duration become boxes; RECVs that waited become Wait
+// boxes (what the device waited for is in the tooltip).
+Timeline buildTimeline(const Plan& plan, const SimResult& result);
+
+QColor colorOf(BoxKind kind);
+QString labelOf(BoxKind kind);  // "forward", "checkpointed forward", ...
+// A pattern drawn over colorOf(kind) (the hatch that marks a checkpointed forward), or
+// Qt::NoBrush. Shape as well as colour, so the kinds stay apart without colour vision.
+QBrush overlayOf(BoxKind kind);
+// Black or white, whichever reads better on colorOf(kind).
+QColor textColorOn(BoxKind kind);
+// "1F3", "0RECV_B2", "1OPT".
+QString actionOf(const TimelineBox& box);
+
+}  // namespace mario::views
