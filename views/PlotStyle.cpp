@@ -38,7 +38,7 @@ void fitLegend(QCustomPlot* plot, int maxColumns) {
     }
     const int available = plot->width() - legend->margins().left() - legend->margins().right();
     const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, maxColumns);
-    if (columns != legend->wrap()) legend->setWrap(columns);
+    if (columns != legend->wrap()) legend->setWrap(columns > 1 ? columns : maxColumns);
 }
 
 }  // namespace

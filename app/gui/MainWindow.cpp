@@ -15,6 +15,7 @@
 #include "GanttView.h"
 #include "MemoryChart.h"
 #include "PassPanel.h"
+#include "PassStepper.h"
 #include "SummaryPanel.h"
 
 namespace mario::gui {
@@ -43,8 +44,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     config_ = new ConfigPanel(document_.presets(), side);
     passes_ = new PassPanel(side);
     summary_ = new SummaryPanel(side);
+    stepper_ = new PassStepper(side);
     sideLayout->addWidget(config_);
     sideLayout->addWidget(passes_);
+    sideLayout->addWidget(stepper_);
     sideLayout->addWidget(summary_, 1);
     // A fixed-width side panel keeps the charts wide and the window at the size asked for.
     side->setFixedWidth(330);
@@ -60,11 +63,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         setWindowTitle(tr("%1 — Mario Workbench").arg(QFileInfo(path).fileName()));
     });
     connect(gantt_, &views::GanttView::moveRequested, this, [this](int lane, int index, double time) {
+        if (stepper_->currentStep() >= 0) {
+            statusBar()->showMessage(tr("Leave the pass stepper (done) to edit the schedule"), 8000);
+            stepper_->stop();
+            return;
+        }
         QString reason;
         if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule())
             gantt_->setTimeline(views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
     });
     connect(gantt_, &views::GanttView::timeRangeChanged, memory_, &views::MemoryChart::setTimeRange);
+    connect(stepper_, &PassStepper::showSnapshot, this, &MainWindow::showSnapshot);
     connect(passes_, &PassPanel::passToggled, &document_, &ScheduleDocument::setPassEnabled);
     connect(passes_, &PassPanel::paperPassesToggled, this, [this](bool on) {
         std::vector<PassId> passes;
@@ -106,9 +115,30 @@ void MainWindow::showComputed() {
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
     summary_->showSchedule(s);
+    stepper_->setState(document_.state());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
     statusBar()->showMessage(tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.compute_ms, 0, 'f', 1), 5000);
+}
+
+// The stepper's snapshot replaces the charts' content while stepping; nullptr restores the
+// document's schedule. Drags are ignored meanwhile (the plan shown is not the document's).
+void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
+    if (!snapshot) {
+        gantt_->setHighlights({});
+        gantt_->setShadeBubbles(shadeBubbles_ && shadeBubbles_->isChecked());
+        if (document_.hasSchedule()) {
+            const ComputedSchedule& s = document_.current();
+            gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
+            memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
+        }
+        return;
+    }
+    gantt_->setTimeline(views::buildTimeline(snapshot->plan, snapshot->result));
+    gantt_->setHighlights(snapshot->highlights);
+    gantt_->setShadeBubbles(true);
+    memory_->setMemory(snapshot->result, snapshot->plan.info.memory_limit_bytes);
+    statusBar()->showMessage(snapshot->caption, 30000);
 }
 
 bool MainWindow::exportTo(const QString& path) {
@@ -155,9 +185,9 @@ void MainWindow::buildMenus() {
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
-    QAction* shade = view->addAction(tr("&Shade bubbles"));
-    shade->setCheckable(true);
-    connect(shade, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
+    shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
+    shadeBubbles_->setCheckable(true);
+    connect(shadeBubbles_, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
 }
 
 void MainWindow::rememberRecent(const QString& path) {

@@ -16,6 +16,8 @@ namespace mario::gui {
 
 class ConfigPanel;
 class PassPanel;
+class PassStepper;
+struct PassStepSnapshot;
 class SummaryPanel;
 
 class MainWindow : public QMainWindow {
@@ -28,6 +30,7 @@ public:
     views::MemoryChart* memoryChart() const { return memory_; }
     PassPanel* passPanel() const { return passes_; }
     SummaryPanel* summary() const { return summary_; }
+    PassStepper* stepper() const { return stepper_; }
     ConfigPanel* configPanel() const { return config_; }
     QString errorText() const;  // the error banner, empty when none
 
@@ -43,6 +46,7 @@ protected:
 private:
     void buildMenus();
     void showComputed();
+    void showSnapshot(const PassStepSnapshot* snapshot);
     void showError(const QString& message);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
@@ -53,6 +57,8 @@ private:
     ConfigPanel* config_;
     PassPanel* passes_;
     SummaryPanel* summary_;
+    PassStepper* stepper_;
+    QAction* shadeBubbles_ = nullptr;
     QLabel* banner_;
     QWidget* charts_;
     QMenu* recentMenu_ = nullptr;

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "MainWindow.h"
+#include "PassStepper.h"
 
 namespace {
 
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("file", "A config (*.config.json) or plan (*.mario.json) to open.");
     QCommandLineOption shot("screenshot", "Render the window into PNG file OUT and exit.", "OUT");
     parser.addOption(shot);
+    QCommandLineOption step("step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N");
+    parser.addOption(step);
     parser.process(app);
 
     mario::gui::MainWindow window;
@@ -62,6 +65,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "mario-workbench: %s\n", qPrintable(window.errorText()));
             return 2;
         }
+        if (parser.isSet(step))
+            for (int i = 0; i <= parser.value(step).toInt(); ++i) window.stepper()->next();
         window.resize(1600, 1000);
         window.show();
         QApplication::processEvents();

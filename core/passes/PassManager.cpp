@@ -78,6 +78,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         if (!report.changed()) return false;
         report.round = run.rounds;
         const PassId pass = report.pass;
+        if (options.on_step) options.on_step(report, plan);
         run.steps.push_back(std::move(report));
         if (options.validate_each_pass) {
             if (auto ok = checkStillValid(plan, pass); !ok) return ok.error();

@@ -3,6 +3,7 @@
 // is the decision to checkpoint, and running it again would undo what remove-redundancy
 // decided. The other three repeat in paper order, because each can open opportunities for
 // the others (a preposed forward frees a slot that overlap-recompute then fills).
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,9 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
 struct PassManagerOptions {
     bool validate_each_pass = true;  // run the validator after every pass (an error is a bug)
     int max_rounds = 32;
+    // Called after every step that changed something, with the plan as it stands then (the
+    // GUI's pass stepper keeps these snapshots).
+    std::function<void(const PassReport&, const Plan&)> on_step;
 };
 
 struct PassRun {

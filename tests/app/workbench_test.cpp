@@ -12,6 +12,7 @@
 #include "GanttView.h"
 #include "MainWindow.h"
 #include "PassPanel.h"
+#include "PassStepper.h"
 #include "SummaryPanel.h"
 #include "schedule/PlanEdit.h"
 
@@ -96,6 +97,31 @@ private slots:
         QVERIFY(!messages.isEmpty());
         const QString message = messages.last().at(0).toString();
         QVERIFY2(message.contains("refused") && message.contains("0B0"), qPrintable(message));
+    }
+
+    void thePassStepperWalksThroughFigure2() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        PassStepper* stepper = window.stepper();
+        QCOMPARE(stepper->currentStep(), -1);
+        stepper->next();  // the base schedule
+        QCOMPARE(stepper->stepCount(), 5);  // base + checkpoint, overlap, redundancy, prepose
+        QCOMPARE(window.gantt()->timeline().makespan, 21.0);
+        const double expected[] = {21, 28, 25, 23, 22};
+        for (int step = 1; step < 5; ++step) {
+            stepper->next();
+            QCOMPARE(stepper->currentStep(), step);
+            QCOMPARE(window.gantt()->timeline().makespan, expected[step]);
+            QVERIFY2(stepper->caption().contains(QStringLiteral("→ %1 ms").arg(expected[step])), qPrintable(stepper->caption()));
+        }
+        // The last step outlines exactly the two preposed forwards.
+        QCOMPARE(stepper->snapshot()->highlights.size(), std::size_t(2));
+        QVERIFY(stepper->caption().startsWith("Prepose-forward moved 1F3 on device 1 and 2F2 on device 2"));
+        stepper->previous();
+        QCOMPARE(window.gantt()->timeline().makespan, 23.0);
+        stepper->stop();
+        QCOMPARE(window.gantt()->timeline().makespan, 22.0);
     }
 
     void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {

@@ -1,0 +1,15 @@
+#pragma once
+// One sentence that says what a pass step did, for the GUI's pass stepper and teaching
+// handouts: "Overlap-recompute moved 12 recomputations ahead of their gradient waits: 1R0 on
+// device 1 now runs while device 2 computes 2B0. Step 28 → 25 ms."
+#include <string>
+
+#include "passes/PassReport.h"
+#include "schedule/Plan.h"
+#include "sim/SimResult.h"
+
+namespace mario {
+
+std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before, const SimResult& afterSim);
+
+}  // namespace mario
