@@ -11,6 +11,10 @@
 #include <QVBoxLayout>
 
 #include "ChartExport.h"
+#include "CompareWindow.h"
+#include "io/InputFile.h"
+#include "passes/PassManager.h"
+#include "sim/Simulator.h"
 #include "ConfigPanel.h"
 #include "GanttView.h"
 #include "MemoryChart.h"
@@ -141,6 +145,41 @@ void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
     statusBar()->showMessage(snapshot->caption, 30000);
 }
 
+CompareWindow* MainWindow::compareWithBase() {
+    if (!document_.hasSchedule()) return nullptr;
+    const ComputedSchedule& s = document_.current();
+    if (!compare_) compare_ = new CompareWindow(this);
+    compare_->setSchedules({tr("this schedule"), s.plan, s.result},
+                           {tr("the base schedule (no passes, no edits)"), document_.state().source, s.base});
+    compare_->show();
+    compare_->raise();
+    return compare_;
+}
+
+CompareWindow* MainWindow::compareWithFile(const QString& path) {
+    if (!document_.hasSchedule()) return nullptr;
+    auto input = loadInputFile(path.toStdString(), document_.presets());
+    if (!input) {
+        showError(tr("Could not compare with %1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(input.error().message)));
+        return nullptr;
+    }
+    Plan other = std::move(input->plan);
+    auto passes = runPasses(other, input->file_passes, {.validate_each_pass = false});
+    auto result = passes ? Simulator::run(other, {.record_memory_curve = true}) : Result<SimResult>(passes.error());
+    if (!result || result->deadlocked) {
+        showError(tr("Could not compare with %1: %2")
+                      .arg(QFileInfo(path).fileName(),
+                           result ? tr("the plan deadlocks") : QString::fromStdString(result.error().message)));
+        return nullptr;
+    }
+    const ComputedSchedule& s = document_.current();
+    if (!compare_) compare_ = new CompareWindow(this);
+    compare_->setSchedules({tr("this schedule"), s.plan, s.result}, {QFileInfo(path).fileName(), other, *result});
+    compare_->show();
+    compare_->raise();
+    return compare_;
+}
+
 bool MainWindow::exportTo(const QString& path) {
     QString error;
     if (!exportSchedule(path, document_.current(), charts_, &error)) {
@@ -184,6 +223,11 @@ void MainWindow::buildMenus() {
     edit->addAction(redo);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); });
+    view->addAction(tr("Compare with a &file…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(), tr("Mario files (*.json)"));
+        if (!path.isEmpty()) compareWithFile(path);
+    });
     view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setCheckable(true);

@@ -17,6 +17,7 @@ namespace mario::gui {
 class ConfigPanel;
 class PassPanel;
 class PassStepper;
+class CompareWindow;
 struct PassStepSnapshot;
 class SummaryPanel;
 
@@ -31,6 +32,10 @@ public:
     PassPanel* passPanel() const { return passes_; }
     SummaryPanel* summary() const { return summary_; }
     PassStepper* stepper() const { return stepper_; }
+    // Opens (or refreshes) the compare window: the current schedule against the base one
+    // (no passes, no edits), or against another config or plan file.
+    CompareWindow* compareWithBase();
+    CompareWindow* compareWithFile(const QString& path);
     ConfigPanel* configPanel() const { return config_; }
     QString errorText() const;  // the error banner, empty when none
 
@@ -59,6 +64,7 @@ private:
     SummaryPanel* summary_;
     PassStepper* stepper_;
     QAction* shadeBubbles_ = nullptr;
+    CompareWindow* compare_ = nullptr;
     QLabel* banner_;
     QWidget* charts_;
     QMenu* recentMenu_ = nullptr;

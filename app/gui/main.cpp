@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "MainWindow.h"
+#include "CompareWindow.h"
 #include "PassStepper.h"
 
 namespace {
@@ -48,6 +49,8 @@ int main(int argc, char** argv) {
     parser.addOption(shot);
     QCommandLineOption step("step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N");
     parser.addOption(step);
+    QCommandLineOption compare("compare-base", "With --screenshot: render the compare window (this schedule vs the base one).");
+    parser.addOption(compare);
     parser.process(app);
 
     mario::gui::MainWindow window;
@@ -71,7 +74,14 @@ int main(int argc, char** argv) {
         window.show();
         QApplication::processEvents();
         const QString out = parser.value(shot);
-        if (!window.grab().save(out, "PNG")) {
+        QWidget* shown = &window;
+        if (parser.isSet(compare)) {
+            shown = window.compareWithBase();
+            if (!shown) return 2;
+            shown->resize(1600, 1000);
+            QApplication::processEvents();
+        }
+        if (!shown->grab().save(out, "PNG")) {
             std::fprintf(stderr, "mario-workbench: cannot write %s\n", qPrintable(out));
             return 2;
         }

@@ -13,6 +13,7 @@
 #include "MainWindow.h"
 #include "PassPanel.h"
 #include "PassStepper.h"
+#include "CompareWindow.h"
 #include "SummaryPanel.h"
 #include "schedule/PlanEdit.h"
 
@@ -122,6 +123,27 @@ private slots:
         QCOMPARE(window.gantt()->timeline().makespan, 23.0);
         stepper->stop();
         QCOMPARE(window.gantt()->timeline().makespan, 22.0);
+    }
+
+    void compareShowsBothSchedulesOnOneTimeAxis() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        CompareWindow* compare = window.compareWithBase();
+        QVERIFY(compare);
+        QCOMPARE(compare->top()->timeline().makespan, 22.0);
+        QCOMPARE(compare->bottom()->timeline().makespan, 21.0);
+        QVERIFY2(compare->differenceText().contains("step 22 ms vs 21 ms (+4.8%)"), qPrintable(compare->differenceText()));
+        QVERIFY2(compare->differenceText().contains("1.03 KB vs 4.00 KB"), qPrintable(compare->differenceText()));
+        compare->top()->setTimeRange(2, 9);
+        QCOMPARE(compare->bottom()->pointAt(0, 2).x(), compare->top()->pointAt(0, 2).x());
+        QCOMPARE(compare->bottom()->pointAt(0, 9).x(), compare->top()->pointAt(0, 9).x());
+        // Against another file: the LLaMA-2 example has 8 devices.
+        compare = window.compareWithFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json"));
+        QVERIFY(compare);
+        QCOMPARE(compare->bottom()->timeline().lanes.size(), std::size_t(8));
+        QVERIFY(!window.compareWithFile("/nonexistent.json"));
+        QVERIFY(window.errorText().contains("cannot open"));
     }
 
     void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {

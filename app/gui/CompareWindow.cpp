@@ -1,0 +1,86 @@
+#include "CompareWindow.h"
+
+#include <QLabel>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "GanttView.h"
+
+namespace mario::gui {
+namespace {
+
+double highestPeak(const SimResult& result) {
+    double peak = 0;
+    for (const auto& device : result.devices) peak = std::max(peak, device.peak_bytes);
+    return peak;
+}
+
+QString bytes(double value) {
+    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+    int unit = 0;
+    while (value >= 1000 && unit < 4) {
+        value /= 1000;
+        ++unit;
+    }
+    return QStringLiteral("%1 %2").arg(value, 0, 'f', unit == 0 ? 0 : 2).arg(QLatin1String(units[unit]));
+}
+
+}  // namespace
+
+QString describeDifference(const NamedSchedule& a, const NamedSchedule& b) {
+    const double ta = a.result.makespan_ms, tb = b.result.makespan_ms;
+    const double change = tb > 0 ? ta / tb - 1 : 0;
+    return QObject::tr("step %1 ms vs %2 ms (%3%4%), bubbles %5% vs %6%, highest peak memory %7 vs %8")
+        .arg(ta, 0, 'g', 6)
+        .arg(tb, 0, 'g', 6)
+        .arg(change >= 0 ? "+" : "")
+        .arg(100 * change, 0, 'f', 1)
+        .arg(100 * a.result.bubble_ratio, 0, 'f', 1)
+        .arg(100 * b.result.bubble_ratio, 0, 'f', 1)
+        .arg(bytes(highestPeak(a.result)), bytes(highestPeak(b.result)));
+}
+
+CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
+    setWindowTitle(tr("Compare schedules — Mario Workbench"));
+    auto* layout = new QVBoxLayout(this);
+    difference_ = new QLabel(this);
+    difference_->setWordWrap(true);
+    QFont bold = difference_->font();
+    bold.setBold(true);
+    difference_->setFont(bold);
+    topName_ = new QLabel(this);
+    bottomName_ = new QLabel(this);
+    top_ = new views::GanttView(this);
+    bottom_ = new views::GanttView(this);
+    layout->addWidget(difference_);
+    layout->addWidget(topName_);
+    layout->addWidget(top_, 1);
+    layout->addWidget(bottomName_);
+    layout->addWidget(bottom_, 1);
+    // One time axis: zooming or panning either chart moves both.
+    auto follow = [this](views::GanttView* other) {
+        return [this, other](double lower, double upper) {
+            if (syncing_) return;
+            syncing_ = true;
+            other->setTimeRange(lower, upper);
+            syncing_ = false;
+        };
+    };
+    connect(top_, &views::GanttView::timeRangeChanged, this, follow(bottom_));
+    connect(bottom_, &views::GanttView::timeRangeChanged, this, follow(top_));
+    resize(1400, 900);
+}
+
+void CompareWindow::setSchedules(const NamedSchedule& top, const NamedSchedule& bottom) {
+    topName_->setText(tr("<b>A</b> %1").arg(top.name.toHtmlEscaped()));
+    bottomName_->setText(tr("<b>B</b> %1").arg(bottom.name.toHtmlEscaped()));
+    difference_->setText(tr("A against B: %1").arg(describeDifference(top, bottom)));
+    top_->setTimeline(views::buildTimeline(top.plan, top.result));
+    bottom_->setTimeline(views::buildTimeline(bottom.plan, bottom.result));
+    const double span = std::max(top.result.makespan_ms, bottom.result.makespan_ms);
+    top_->setTimeRange(-0.01 * span, 1.01 * span);  // the bottom follows
+}
+
+QString CompareWindow::differenceText() const { return difference_->text(); }
+
+}  // namespace mario::gui

@@ -1,0 +1,42 @@
+#pragma once
+// Two schedules one above the other on one time axis (base vs Mario, before vs after, or any
+// two files), with the differences that matter spelled out above them.
+#include <QWidget>
+
+#include "schedule/Plan.h"
+#include "sim/SimResult.h"
+
+class QLabel;
+
+namespace mario::views {
+class GanttView;
+}
+
+namespace mario::gui {
+
+struct NamedSchedule {
+    QString name;
+    Plan plan;
+    SimResult result;
+};
+
+class CompareWindow : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareWindow(QWidget* parent = nullptr);
+    void setSchedules(const NamedSchedule& top, const NamedSchedule& bottom);
+
+    views::GanttView* top() const { return top_; }
+    views::GanttView* bottom() const { return bottom_; }
+    QString differenceText() const;
+
+private:
+    views::GanttView *top_, *bottom_;
+    QLabel *topName_, *bottomName_, *difference_;
+    bool syncing_ = false;
+};
+
+// "step 22 ms vs 21 ms (+4.8%), bubbles 31.8% vs 42.9%, highest peak 1.03 KB vs 4.00 KB"
+QString describeDifference(const NamedSchedule& a, const NamedSchedule& b);
+
+}  // namespace mario::gui
