@@ -14,6 +14,62 @@ int indexOf(const std::vector<Instruction>& program, const Instruction& instruct
     return it == program.end() ? -1 : static_cast<int>(it - program.begin());
 }
 
+namespace {
+
+// FNV-1a over the bytes that decide a computation.
+class Fingerprint {
+public:
+    void add(const void* data, std::size_t size) {
+        const auto* bytes = static_cast<const unsigned char*>(data);
+        for (std::size_t i = 0; i < size; ++i) hash_ = (hash_ ^ bytes[i]) * 1099511628211ull;
+    }
+    template <class T>
+    void add(const T& value) {
+        add(&value, sizeof value);
+    }
+    void add(const Instruction& ins) {
+        add(ins.op);
+        add(ins.stage);
+        add(ins.microbatch);
+    }
+    quint64 value() const { return hash_; }
+
+private:
+    quint64 hash_ = 1469598103934665603ull;
+};
+
+}  // namespace
+
+quint64 stateKey(const DocumentState& state) {
+    Fingerprint f;
+    const Plan& p = state.source;
+    f.add(p.link.latency_ms);
+    f.add(p.link.bandwidth_gb_per_s);
+    if (p.info.memory_limit_bytes) f.add(*p.info.memory_limit_bytes);
+    for (const auto& chain : p.pipelines)
+        for (int stage : chain) f.add(stage);
+    for (const auto& stage : p.stages) {
+        const StageCost& c = stage.cost;
+        for (double v : {c.forward_ms, c.backward_ms, c.recompute_ms, c.activation_bytes, c.checkpoint_bytes,
+                         c.static_bytes, c.send_bytes, c.reduce_grad_ms, c.optimizer_ms})
+            f.add(v);
+        f.add(stage.device);
+    }
+    for (const auto& device : p.devices) {
+        f.add(device.program.size());
+        for (const auto& ins : device.program) f.add(ins);
+    }
+    for (PassId pass : state.passes) f.add(pass);
+    f.add(state.passes.size());
+    for (const HandEdit& edit : state.edits) {
+        f.add(edit.device);
+        f.add(edit.moved);
+        f.add(edit.before.has_value());
+        if (edit.before) f.add(*edit.before);
+    }
+    return f.value();
+}
+
 ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation) {
     QElapsedTimer timer;
     timer.start();

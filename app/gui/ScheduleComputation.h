@@ -26,6 +26,10 @@ struct ComputedSchedule {
 
 ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation);
 
+// Identifies a state by content (source plan, passes, edits), so that results can be cached
+// across toggles and undo: a pass toggled off and on again shows at once.
+quint64 stateKey(const DocumentState& state);
+
 // Index in `program` of the instruction an edit refers to, or -1.
 int indexOf(const std::vector<Instruction>& program, const Instruction& instruction);
 

@@ -151,6 +151,12 @@ void ScheduleDocument::applyState(const DocumentState& state) {
 
 void ScheduleDocument::recompute() {
     const quint64 generation = ++generation_;
+    if (auto hit = cache_.constFind(stateKey(state_)); hit != cache_.constEnd()) {
+        ComputedSchedule cached = *hit;
+        cached.generation = generation;
+        accept(std::move(cached));
+        return;
+    }
     if (synchronous_) {
         accept(computeSchedule(state_, generation));
         return;
@@ -174,6 +180,12 @@ void ScheduleDocument::accept(ComputedSchedule result) {
         emit statusMessage(tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
                               nullptr, result.skippedEdits.size())
                                .arg(result.skippedEdits.join(", ")));
+    const quint64 key = stateKey(state_);
+    if (!cache_.contains(key)) {
+        cache_.insert(key, result);
+        cacheOrder_.append(key);
+        if (cacheOrder_.size() > 12) cache_.remove(cacheOrder_.takeFirst());
+    }
     current_ = std::move(result);
     autosave();
     emit computed();

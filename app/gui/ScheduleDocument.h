@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QString>
 #include <QUndoStack>
+#include <QHash>
 #include <memory>
 
 #include "DocumentState.h"
@@ -67,6 +68,9 @@ private:
     ComputedSchedule current_;
     QString path_;
     quint64 generation_ = 0;
+    // Recent results by stateKey(): toggling a pass back, undo and redo show at once.
+    QHash<quint64, ComputedSchedule> cache_;
+    QList<quint64> cacheOrder_;
     bool synchronous_ = false;
 };
 
