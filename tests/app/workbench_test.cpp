@@ -14,6 +14,9 @@
 #include "PassPanel.h"
 #include "PassStepper.h"
 #include "CompareWindow.h"
+#include "ConfigPanel.h"
+#include <QComboBox>
+#include <QSpinBox>
 #include "SummaryPanel.h"
 #include "schedule/PlanEdit.h"
 
@@ -144,6 +147,22 @@ private slots:
         QCOMPARE(compare->bottom()->timeline().lanes.size(), std::size_t(8));
         QVERIFY(!window.compareWithFile("/nonexistent.json"));
         QVERIFY(window.errorText().contains("cannot open"));
+    }
+
+    void changingASettingRegeneratesAndAnImpossibleOneIsRefused() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        window.configPanel()->schemeBox()->setCurrentText("chimera");
+        QTRY_COMPARE_WITH_TIMEOUT(window.document()->current().plan.pipelines.size(), std::size_t(2), 3000);
+        QCOMPARE(window.document()->current().plan.stages.size(), std::size_t(8));
+        // Chimera on 3 devices cannot be built: refused with the reason, the schedule stays.
+        window.configPanel()->pipelineBox()->setValue(3);
+        QTRY_VERIFY_WITH_TIMEOUT(window.errorText().contains("even number of pipeline devices"), 3000);
+        QCOMPARE(window.document()->current().plan.devices.size(), std::size_t(4));
+        window.document()->undoStack()->undo();  // back to 1F1B
+        QCOMPARE(window.document()->current().plan.pipelines.size(), std::size_t(0));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
     }
 
     void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {
