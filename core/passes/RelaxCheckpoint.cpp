@@ -5,30 +5,11 @@
 #include <limits>
 
 #include "passes/Passes.h"
-#include "schedule/CheckpointedForwards.h"
+#include "sim/ProgramMemory.h"
 #include "sim/SimResult.h"
 
 namespace mario {
 namespace {
-
-// Memory change of each instruction of one device's program, in program order.
-std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program) {
-    const std::vector<bool> checkpointed = checkpointedForwards(program);
-    std::vector<double> deltas(program.size(), 0.0);
-    for (std::size_t i = 0; i < program.size(); ++i) {
-        const Instruction& ins = program[i];
-        const StageCost& c = plan.stages[ins.stage].cost;
-        switch (ins.op) {
-            case Op::Forward: deltas[i] = checkpointed[i] ? c.checkpoint_bytes : c.activation_bytes; break;
-            case Op::Recompute: deltas[i] = c.activation_bytes - c.checkpoint_bytes; break;
-            case Op::Backward: deltas[i] = -c.activation_bytes; break;
-            case Op::BackwardInput: deltas[i] = -(c.activation_bytes - c.weightGradBytes()); break;
-            case Op::BackwardWeight: deltas[i] = -c.weightGradBytes(); break;
-            default: break;
-        }
-    }
-    return deltas;
-}
 
 struct Candidate {
     std::size_t forward = 0, recompute = 0;

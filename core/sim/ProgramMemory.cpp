@@ -1,0 +1,39 @@
+#include "sim/ProgramMemory.h"
+
+#include <algorithm>
+
+#include "schedule/CheckpointedForwards.h"
+
+namespace mario {
+
+std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program) {
+    const std::vector<bool> checkpointed = checkpointedForwards(program);
+    std::vector<double> deltas(program.size(), 0.0);
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        const Instruction& ins = program[i];
+        const StageCost& c = plan.stages[ins.stage].cost;
+        switch (ins.op) {
+            case Op::Forward: deltas[i] = checkpointed[i] ? c.checkpoint_bytes : c.activation_bytes; break;
+            case Op::Recompute: deltas[i] = c.activation_bytes - c.checkpoint_bytes; break;
+            case Op::Backward: deltas[i] = -c.activation_bytes; break;
+            case Op::BackwardInput: deltas[i] = -(c.activation_bytes - c.weightGradBytes()); break;
+            case Op::BackwardWeight: deltas[i] = -c.weightGradBytes(); break;
+            default: break;
+        }
+    }
+    return deltas;
+}
+
+double programPeakBytes(const Plan& plan, int device) {
+    double staticBytes = 0;
+    for (const auto& stage : plan.stages)
+        if (stage.device == device) staticBytes += stage.cost.static_bytes;
+    double running = 0, peak = 0;
+    for (double delta : memoryDeltas(plan, plan.devices[device].program)) {
+        running += delta;
+        peak = std::max(peak, running);
+    }
+    return staticBytes + peak;
+}
+
+}  // namespace mario

@@ -1,0 +1,17 @@
+#pragma once
+// A device's memory depends only on its own program order (DESIGN.md §3): the running sum
+// of what each instruction allocates or frees. Passes use this to check a memory cap
+// without simulating the whole plan.
+#include <vector>
+
+#include "schedule/Plan.h"
+
+namespace mario {
+
+// Bytes each instruction of `program` adds (F, R) or frees (B, I, W), in program order.
+std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program);
+
+// Static bytes of the device plus the peak of the running sum of its program.
+double programPeakBytes(const Plan& plan, int device);
+
+}  // namespace mario
