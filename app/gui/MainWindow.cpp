@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,11 +54,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     sideLayout->addWidget(passes_);
     sideLayout->addWidget(stepper_);
     sideLayout->addWidget(summary_, 1);
-    // A fixed-width side panel keeps the charts wide and the window at the size asked for.
+    // A fixed-width side panel keeps the charts wide and the window at the size asked for;
+    // it scrolls rather than squeezing its controls on short screens.
     side->setFixedWidth(330);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidget(side);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFixedWidth(348);
     auto* dock = new QDockWidget(tr("Schedule"), this);
     dock->setObjectName("sideDock");
-    dock->setWidget(side);
+    dock->setWidget(scroll);
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
