@@ -13,6 +13,7 @@ int planCommand(const Args& args, const std::string& executable);
 int validateCommand(const Args& args, const std::string& executable);
 int exportCommand(const Args& args, const std::string& executable);
 int importCommand(const Args& args, const std::string& executable);
+int tuneCommand(const Args& args, const std::string& executable);
 
 // Prints "mario: <message>" on stderr and returns the code.
 int fail(int code, const std::string& message);

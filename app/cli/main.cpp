@@ -20,13 +20,19 @@ usage:
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
   mario export FILE --chrome-trace OUT | --csv OUT   Perfetto trace or PyTorch compute_only CSV
   mario import CSV --config FILE -o PLAN         a compute_only CSV on a config's stages
+  mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
+             [-o best.mario.json] [--export DIR]
+        search scheme × PP × DP × micro-batch size × checkpointing (× TP with --tp) under the
+        memory limit; ranks by simulated throughput; --export writes the winner's plan,
+        Megatron-LM arguments and torchrun/Slurm launch scripts for mario-executor.
   mario --help | --version
 
 passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the
         paper's four, also "all") and relax (beyond the paper: keep activations where the
         memory limit allows, skipping their recomputation), or none; e.g. --passes all,relax.
         Without --passes the file's own setting applies.
-exit codes: 0 success, 2 bad input (one line on stderr says what and where), 3 deadlock.
+exit codes: 0 success, 2 bad input (one line on stderr says what and where), 3 deadlock,
+            4 the tuner found nothing that fits (the line names the closest miss).
 )";
 
 }  // namespace
@@ -63,5 +69,6 @@ int main(int argc, char** argv) {
     if (command == "validate") return validateCommand(rest, executable);
     if (command == "export") return exportCommand(rest, executable);
     if (command == "import") return importCommand(rest, executable);
+    if (command == "tune") return tuneCommand(rest, executable);
     return fail(kBadInput, "unknown command \"" + command + "\" (try mario --help)");
 }

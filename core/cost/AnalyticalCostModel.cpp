@@ -109,7 +109,20 @@ double AnalyticalCostModel::staticBytesPerParameter() const {
 }
 
 double AnalyticalCostModel::flopsToMs(double flops) const {
-    return flops / parallel_.tp / (hardware_.peak_tflops * 1e12 * hardware_.achievable_mfu) * 1e3;
+    double mfu = hardware_.achievable_mfu;
+    if (hardware_.mfu_half_tokens > 0) {
+        const double tokens = b_ * s_;
+        mfu *= tokens / (tokens + hardware_.mfu_half_tokens);
+    }
+    return flops / parallel_.tp / (hardware_.peak_tflops * 1e12 * mfu) * 1e3;
+}
+
+double AnalyticalCostModel::tensorParallelCommMs() const {
+    const int t = parallel_.tp;
+    if (t <= 1) return 0;
+    const double bytes = 2.0 * s_ * b_ * h_;  // bf16 activations of one layer
+    const double ring = 2.0 * (t - 1) / t * bytes / (hardware_.intra_node_gb_per_s * 1e9) * 1e3;
+    return 2 * (ring + 2.0 * (t - 1) * hardware_.link_latency_ms);
 }
 
 StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
@@ -117,8 +130,12 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     double layers = layout.layerCount();
     // The embedding is a table lookup: no FLOPs worth counting, only parameters.
     double forwardFlops = layers * layerForwardFlops() + (layout.has_head ? headForwardFlops() : 0);
-    cost.forward_ms = flopsToMs(forwardFlops);
-    cost.backward_ms = 2 * cost.forward_ms;  // input and weight gradients: two products per one
+    // Tensor parallelism splits the FLOPs but adds, per layer and direction, two collectives
+    // of the layer's activations inside the node (Megatron: after attention and after the
+    // MLP; all-gather + reduce-scatter with sequence parallelism move the same bytes).
+    const double tpComm = layers * tensorParallelCommMs();
+    cost.forward_ms = flopsToMs(forwardFlops) + tpComm;
+    cost.backward_ms = 2 * flopsToMs(forwardFlops) + tpComm;  // two products per forward one
     // A checkpointed F keeps only the stage input (DESIGN.md §3), so R must rebuild every
     // activation B needs, the logits included: it repeats the whole stage forward.
     cost.recompute_ms = cost.forward_ms;

@@ -42,6 +42,8 @@ public:
 
     double flopsToMs(double flops) const;  // per device, at peak * achievable MFU
 
+    // Per layer and direction: the two tensor-parallel collectives over the node's links (0 at tp 1).
+    double tensorParallelCommMs() const;
     StageCost stageCost(const StageLayout& layout) const;
 
 private:

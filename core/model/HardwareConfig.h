@@ -14,6 +14,10 @@ struct HardwareConfig {
     double inter_node_gb_per_s = 0;   // InfiniBand, per GPU
     double link_latency_ms = 0;
     int gpus_per_node = 8;
+    // GEMMs of small micro-batches run below achievable_mfu: efficiency × tokens / (tokens + this),
+    // tokens = micro-batch size × sequence length. 0 turns the effect off. This is what lets
+    // larger micro-batches (which Mario's memory savings allow) run faster (paper §6.1).
+    double mfu_half_tokens = 0;
 };
 
 }  // namespace mario

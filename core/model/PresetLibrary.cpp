@@ -38,7 +38,7 @@ constexpr std::string_view kModelKeys[] = {
     "format", "version", "name", "notes", "source", "layers", "hidden", "heads", "kv_heads",
     "ffn_hidden", "vocab", "sequence_length", "gated_mlp", "tied_embeddings"};
 constexpr std::string_view kHardwareKeys[] = {
-    "format", "version", "name", "notes", "source", "peak_tflops", "achievable_mfu",
+    "format", "version", "name", "notes", "source", "peak_tflops", "achievable_mfu", "mfu_half_tokens",
     "memory_gb", "hbm_gb_per_s", "intra_node_gb_per_s", "inter_node_gb_per_s",
     "link_latency_ms", "gpus_per_node"};
 
@@ -170,6 +170,7 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
     in.string("name", h.name, Need::Optional);
     in.number("peak_tflops", h.peak_tflops, Need::Required, Check::Positive);
     in.number("achievable_mfu", h.achievable_mfu, Need::Optional, Check::Fraction);
+    in.number("mfu_half_tokens", h.mfu_half_tokens, Need::Optional, Check::NonNegative);
     in.number("memory_gb", h.memory_gb, Need::Required, Check::Positive);
     in.number("hbm_gb_per_s", h.hbm_gb_per_s, Need::Required, Check::Positive);
     in.number("intra_node_gb_per_s", h.intra_node_gb_per_s, Need::Required, Check::Positive);
@@ -197,6 +198,7 @@ nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
     return {{"name", h.name},
             {"peak_tflops", h.peak_tflops},
             {"achievable_mfu", h.achievable_mfu},
+            {"mfu_half_tokens", h.mfu_half_tokens},
             {"memory_gb", h.memory_gb},
             {"hbm_gb_per_s", h.hbm_gb_per_s},
             {"intra_node_gb_per_s", h.intra_node_gb_per_s},

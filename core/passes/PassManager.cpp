@@ -95,7 +95,9 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     if (selected(PassId::Checkpoint))
         if (auto r = record(applyCheckpoint(plan)); !r) return r.error();
 
-    for (run.rounds = 1; run.rounds <= options.max_rounds; ++run.rounds) {
+    auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
+    int preposeBudget = options.prepose_simulations;
+    for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {
         bool changed = false;
         if (selected(PassId::Overlap)) {
             auto r = record(overlapRecompute(plan));
@@ -107,9 +109,12 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
             if (!r) return r.error();
             changed |= *r;
         }
-        if (selected(PassId::Prepose)) {
-            auto report = preposeForward(plan, caps);
+        // The simulation budget spans every round: prepose-forward can keep finding moves
+        // round after round, and the budget is what bounds the whole run.
+        if (selected(PassId::Prepose) && !(options.prepose_simulations > 0 && preposeBudget <= 0)) {
+            auto report = preposeForward(plan, caps, options.cancel, options.prepose_simulations > 0 ? preposeBudget : 0);
             if (!report) return report.error();
+            preposeBudget -= report->simulations;
             auto r = record(std::move(*report));
             if (!r) return r.error();
             changed |= *r;

@@ -3,6 +3,7 @@
 // is the decision to checkpoint, and running it again would undo what remove-redundancy
 // decided. The other three repeat in paper order, because each can open opportunities for
 // the others (a preposed forward frees a slot that overlap-recompute then fills).
+#include <atomic>
 #include <functional>
 #include <optional>
 #include <string_view>
@@ -27,6 +28,12 @@ struct PassManagerOptions {
     // Called after every step that changed something, with the plan as it stands then (the
     // GUI's pass stepper keeps these snapshots).
     std::function<void(const PassReport&, const Plan&)> on_step;
+    // Polled between passes and inside prepose-forward; when set, the passes stop early and
+    // leave a valid plan (the tuner's cancel).
+    const std::atomic<bool>* cancel = nullptr;
+    // At most this many prepose-forward simulations over the whole run (0: no limit). The
+    // tuner caps the effort so that huge candidates cost a bounded, deterministic time.
+    int prepose_simulations = 0;
 };
 
 struct PassRun {

@@ -28,6 +28,7 @@ struct PassReport {
     PassId pass = PassId::Checkpoint;
     int round = 0;  // which fixed-point round of the pass manager
     std::vector<PassChange> changes;
+    int simulations = 0;  // how many simulations the pass ran to decide (prepose-forward)
     bool changed() const { return !changes.empty(); }
 };
 

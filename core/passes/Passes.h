@@ -1,6 +1,7 @@
 #pragma once
 // The four graph passes of the Mario paper (§5.1). Each works on any valid plan of any
 // scheme, keeps it valid, and reports what it changed.
+#include <atomic>
 #include <vector>
 
 #include "passes/PassReport.h"
@@ -28,7 +29,8 @@ PassReport removeRedundancy(Plan& plan);
 // its input can fill, freeing its old slot for a later recompute. A move is kept only when
 // the makespan does not grow, nothing deadlocks and the device's peak memory stays within
 // `memoryCaps[device]` (empty: no cap).
-Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps = {});
+Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps = {},
+                                  const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0);
 
 // Beyond the paper — relax-checkpoint: checkpointing every stage is what the paper does to
 // balance memory, but a device with memory to spare pays recomputation for nothing. This

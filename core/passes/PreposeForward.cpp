@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 #include "passes/Passes.h"
 #include "schedule/PipelineTopology.h"
@@ -19,8 +20,10 @@ constexpr double kMinFill = 0.25;
 
 class Preposer {
 public:
-    Preposer(Plan& plan, const PipelineTopology& topology, const std::vector<double>& caps)
-        : plan_(plan), topology_(topology), caps_(caps), microbatches_(std::max(1, plan.microbatchCount())) {}
+    Preposer(Plan& plan, const PipelineTopology& topology, const std::vector<double>& caps, const std::atomic<bool>* cancel,
+             int maxSimulations)
+        : plan_(plan), topology_(topology), caps_(caps), cancel_(cancel), budget_(maxSimulations),
+          microbatches_(std::max(1, plan.microbatchCount())) {}
 
     Result<PassReport> run() {
         PassReport report{PassId::Prepose, 0, {}};
@@ -32,7 +35,8 @@ public:
         // only when the batch as a whole would lose time or memory are its moves tried one by
         // one by bisection. Moves on different devices rarely interfere, so this needs far
         // fewer simulations than trying every move alone.
-        for (;;) {
+        // Every batch leaves a valid plan, so a cancel between batches is always safe.
+        while (!(cancel_ && cancel_->load(std::memory_order_relaxed)) && !outOfBudget()) {
             indexPlan();
             std::vector<Move> batch;
             for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
@@ -41,6 +45,7 @@ public:
             auto kept = tryBatch(batch, report);
             if (!kept) return kept.error();
         }
+        report.simulations = simulations_;
         return report;
     }
 
@@ -59,7 +64,10 @@ private:
     }
 
     // Keeps the whole batch if it passes, else splits it in halves and tries each.
+    bool outOfBudget() const { return budget_ > 0 && simulations_ >= budget_; }
+
     Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
+        if (outOfBudget()) return false;
         auto accepted = tryMoves(batch);
         if (!accepted) return accepted.error();
         if (*accepted) {
@@ -75,15 +83,67 @@ private:
         return *first || *second;
     }
 
+    // The first untried move of device `d`, in one scan of its program: it tracks where each
+    // stage's latest forward (or its receive) stands, where each forward stands (for the next
+    // stage on this device), and the receives the device waited on — O(L log L), since huge
+    // plans have thousands of instructions per device.
     std::optional<Move> firstMove(int d) {
         const auto& program = plan_.devices[d].program;
+        const auto& timings = current_.devices[d].timings;
+        std::unordered_map<int, std::size_t> stageBound, beforeOwnRecv;  // stage → first allowed index
+        std::unordered_map<std::int64_t, std::size_t> forwardAt;
+        std::vector<std::size_t> waits;
+        auto key = [](int stage, int mb) { return (static_cast<std::int64_t>(stage) << 32) | static_cast<std::uint32_t>(mb); };
         for (std::size_t j = 0; j < program.size(); ++j) {
             const Instruction& ins = program[j];
-            if (ins.op != Op::Forward || !checkpointed_.count({ins.stage, ins.microbatch})) continue;
-            auto move = findMove(d, j);
-            if (move && tried_.insert({d, ins.stage, ins.microbatch, static_cast<int>(move->target)}).second) return move;
+            if (ins.op == Op::RecvForward) {
+                beforeOwnRecv[ins.stage] = stageBound[ins.stage];
+                stageBound[ins.stage] = j + 1;
+            }
+            if (ins.op == Op::Forward) {
+                const int s = ins.stage, m = ins.microbatch;
+                if (isCheckpointed(s, m)) {
+                    Move move{d, ins, j, j + 1, j, j};
+                    const bool ownRecv = j > 0 && program[j - 1] == Instruction{Op::RecvForward, s, m};
+                    if (ownRecv) --move.g0;
+                    if (move.g1 < program.size() && program[move.g1] == Instruction{Op::SendForward, s, m}) ++move.g1;
+                    // It may not pass an earlier forward of its stage (keeps receive order) nor
+                    // the forward of the previous stage when that runs on the same device.
+                    std::size_t lo = ownRecv ? beforeOwnRecv[s] : stageBound[s];
+                    const int previous = topology_.previousStage(s);
+                    if (auto it = forwardAt.find(key(previous, m)); previous >= 0 && it != forwardAt.end())
+                        lo = std::max(lo, it->second + 1);
+                    if (auto target = bubbleFor(ins, timings, waits, lo, move.g0)) {
+                        move.target = *target;
+                        if (tried_.insert({d, s, m, static_cast<int>(move.target)}).second) return move;
+                    }
+                }
+                forwardAt[key(s, m)] = j;
+                stageBound[s] = j + 1;
+            }
+            if (isRecv(ins.op) && timings[j].end > timings[j].start + kSlack) waits.push_back(j);
         }
         return std::nullopt;
+    }
+
+    // The earliest receive in [lo, end) that the device waited on, whose wait the forward can
+    // usefully fill: its input arrives before the waited-for data, and the room holds at
+    // least a quarter of the forward (slivers left by uneven stage costs cost a simulation
+    // each and rarely shorten the step: GPT-3 13B Chimera 32×64, 84 → 28 ms for the pass,
+    // step 4031 → 4047 ms).
+    std::optional<std::size_t> bubbleFor(const Instruction& forward, const std::vector<InstructionTiming>& timings,
+                                         const std::vector<std::size_t>& waits, std::size_t lo, std::size_t end) const {
+        const double arrival = inputArrival(forward);
+        const double needed = kMinFill * plan_.stages[forward.stage].cost.forward_ms - kSlack;
+        for (auto it = std::lower_bound(waits.begin(), waits.end(), lo); it != waits.end() && *it < end; ++it) {
+            const InstructionTiming& t = timings[*it];
+            if (arrival + kSlack < t.end && t.end - std::max(arrival, t.start) >= needed) return *it;
+        }
+        return std::nullopt;
+    }
+
+    bool isCheckpointed(int stage, int mb) const {
+        return checkpointed_[static_cast<std::size_t>(stage) * microbatches_ + mb] != 0;
     }
 
     // Applies the moves (at most one per device; moves on one device never overlap in a batch), simulates, and keeps them when the
@@ -102,6 +162,7 @@ private:
             program = std::move(moved);
         }
         auto sim = Simulator::run(plan_);
+        ++simulations_;
         if (!sim) return sim.error();
         bool keep = !sim->deadlocked && sim->makespan_ms <= current_.makespan_ms + kSlack;
         for (const Move& move : moves) {
@@ -118,12 +179,12 @@ private:
     }
 
     void indexPlan() {
-        checkpointed_.clear();
+        checkpointed_.assign(static_cast<std::size_t>(topology_.stageCount()) * microbatches_, 0);
         sendAt_.assign(static_cast<std::size_t>(topology_.stageCount()) * microbatches_, -1);
         for (const auto& device : plan_.devices)
             for (std::size_t i = 0; i < device.program.size(); ++i) {
                 const Instruction& ins = device.program[i];
-                if (ins.op == Op::Recompute) checkpointed_.insert({ins.stage, ins.microbatch});
+                if (ins.op == Op::Recompute) checkpointed_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = 1;
                 if (ins.op == Op::SendForward)
                     sendAt_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = static_cast<int>(i);
             }
@@ -139,58 +200,26 @@ private:
         return issued + plan_.link.transferMs(plan_.stages[previous].cost.send_bytes);
     }
 
-    // The earliest bubble that the group around program[j] can usefully fill: a receive the
-    // device waited on, whose data arrives after the forward's own input.
-    std::optional<Move> findMove(int d, std::size_t j) const {
-        const auto& program = plan_.devices[d].program;
-        const Instruction forward = program[j];
-        const int s = forward.stage, m = forward.microbatch;
-        Move move{d, forward, j, j + 1, j, j};
-        if (move.g0 > 0 && program[move.g0 - 1] == Instruction{Op::RecvForward, s, m}) --move.g0;
-        if (move.g1 < program.size() && program[move.g1] == Instruction{Op::SendForward, s, m}) ++move.g1;
-
-        // It may not pass an earlier forward of its stage (keeps receive order) nor the
-        // forward of the previous stage when that runs on the same device.
-        const int previous = topology_.previousStage(s);
-        std::size_t lo = 0;
-        for (std::size_t q = 0; q < move.g0; ++q) {
-            const Instruction& other = program[q];
-            const bool sameStage = other.stage == s && (other.op == Op::Forward || other.op == Op::RecvForward);
-            const bool feedsIt = other.op == Op::Forward && other.stage == previous && other.microbatch == m;
-            if (sameStage || feedsIt) lo = q + 1;
-        }
-        const double arrival = inputArrival(forward);
-        const auto& timings = current_.devices[d].timings;
-        for (std::size_t q = lo; q < move.g0; ++q) {
-            const bool waits = isRecv(program[q].op) && timings[q].end > timings[q].start + kSlack;
-            // A bubble worth filling holds at least a quarter of the forward: slivers left by
-            // uneven stage costs cost a simulation each and rarely shorten the step (GPT-3 13B
-            // Chimera 32×64: 84 → 28 ms for the pass, step 4031 → 4047 ms).
-            const double room = timings[q].end - std::max(arrival, timings[q].start);
-            if (waits && room >= kMinFill * plan_.stages[s].cost.forward_ms - kSlack && arrival + kSlack < timings[q].end) {
-                move.target = q;
-                return move;
-            }
-        }
-        return std::nullopt;
-    }
-
     Plan& plan_;
     const PipelineTopology& topology_;
     const std::vector<double>& caps_;
+    const std::atomic<bool>* cancel_;
+    int budget_;
+    int simulations_ = 0;
     int microbatches_;
     SimResult current_;
-    std::set<std::pair<int, int>> checkpointed_;
+    std::vector<std::uint8_t> checkpointed_;
     std::vector<int> sendAt_;
     std::set<std::tuple<int, int, int, int>> tried_;
 };
 
 }  // namespace
 
-Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps) {
+Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps, const std::atomic<bool>* cancel,
+                                  int maxSimulations) {
     auto topology = PipelineTopology::build(plan);
     if (!topology) return topology.error();
-    return Preposer(plan, *topology, memoryCaps).run();
+    return Preposer(plan, *topology, memoryCaps, cancel, maxSimulations).run();
 }
 
 }  // namespace mario

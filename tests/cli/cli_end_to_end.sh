@@ -89,6 +89,22 @@ check "unknown command → 2" one_line_error 2 "unknown command"
 run "$mario" plan "$example"
 check "plan without -o → 2" one_line_error 2 "needs -o"
 
+# The tuner: a winner with its plan and launch bundle; bad arguments; nothing that fits.
+run "$mario" tune "$root/resources/examples/llama2-13b-1f1b.config.json" --devices 16 --memory 80G --threads 2 --top 3 -o "$work/best.mario.json" --export "$work/bundle"
+check "tune ranks candidates" grep -q "^   1  " "$work/out"
+check "tune writes the winner's plan" test -s "$work/best.mario.json"
+check "tune exports a launch bundle" test -x "$work/bundle/launch_torchrun.sh" -a -x "$work/bundle/launch_slurm.sh" -a -s "$work/bundle/megatron_args.txt"
+run "$mario" validate "$work/best.mario.json"
+check "the winner's plan is valid" test "$rc" = 0
+run "$mario" tune "$root/resources/examples/llama2-13b-1f1b.config.json" --devices 16 --json --top 2
+check "tune --json has a best candidate" grep -q '"best"' "$work/out"
+run "$mario" tune "$root/resources/examples/llama2-13b-1f1b.config.json" --memory lots
+check "bad --memory → 2" one_line_error 2 "expected a size like 40G"
+run "$mario" tune "$root/resources/examples/figure2.config.json"
+check "tuning unit costs → 2" one_line_error 2 "unit costs"
+run "$mario" tune "$root/resources/examples/llama2-13b-1f1b.config.json" --devices 4 --memory 5G
+check "nothing fits → 4 with the closest miss" one_line_error 4 "nothing fits"
+
 # A hand-made deadlock: device 0 waits for the gradient before sending the activation.
 cat >"$work/deadlock.mario.json" <<'JSON'
 {"format": "mario-plan", "version": 1,

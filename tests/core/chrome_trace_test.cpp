@@ -1,6 +1,7 @@
 // Chrome trace export: exact events for a hand-timed two-device plan, so that a change in the
 // layout (units, categories, flow pairing) shows up as a failing assertion, not in Perfetto.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -245,7 +246,7 @@ TEST(ChromeTrace, EveryEventIsWellFormed) {
 
 TEST(ChromeTrace, WritesParseableJsonAndNamesBadPaths) {
     Fixture f;
-    const auto path = std::filesystem::temp_directory_path() / "mario_chrome_trace_test.json";
+    const auto path = std::filesystem::temp_directory_path() / ("mario_chrome_trace_test_" + std::to_string(::getpid()) + ".json");
     auto written = writeChromeTrace(f.plan, f.result, path.string());
     ASSERT_TRUE(written.ok()) << written.error().message;
     std::ifstream in(path);

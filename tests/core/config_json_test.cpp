@@ -1,6 +1,7 @@
 // Config files (DESIGN.md §4b): what they mean, what errors they give (each naming its JSON
 // path), and that writing then reading gives the same config back.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -174,7 +175,7 @@ TEST(ConfigJson, WritingThenReadingRoundTrips) {
 }
 
 TEST(ConfigJson, FileErrorsNameTheFile) {
-    auto dir = std::filesystem::temp_directory_path() / "mario_config_json_test";
+    auto dir = std::filesystem::temp_directory_path() / ("mario_config_json_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::string broken = (dir / "broken.config.json").string();
     std::ofstream(broken) << "{\"model\": \"gpt3-13b\",,}";

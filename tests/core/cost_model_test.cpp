@@ -67,10 +67,28 @@ TEST(CostModel, Gpt13bStepMatchesMegatronTotal) {
     for (const auto& stage : *costs) stepMs += stage.forward_ms + stage.backward_ms;
     const double B = 1, s = 2048, L = 40, h = 5120, V = 51200;
     double flops = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
-    double expectedMs = flops / (312e12 * 0.5) * 1e3;
+    // The preset's GEMM efficiency: half of peak, times 2048 / (2048 + 1024) tokens for one
+    // sequence per micro-batch.
+    double expectedMs = flops / (312e12 * 0.5 * 2048.0 / 3072.0) * 1e3;
     EXPECT_NEAR(stepMs / expectedMs, 1.0, 1e-12);
-    // And the magnitude: 1.68e14 FLOPs, about 1.08 s on one A100 at half of peak.
-    EXPECT_NEAR(stepMs, 1077.9, 0.1);
+    // And the magnitude: 1.68e14 FLOPs, about 1.62 s on one A100 at a third of peak.
+    EXPECT_NEAR(stepMs, 1616.8, 0.1);
+}
+
+TEST(CostModel, LargerMicroBatchesRunCloserToPeakAndTensorParallelismCostsCommunication) {
+    Config c = tinyGpt();
+    c.hardware.mfu_half_tokens = 256;  // b·s = 256 tokens: half of the achievable efficiency
+    auto costs = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(costs.ok());
+    EXPECT_DOUBLE_EQ((*costs)[0].forward_ms, 2 * 33554432.0 / 25e12 * 1e3);
+    // tp = 2: half the FLOPs per GPU, plus per layer two ring all-reduces of 2·s·b·h bytes
+    // over the 100 GB/s node link (2·(t−1)/t of the bytes, 2·(t−1) latencies each).
+    c.hardware.mfu_half_tokens = 0;
+    c.parallel.tp = 2;
+    auto split = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(split.ok());
+    const double ring = 2.0 * 1 / 2 * (2.0 * 128 * 2 * 64) / 100e9 * 1e3 + 2 * 1 * 0.01;
+    EXPECT_DOUBLE_EQ((*split)[0].forward_ms, 2 * 33554432.0 / 2 / 50e12 * 1e3 + 2 * (2 * ring));
 }
 
 TEST(CostModel, GroupedQueryAttentionShrinksKeyValueProjections) {

@@ -1,6 +1,7 @@
 // PyTorch pipelining compute_only CSV: export of a hand-made plan, import of what PyTorch and
 // spreadsheets write, the round trip, and errors that point at the offending cell.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -116,7 +117,7 @@ TEST(PipeliningCsv, MalformedActionsNameTheirCell) {
 
 TEST(PipeliningCsv, WritesAndReadsFiles) {
     const Plan plan = handMadePlan();
-    const auto path = std::filesystem::temp_directory_path() / "mario_pipelining_csv_test.csv";
+    const auto path = std::filesystem::temp_directory_path() / ("mario_pipelining_csv_test_" + std::to_string(::getpid()) + ".csv");
     auto written = writePipeliningCsv(plan, path.string());
     ASSERT_TRUE(written.ok()) << written.error().message;
     auto read = readPipeliningCsvFile(path.string());

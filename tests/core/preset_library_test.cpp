@@ -1,6 +1,7 @@
 // The shipped presets: every file loads, says what it is, and carries the published numbers;
 // the library finds its folder the documented way.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -153,7 +154,7 @@ TEST(PresetLibrary, LocateHonoursTheEnvironmentFirst) {
 
 TEST(PresetLibrary, LocateFindsProfilesBesideARelocatedInstall) {
     ScopedEnv env("MARIO_PROFILES_DIR", nullptr);
-    fs::path root = fs::temp_directory_path() / "mario_preset_library_test";
+    fs::path root = fs::temp_directory_path() / ("mario_preset_library_test_" + std::to_string(::getpid()));
     fs::create_directories(root / "bin");
     fs::create_directories(root / "share" / "mario" / "profiles" / "models");
     auto found = PresetLibrary::locate((root / "bin" / "mario").string());

@@ -1,6 +1,7 @@
 // Bad plans get precise words: what is wrong and where (JSON path), and deadlocks name each
 // blocked device, the instruction it is stuck on and what it waits for.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -147,7 +148,7 @@ TEST(PlanFiles, WrongTypesAndMissingFieldsNameTheirPaths) {
 }
 
 TEST(PlanFiles, MalformedJsonGivesLineAndColumn) {
-    const std::string path = ::testing::TempDir() + "/malformed.mario.json";
+    const std::string path = ::testing::TempDir() + "/malformed_" + std::to_string(::getpid()) + ".mario.json";
     std::ofstream(path) << "{\n  \"format\": \"mario-plan\",\n  \"version\": 1,,\n}\n";
     auto read = readPlanFile(path);
     ASSERT_FALSE(read.ok());

@@ -1,0 +1,171 @@
+// `mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
+//                    [-o best.mario.json] [--export DIR]`
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "Arguments.h"
+#include "Commands.h"
+#include "io/ConfigJson.h"
+#include "io/LaunchExport.h"
+#include "io/PlanJson.h"
+#include "model/PresetLibrary.h"
+#include "tune/Tuner.h"
+
+namespace mario::cli {
+namespace {
+
+// "40G", "40GB", "40 gb", "80000M", "1.5T"; a bare number is GB.
+std::optional<double> parseMemory(const std::string& text) {
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || !(value > 0)) return std::nullopt;
+    std::string unit(end);
+    std::erase(unit, ' ');
+    for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (unit.empty() || unit == "G" || unit == "GB") return value * 1e9;
+    if (unit == "M" || unit == "MB") return value * 1e6;
+    if (unit == "T" || unit == "TB") return value * 1e12;
+    return std::nullopt;
+}
+
+std::optional<int> parsePositive(const std::string& text) {
+    try {
+        std::size_t used = 0;
+        const int value = std::stoi(text, &used);
+        if (used == text.size() && value > 0) return value;
+    } catch (...) {
+    }
+    return std::nullopt;
+}
+
+nlohmann::json outcomeJson(const TuneOutcome& o) {
+    const TuneCandidate& c = o.candidate;
+    return {{"label", c.label()},
+            {"scheme", std::string(schemeName(c.scheme))},
+            {"chunks", c.chunks},
+            {"pp", c.pp},
+            {"dp", c.dp},
+            {"tp", c.tp},
+            {"micro_batch_size", c.micro_batch_size},
+            {"checkpoint", c.checkpoint},
+            {"feasible", o.feasible},
+            {"samples_per_s", o.samples_per_s},
+            {"tokens_per_s", o.tokens_per_s},
+            {"step_ms", o.step_ms},
+            {"bubble_ratio", o.bubble_ratio},
+            {"peak_memory_bytes", o.peak_bytes},
+            {"rejection", o.rejection}};
+}
+
+void printTable(const TuneResult& result, int top) {
+    std::printf("%4s  %-44s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms", "peak GB", "bubble");
+    int rank = 0;
+    for (int i : result.ranking) {
+        if (rank >= top) break;
+        const TuneOutcome& o = result.outcomes[i];
+        std::printf("%4d  %-44s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(), o.samples_per_s,
+                    o.tokens_per_s, o.step_ms, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
+    }
+}
+
+}  // namespace
+
+int tuneCommand(const Args& args, const std::string& executable) {
+    Arguments parsed;
+    if (auto error = Arguments::parse(args, {"devices", "memory", "threads", "top", "output", "export"}, {"json", "tp"},
+                                      parsed, {{"o", "output"}}))
+        return fail(error->code, error->message);
+    if (parsed.positional().size() != 1) return fail(kBadInput, "tune needs exactly one CONFIG");
+    auto presets = PresetLibrary::locate(executable);
+    if (!presets) return fail(kBadInput, presets.error().message);
+    auto config = readConfigFile(parsed.positional()[0], *presets);
+    if (!config) return fail(kBadInput, config.error().message);
+
+    TuneOptions options;
+    options.devices = config->parallel.pp * config->parallel.dp * config->parallel.tp;
+    if (auto text = parsed.value("devices")) {
+        auto devices = parsePositive(*text);
+        if (!devices) return fail(kBadInput, "--devices: expected a positive number of devices, got \"" + *text + "\"");
+        options.devices = *devices;
+    }
+    if (auto text = parsed.value("memory")) {
+        auto memory = parseMemory(*text);
+        if (!memory) return fail(kBadInput, "--memory: expected a size like 40G or 80GB, got \"" + *text + "\"");
+        options.memory_limit_bytes = *memory;
+    }
+    if (auto text = parsed.value("threads")) {
+        auto threads = parsePositive(*text);
+        if (!threads) return fail(kBadInput, "--threads: expected a positive number, got \"" + *text + "\"");
+        options.threads = *threads;
+    }
+    int top = 10;
+    if (auto text = parsed.value("top")) {
+        auto value = parsePositive(*text);
+        if (!value) return fail(kBadInput, "--top: expected a positive number, got \"" + *text + "\"");
+        top = *value;
+    }
+    if (parsed.has("tp")) options.tensor_parallel = {1, 2, 4, 8};
+    if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
+
+    // A progress bar on a terminal only: logs and pipes get the table alone.
+    const bool bar = !parsed.has("json") && isatty(STDERR_FILENO);
+    auto result = Tuner::run(*config, options, [bar](const TuneProgress& p, const TuneOutcome&) {
+        if (!bar || (p.evaluated % 8 != 0 && p.evaluated != p.total)) return;
+        const int width = 30, filled = width * p.evaluated / std::max(1, p.total);
+        std::fprintf(stderr, "\r[%s%s] %d/%d candidates, best %.2f samples/s", std::string(filled, '#').c_str(),
+                     std::string(width - filled, ' ').c_str(), p.evaluated, p.total, p.best_samples_per_s);
+    });
+    if (bar) std::fprintf(stderr, "\n");
+    if (!result) return fail(kBadInput, result.error().message);
+
+    const double simsPerSecond = result->elapsed_ms > 0 ? 1000.0 * result->simulated / result->elapsed_ms : 0;
+    if (parsed.has("json")) {
+        nlohmann::json ranking = nlohmann::json::array(), pareto = nlohmann::json::array();
+        for (int k = 0; k < std::min<int>(top, result->ranking.size()); ++k) ranking.push_back(outcomeJson(result->outcomes[result->ranking[k]]));
+        for (int i : result->pareto) pareto.push_back(outcomeJson(result->outcomes[i]));
+        nlohmann::json out = {{"candidates", result->outcomes.size()},
+                              {"simulated", result->simulated},
+                              {"pruned", result->pruned},
+                              {"elapsed_ms", result->elapsed_ms},
+                              {"simulations_per_s", simsPerSecond},
+                              {"ranking", ranking},
+                              {"pareto", pareto},
+                              {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing},
+                              {"nothing_fits", result->nothing_fits}};
+        if (result->best) out["best"] = outcomeJson(result->outcomes[*result->best]);
+        std::cout << out.dump(2) << "\n";
+    } else {
+        std::printf("%zu candidates: %d simulated, %d pruned by the memory bound, in %.0f ms (%.0f simulations/s)\n\n",
+                    result->outcomes.size(), result->simulated, result->pruned, result->elapsed_ms, simsPerSecond);
+        printTable(*result, top);
+        if (result->best_without_checkpointing && result->best)
+            std::printf("\nbest: %s — %.2fx the best configuration without checkpointing (%s)\n",
+                        result->outcomes[*result->best].candidate.label().c_str(), result->speedup_over_no_checkpointing,
+                        result->outcomes[*result->best_without_checkpointing].candidate.label().c_str());
+        else if (result->best)
+            std::printf("\nbest: %s — no configuration without checkpointing fits\n",
+                        result->outcomes[*result->best].candidate.label().c_str());
+    }
+    if (!result->best) return fail(kNothingFits, result->nothing_fits);
+
+    const TuneCandidate& winner = result->outcomes[*result->best].candidate;
+    auto plan = Tuner::planFor(*config, winner, options);
+    if (!plan) return fail(kBadInput, plan.error().message);
+    if (auto out = parsed.value("output")) {
+        if (auto written = writePlanFile(*plan, *out); !written) return fail(kBadInput, written.error().message);
+        if (!parsed.has("json")) std::printf("wrote %s\n", out->c_str());
+    }
+    if (auto dir = parsed.value("export")) {
+        auto written = writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, LaunchOptions{});
+        if (!written) return fail(kBadInput, written.error().message);
+        if (!parsed.has("json")) std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n", dir->c_str());
+    }
+    return kOk;
+}
+
+}  // namespace mario::cli

@@ -1,0 +1,69 @@
+#pragma once
+// Cluster exports of a tuned configuration (issue 4, "Exports of the winner for clusters"):
+// Megatron-LM arguments that reproduce the parallel layout as closely as Megatron can, and
+// torchrun / Slurm scripts that run the plan itself with `mario-executor`, which is the only
+// way to get Mario's schedule (bubble-aware checkpoint placement, prepose-forward, Chimera).
+//
+// Rank layout of the launch scripts, chosen to match Megatron-LM's default order
+// ("tp-cp-ep-dp-pp": tensor parallel fastest, pipeline slowest) so that a Megatron run and a
+// Mario run of the same candidate put the same work on the same GPU:
+//     rank = tp_rank + tp * (dp_replica + dp * pipeline_device)
+// i.e. pipeline device = rank / (tp * dp), dp replica = (rank / tp) % dp. Tensor-parallel peers
+// stay inside a node (tp <= GPUs per node), data-parallel replicas next, pipeline neighbours
+// furthest apart, as in Megatron.
+#include <string>
+
+#include "model/Config.h"
+#include "schedule/Plan.h"
+#include "tune/TuneTypes.h"
+#include "util/Result.h"
+
+namespace mario {
+
+struct LaunchOptions {
+    int gpus_per_node = 8;
+    int nodes = 0;  // 0: derive from pp·dp·tp / gpus_per_node, rounded up
+    std::string executor = "mario-executor";
+    std::string master_port = "29500";
+    int iterations = 10;
+    std::string model_spec;  // passed as --model when non-empty ("tiny", "layers=8,hidden=64,…")
+    std::string job_name = "mario";
+    std::string partition;   // Slurm partition; left to the cluster's default when empty
+    std::string time_limit = "01:00:00";
+};
+
+// How the pp·dp·tp processes spread over nodes. torchrun and Slurm both start the same number
+// of processes on every node, so the world has to split evenly.
+struct LaunchLayout {
+    int world = 1;     // processes = GPUs = pp·dp·tp
+    int nodes = 1;
+    int per_node = 1;  // processes (and GPUs) per node
+};
+
+// Fails, in words, when a size is not positive or the world does not split evenly over the
+// nodes (e.g. 9 processes on 8-GPU nodes, or 64 processes forced onto 4 nodes of 8 GPUs).
+Result<LaunchLayout> launchLayout(const TuneCandidate& candidate, const LaunchOptions& options);
+
+// Megatron-LM (pretrain_gpt.py) arguments, one flag with its value per line, comment lines
+// starting with '#'. Use as `$(grep -v '^#' megatron_args.txt)`; values never contain spaces.
+// Only the model shape, the parallel layout, the batch and recomputation are given: data,
+// tokenizer, optimizer and learning-rate flags are the user's. GPipe and Chimera have no
+// Megatron schedule and come out as 1F1B with the same pp, with a comment saying so.
+std::string megatronArguments(const Config& config, const TuneCandidate& candidate);
+
+// Bash scripts (set -euo pipefail) that run `EXECUTOR run PLAN --backend cuda` on every GPU.
+// A relative planFile is looked up next to the torchrun script, and in the Slurm submission
+// directory for the Slurm script (sbatch runs a copy of the script from its spool directory).
+// When the layout is impossible the script only prints why and exits 1.
+std::string torchrunScript(const Config& config, const TuneCandidate& candidate,
+                           const std::string& planFile, const LaunchOptions& options);
+std::string slurmScript(const Config& config, const TuneCandidate& candidate,
+                        const std::string& planFile, const LaunchOptions& options);
+
+// Writes plan.mario.json, megatron_args.txt, launch_torchrun.sh and launch_slurm.sh (the two
+// scripts executable) into `directory`, creating it. Every error names the path at fault.
+Result<bool> writeLaunchBundle(const std::string& directory, const Config& config,
+                               const TuneCandidate& candidate, const Plan& plan,
+                               const LaunchOptions& options);
+
+}  // namespace mario

@@ -1,0 +1,85 @@
+// The tuner's search space and the configs of its candidates (paper §5.3, equation 1):
+// scheme × PP × DP × TP × micro-batch size × checkpointing with PP·DP·TP = devices and the
+// global batch fixed.
+#include <cstdio>
+
+#include "tune/Tuner.h"
+
+namespace mario {
+
+std::string TuneCandidate::label() const {
+    std::string scheme_text(schemeName(scheme));
+    if (scheme == Scheme::Interleaved) scheme_text += "(v=" + std::to_string(chunks) + ")";
+    char text[160];
+    std::snprintf(text, sizeof text, "%s pp=%d dp=%d tp=%d mbs=%d%s", scheme_text.c_str(), pp, dp, tp, micro_batch_size,
+                  checkpoint ? " +mario" : "");
+    return text;
+}
+
+Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options) {
+    if (base.unit_costs) return makeError("the tuner needs a model and hardware (unit costs have no memory or FLOPs to trade)");
+    if (options.devices < 2) return makeError("--devices: the tuner needs at least 2 devices, got " + std::to_string(options.devices));
+    if (base.parallel.global_batch_size < 1) return makeError("parallel.global_batch_size: must be positive");
+    if (options.schemes.empty()) return makeError("no scheme to search");
+    if (options.checkpointing.empty()) return makeError("no checkpointing setting to search");
+    for (int tp : options.tensor_parallel)
+        if (tp < 1) return makeError("tensor parallel sizes must be positive, got " + std::to_string(tp));
+    if (options.memory_limit_bytes && *options.memory_limit_bytes <= 0) return makeError("--memory: must be positive");
+    if (options.threads < 0) return makeError("--threads: must not be negative");
+    return true;
+}
+
+std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOptions& options) {
+    std::vector<TuneCandidate> space;
+    const int devices = options.devices;
+    const int global = base.parallel.global_batch_size;
+    const int layers = base.model.layers;
+    const int heads = base.model.heads;
+    for (int tp : options.tensor_parallel) {
+        // TP stays inside a node and must divide the heads and the devices.
+        if (tp > base.hardware.gpus_per_node || devices % tp != 0 || (heads > 0 && heads % tp != 0)) continue;
+        for (int pp = std::max(1, options.min_pp); pp <= devices / tp; ++pp) {
+            if ((devices / tp) % pp != 0) continue;
+            const int dp = devices / (tp * pp);
+            for (Scheme scheme : options.schemes) {
+                const std::vector<int> chunkChoices = scheme == Scheme::Interleaved ? options.interleaved_chunks : std::vector<int>{1};
+                for (int chunks : chunkChoices) {
+                    if (scheme == Scheme::Interleaved && chunks < 2) continue;
+                    if (pp * chunks > layers) continue;
+                    if (scheme == Scheme::Chimera && pp % 2 != 0) continue;
+                    for (int mbs = 1; mbs <= options.max_micro_batch_size; mbs *= 2) {
+                        if (global % (dp * mbs) != 0) continue;
+                        const int m = global / (dp * mbs);
+                        if (scheme == Scheme::Chimera && m % 2 != 0) continue;
+                        if (scheme == Scheme::Interleaved && m % pp != 0) continue;
+                        for (bool checkpoint : options.checkpointing)
+                            space.push_back({scheme, chunks, pp, dp, tp, mbs, checkpoint});
+                    }
+                }
+            }
+        }
+    }
+    return space;
+}
+
+Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOptions& options) {
+    Config config = base;
+    config.name = c.label();
+    config.parallel.scheme = c.scheme;
+    config.parallel.chunks = c.chunks;
+    config.parallel.pp = c.pp;
+    config.parallel.dp = c.dp;
+    config.parallel.tp = c.tp;
+    config.parallel.micro_batch_size = c.micro_batch_size;
+    config.parallel.group_size = 0;
+    config.microbatches.reset();
+    // The search's limit, else the config's, else the device's memory.
+    config.memory_limit_bytes = options.memory_limit_bytes   ? options.memory_limit_bytes
+                                : base.memory_limit_bytes ? base.memory_limit_bytes
+                                                          : std::optional<double>(base.hardware.memory_gb * 1e9);
+    config.passes.clear();
+    if (c.checkpoint) config.passes = {"checkpoint", "overlap", "redundancy", "prepose"};
+    return config;
+}
+
+}  // namespace mario

@@ -1,0 +1,84 @@
+#pragma once
+// The schedule tuner's vocabulary (paper §5.3, equation 1): a candidate configuration, what
+// evaluating it gave, and the options of a search.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/Config.h"
+
+namespace mario {
+
+struct TuneCandidate {
+    Scheme scheme = Scheme::OneFOneB;
+    int chunks = 1;  // interleaved v
+    int pp = 1, dp = 1, tp = 1;
+    int micro_batch_size = 1;
+    bool checkpoint = false;  // Mario's passes on
+
+    int microbatches(int globalBatch) const { return globalBatch / (dp * micro_batch_size); }
+    // "chimera pp=32 dp=2 tp=1 mbs=4 +mario", "interleaved(v=2) …"
+    std::string label() const;
+    friend bool operator==(const TuneCandidate&, const TuneCandidate&) = default;
+};
+
+struct TuneOutcome {
+    TuneCandidate candidate;
+    bool feasible = false;
+    std::string rejection;  // why not: "device 0 needs 52.3 GB, 12.3 GB over the 40 GB limit"
+    bool pruned = false;    // rejected by the cheap memory bound, never simulated
+    double step_ms = 0;     // simulated step, all-reduce included
+    double samples_per_s = 0;  // after the data-parallel efficiency factor
+    double tokens_per_s = 0;
+    double bubble_ratio = 0;
+    double peak_bytes = 0;  // highest device
+    std::vector<double> device_peak_bytes;
+};
+
+struct TuneOptions {
+    int devices = 8;
+    std::optional<double> memory_limit_bytes;  // default: the hardware's memory
+    std::vector<Scheme> schemes = {Scheme::GPipe, Scheme::OneFOneB, Scheme::Chimera, Scheme::Interleaved};
+    std::vector<int> interleaved_chunks = {2, 4};
+    std::vector<int> tensor_parallel = {1};    // {1, 2, 4, 8} to search TP within a node
+    std::vector<bool> checkpointing = {false, true};
+    int max_micro_batch_size = 64;
+    int min_pp = 2;
+    // Throughput is scaled by efficiency^log2(dp): gradient synchronisation and stragglers
+    // cost a little more with every doubling of data parallelism (paper §5.3).
+    double dp_efficiency_per_doubling = 0.97;
+    int threads = 0;  // 0: hardware concurrency
+    // The top candidates are re-evaluated with the full Mario passes (prepose-forward
+    // included); the rest are screened with the cheap three.
+    int refine_top = 8;
+    // Prepose-forward's effort per refined candidate, in simulations: a bound that keeps the
+    // search time predictable on huge plans (0: unbounded).
+    int prepose_simulations = 48;
+};
+
+struct TuneProgress {
+    int evaluated = 0;
+    int total = 0;
+    double best_samples_per_s = 0;  // best feasible so far
+};
+
+}  // namespace mario
+
+namespace mario {
+
+struct TuneResult {
+    std::vector<TuneOutcome> outcomes;  // in search-space order, whatever the thread count
+    std::vector<int> ranking;           // feasible outcomes, best throughput first
+    std::vector<int> pareto;            // throughput vs peak memory front, by ascending memory
+    std::optional<int> best;
+    std::optional<int> best_without_checkpointing;
+    double speedup_over_no_checkpointing = 0;  // best / best without checkpointing (0: none fits)
+    std::string nothing_fits;  // when no candidate fits: the closest miss, in words
+    bool cancelled = false;
+    int simulated = 0;
+    int pruned = 0;
+    double elapsed_ms = 0;
+};
+
+}  // namespace mario

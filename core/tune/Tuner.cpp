@@ -1,0 +1,219 @@
+#include "tune/Tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "passes/PassManager.h"
+#include "schedule/PlanBuilder.h"
+#include "sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+std::string gigabytes(double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+    return text;
+}
+
+const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy};
+const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+
+// One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
+TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,
+                     bool& simulated, const std::atomic<bool>* cancel) {
+    TuneOutcome outcome;
+    outcome.candidate = candidate;
+    simulated = false;
+    const Config config = Tuner::configFor(base, candidate, options);
+    const double limit = *config.memory_limit_bytes;
+    auto plan = buildPlan(config);
+    if (!plan) {
+        outcome.rejection = plan.error().message;
+        return outcome;
+    }
+    // Whatever the schedule, a device holds its weights and state plus, while a backward
+    // runs, one whole activation set of one of its stages.
+    std::vector<double> bound(plan->devices.size(), 0.0), largest(plan->devices.size(), 0.0);
+    for (const auto& stage : plan->stages) {
+        bound[stage.device] += stage.cost.static_bytes;
+        largest[stage.device] = std::max(largest[stage.device], stage.cost.activation_bytes);
+    }
+    for (std::size_t d = 0; d < bound.size(); ++d) {
+        if (bound[d] + largest[d] <= limit) continue;
+        outcome.pruned = true;
+        outcome.rejection = "device " + std::to_string(d) + " needs at least " + gigabytes(bound[d] + largest[d]) +
+                            " (weights, optimizer state and one activation set), " +
+                            gigabytes(bound[d] + largest[d] - limit) + " over the " + gigabytes(limit) + " limit";
+        return outcome;
+    }
+    if (candidate.checkpoint) {
+        auto run = runPasses(*plan, fullPasses ? kAllPasses : kScreeningPasses,
+                             {.validate_each_pass = false, .cancel = cancel, .prepose_simulations = options.prepose_simulations});
+        if (!run) {
+            outcome.rejection = run.error().message;
+            return outcome;
+        }
+    }
+    auto sim = Simulator::run(*plan);
+    simulated = true;
+    if (!sim || sim->deadlocked) {
+        outcome.rejection = sim ? "the generated schedule deadlocks" : sim.error().message;
+        return outcome;
+    }
+    outcome.step_ms = sim->makespan_ms;
+    outcome.bubble_ratio = sim->bubble_ratio;
+    const double efficiency = std::pow(options.dp_efficiency_per_doubling, std::log2(candidate.dp));
+    outcome.samples_per_s = sim->samples_per_s * efficiency;
+    outcome.tokens_per_s = sim->tokens_per_s * efficiency;
+    int worst = 0;
+    for (const auto& device : sim->devices) {
+        outcome.device_peak_bytes.push_back(device.peak_bytes);
+        if (device.peak_bytes > outcome.peak_bytes) {
+            outcome.peak_bytes = device.peak_bytes;
+            worst = device.index;
+        }
+    }
+    outcome.feasible = outcome.peak_bytes <= limit;
+    if (!outcome.feasible)
+        outcome.rejection = "device " + std::to_string(worst) + " needs " + gigabytes(outcome.peak_bytes) + ", " +
+                            gigabytes(outcome.peak_bytes - limit) + " over the " + gigabytes(limit) + " limit";
+    return outcome;
+}
+
+// Runs `work(i)` for every index on `threads` threads; stops handing out work once cancelled.
+template <class Work>
+void parallelFor(int count, int threads, const std::atomic<bool>* cancel, Work work) {
+    std::atomic<int> next{0};
+    auto worker = [&] {
+        for (;;) {
+            if (cancel && cancel->load(std::memory_order_relaxed)) return;
+            const int i = next.fetch_add(1);
+            if (i >= count) return;
+            work(i);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& thread : pool) thread.join();
+}
+
+void rankAndSummarise(TuneResult& result) {
+    auto& outcomes = result.outcomes;
+    for (int i = 0; i < static_cast<int>(outcomes.size()); ++i)
+        if (outcomes[i].feasible) result.ranking.push_back(i);
+    // Throughput first; the search order breaks ties, so the ranking never depends on threads.
+    std::stable_sort(result.ranking.begin(), result.ranking.end(),
+                     [&](int a, int b) { return outcomes[a].samples_per_s > outcomes[b].samples_per_s; });
+    if (!result.ranking.empty()) result.best = result.ranking.front();
+    for (int i : result.ranking)
+        if (!outcomes[i].candidate.checkpoint) {
+            result.best_without_checkpointing = i;
+            break;
+        }
+    if (result.best && result.best_without_checkpointing)
+        result.speedup_over_no_checkpointing =
+            outcomes[*result.best].samples_per_s / outcomes[*result.best_without_checkpointing].samples_per_s;
+
+    // Pareto front: by ascending peak memory, each point faster than every cheaper one.
+    std::vector<int> byMemory = result.ranking;
+    std::stable_sort(byMemory.begin(), byMemory.end(),
+                     [&](int a, int b) { return outcomes[a].peak_bytes < outcomes[b].peak_bytes; });
+    double fastest = -1;
+    for (int i : byMemory)
+        if (outcomes[i].samples_per_s > fastest) {
+            result.pareto.push_back(i);
+            fastest = outcomes[i].samples_per_s;
+        }
+}
+
+}  // namespace
+
+Result<Plan> Tuner::planFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options) {
+    const Config config = configFor(base, candidate, options);
+    auto plan = buildPlan(config);
+    if (!plan) return plan.error();
+    if (candidate.checkpoint) {
+        auto run = runPasses(*plan, kAllPasses);
+        if (!run) return run.error();
+    }
+    return plan;
+}
+
+Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, const Progress& progress,
+                              const std::atomic<bool>* cancel) {
+    if (auto ok = checkOptions(base, options); !ok) return ok.error();
+    const auto started = std::chrono::steady_clock::now();
+    const std::vector<TuneCandidate> space = searchSpace(base, options);
+    if (space.empty())
+        return makeError("no candidate: " + std::to_string(options.devices) +
+                         " devices and the global batch leave no valid pp × dp × tp × micro-batch size");
+    const int threads = std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
+
+    TuneResult result;
+    result.outcomes.resize(space.size());
+    std::vector<std::uint8_t> done(space.size(), 0);
+    std::mutex lock;
+    TuneProgress status{0, static_cast<int>(space.size()), 0};
+    parallelFor(static_cast<int>(space.size()), threads, cancel, [&](int i) {
+        bool simulated = false;
+        TuneOutcome outcome = evaluate(base, space[i], options, false, simulated, cancel);
+        std::lock_guard<std::mutex> guard(lock);
+        result.simulated += simulated;
+        result.pruned += outcome.pruned;
+        ++status.evaluated;
+        if (outcome.feasible) status.best_samples_per_s = std::max(status.best_samples_per_s, outcome.samples_per_s);
+        result.outcomes[i] = std::move(outcome);
+        done[i] = 1;
+        if (progress) progress(status, result.outcomes[i]);
+    });
+    for (std::size_t i = 0; i < space.size(); ++i)
+        if (!done[i]) {
+            result.outcomes[i].candidate = space[i];
+            result.outcomes[i].rejection = "not evaluated (cancelled)";
+        }
+    result.cancelled = cancel && cancel->load();
+
+    // The best checkpointing candidates again, with prepose-forward: it only ever shortens a
+    // step and stays within the memory limit, so they can only climb.
+    if (!result.cancelled) {
+        rankAndSummarise(result);
+        std::vector<int> refine;
+        for (int i : result.ranking)
+            if (result.outcomes[i].candidate.checkpoint && static_cast<int>(refine.size()) < options.refine_top) refine.push_back(i);
+        parallelFor(static_cast<int>(refine.size()), threads, cancel, [&](int k) {
+            bool simulated = false;
+            TuneOutcome outcome = evaluate(base, space[refine[k]], options, true, simulated, cancel);
+            std::lock_guard<std::mutex> guard(lock);
+            result.simulated += simulated;
+            const bool interrupted = cancel && cancel->load();  // a half-refined plan is no result
+            if (!interrupted && outcome.feasible && outcome.samples_per_s >= result.outcomes[refine[k]].samples_per_s)
+                result.outcomes[refine[k]] = std::move(outcome);
+        });
+        result.cancelled = cancel && cancel->load();
+        result.ranking.clear();
+        result.pareto.clear();
+        result.best.reset();
+        result.best_without_checkpointing.reset();
+    }
+    rankAndSummarise(result);
+
+    if (!result.best && !result.cancelled) {
+        // Nothing fits: name the candidate that came closest.
+        const TuneOutcome* closest = nullptr;
+        for (const auto& outcome : result.outcomes)
+            if (outcome.peak_bytes > 0 && (!closest || outcome.peak_bytes < closest->peak_bytes)) closest = &outcome;
+        result.nothing_fits = closest ? "nothing fits: the closest, " + closest->candidate.label() + ", has " +
+                                            closest->rejection
+                                      : "nothing fits: " + result.outcomes.front().rejection;
+    }
+    result.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return result;
+}
+
+}  // namespace mario

@@ -1,0 +1,39 @@
+#pragma once
+// The schedule tuner (paper §5.3): grid search over scheme × PP × DP × TP × micro-batch size ×
+// checkpointing under a memory limit, maximising simulated throughput. Candidates whose
+// cheap memory bound already exceeds the limit are pruned before simulating; the rest are
+// screened with the three cheap Mario passes, and the best few re-evaluated with all four.
+// Work is spread over threads; results are stored by candidate index, so the outcome is the
+// same for any thread count.
+#include <atomic>
+#include <functional>
+
+#include "model/Config.h"
+#include "schedule/Plan.h"
+#include "tune/TuneTypes.h"
+#include "util/Result.h"
+
+namespace mario {
+
+class Tuner {
+public:
+    using Progress = std::function<void(const TuneProgress&, const TuneOutcome& latest)>;
+
+    // Every candidate the options allow for `base` (model, hardware, global batch; its own
+    // parallel settings are ignored), in a fixed order.
+    static std::vector<TuneCandidate> searchSpace(const Config& base, const TuneOptions& options);
+
+    // Checks the options against the base config; errors say what to change.
+    static Result<bool> checkOptions(const Config& base, const TuneOptions& options);
+
+    // `progress` is called from worker threads (serialised by the tuner); `cancel` is polled
+    // between candidates, so a cancelled search returns within one candidate's evaluation.
+    static Result<TuneResult> run(const Config& base, const TuneOptions& options, const Progress& progress = {},
+                                  const std::atomic<bool>* cancel = nullptr);
+
+    // The config and the plan (with the full Mario passes when it checkpoints) of a candidate.
+    static Config configFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options);
+    static Result<Plan> planFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options);
+};
+
+}  // namespace mario
