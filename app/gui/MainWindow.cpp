@@ -22,6 +22,7 @@
 #include "PassPanel.h"
 #include "PassStepper.h"
 #include "SummaryPanel.h"
+#include "TunerPanel.h"
 
 namespace mario::gui {
 
@@ -239,6 +240,21 @@ void MainWindow::buildMenus() {
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setCheckable(true);
     connect(shadeBubbles_, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this, [this] {
+        tuner()->show();
+        tuner()->raise();
+    });
+}
+
+TunerPanel* MainWindow::tuner() {
+    // A window of its own (it is large), parented so it closes with the workbench.
+    if (!tuner_) {
+        tuner_ = new TunerPanel(&document_, this);
+        tuner_->setWindowFlag(Qt::Window);
+    }
+    return tuner_;
 }
 
 void MainWindow::rememberRecent(const QString& path) {

@@ -20,6 +20,7 @@ class PassStepper;
 class CompareWindow;
 struct PassStepSnapshot;
 class SummaryPanel;
+class TunerPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -37,6 +38,7 @@ public:
     CompareWindow* compareWithBase();
     CompareWindow* compareWithFile(const QString& path);
     ConfigPanel* configPanel() const { return config_; }
+    TunerPanel* tuner();  // the schedule tuner window (Tools → Tune…), created on first use
     QString errorText() const;  // the error banner, empty when none
 
     // Opens a file; on failure the banner says why and the current session stays.
@@ -65,6 +67,7 @@ private:
     PassStepper* stepper_;
     QAction* shadeBubbles_ = nullptr;
     CompareWindow* compare_ = nullptr;
+    TunerPanel* tuner_ = nullptr;
     QLabel* banner_;
     QWidget* charts_;
     QMenu* recentMenu_ = nullptr;

@@ -25,6 +25,7 @@ struct TuneCandidate {
 
 struct TuneOutcome {
     TuneCandidate candidate;
+    bool evaluated = false;  // false when a cancel came first
     bool feasible = false;
     std::string rejection;  // why not: "device 0 needs 52.3 GB, 12.3 GB over the 40 GB limit"
     bool pruned = false;    // rejected by the cheap memory bound, never simulated
@@ -32,7 +33,7 @@ struct TuneOutcome {
     double samples_per_s = 0;  // after the data-parallel efficiency factor
     double tokens_per_s = 0;
     double bubble_ratio = 0;
-    double peak_bytes = 0;  // highest device
+    double peak_bytes = 0;  // highest device (for a pruned candidate: its cheap lower bound)
     std::vector<double> device_peak_bytes;
 };
 
@@ -59,8 +60,9 @@ struct TuneOptions {
 
 struct TuneProgress {
     int evaluated = 0;
-    int total = 0;
+    int total = 0;                  // grows by the refined candidates when refining starts
     double best_samples_per_s = 0;  // best feasible so far
+    bool refining = false;          // re-evaluating the best with all four passes
 };
 
 }  // namespace mario

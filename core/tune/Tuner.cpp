@@ -28,6 +28,7 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
                      bool& simulated, const std::atomic<bool>* cancel) {
     TuneOutcome outcome;
     outcome.candidate = candidate;
+    outcome.evaluated = true;
     simulated = false;
     const Config config = Tuner::configFor(base, candidate, options);
     const double limit = *config.memory_limit_bytes;
@@ -46,6 +47,7 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     for (std::size_t d = 0; d < bound.size(); ++d) {
         if (bound[d] + largest[d] <= limit) continue;
         outcome.pruned = true;
+        outcome.peak_bytes = bound[d] + largest[d];
         outcome.rejection = "device " + std::to_string(d) + " needs at least " + gigabytes(bound[d] + largest[d]) +
                             " (weights, optimizer state and one activation set), " +
                             gigabytes(bound[d] + largest[d] - limit) + " over the " + gigabytes(limit) + " limit";
@@ -186,11 +188,16 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
         std::vector<int> refine;
         for (int i : result.ranking)
             if (result.outcomes[i].candidate.checkpoint && static_cast<int>(refine.size()) < options.refine_top) refine.push_back(i);
+        status.total += static_cast<int>(refine.size());
+        status.refining = true;
         parallelFor(static_cast<int>(refine.size()), threads, cancel, [&](int k) {
             bool simulated = false;
             TuneOutcome outcome = evaluate(base, space[refine[k]], options, true, simulated, cancel);
             std::lock_guard<std::mutex> guard(lock);
             result.simulated += simulated;
+            ++status.evaluated;
+            if (outcome.feasible) status.best_samples_per_s = std::max(status.best_samples_per_s, outcome.samples_per_s);
+            if (progress) progress(status, outcome);
             const bool interrupted = cancel && cancel->load();  // a half-refined plan is no result
             if (!interrupted && outcome.feasible && outcome.samples_per_s >= result.outcomes[refine[k]].samples_per_s)
                 result.outcomes[refine[k]] = std::move(outcome);

@@ -1,0 +1,116 @@
+#pragma once
+// The schedule tuner window (issue 4): tunes the open config (scheme × PP × DP × TP ×
+// micro-batch size × checkpointing under a memory limit) on a background thread, with a live
+// best-so-far curve, cancel, a sortable ranked table, the Pareto scatter and a summary. A
+// double-click on a feasible row opens that candidate's schedule in the main window (one undo
+// step). Plan files and teaching (unit-cost) configs cannot be tuned: the panel says why.
+#include <QPointF>
+#include <QVector>
+#include <QWidget>
+#include <optional>
+
+#include "model/Config.h"
+#include "tune/TuneTypes.h"
+
+class QCheckBox;
+class QDoubleSpinBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableView;
+
+namespace mario::views {
+class ParetoChart;
+class TunerCurveChart;
+}  // namespace mario::views
+
+namespace mario::gui {
+
+class ScheduleDocument;
+class TuneJob;
+class TuneResultModel;
+class TuneResultSortProxy;
+
+class TunerPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TunerPanel(ScheduleDocument* document, QWidget* parent = nullptr);
+    ~TunerPanel() override;
+
+    // What Run would search, from the inputs (the config's own parallel settings are ignored).
+    TuneOptions options() const;
+    // A config with analytical costs is open (plan files and unit costs cannot be tuned).
+    bool canTune() const;
+    bool isRunning() const;
+    // The last finished run (also a cancelled one, with what it had evaluated).
+    const std::optional<TuneResult>& result() const { return result_; }
+    const std::optional<Config>& resultBase() const { return runBase_; }
+
+    QString statusText() const;
+    QString summaryText() const;  // plain text
+    QString noteText() const;     // why the panel is disabled; empty when it is not
+
+    QPushButton* runButton() const { return run_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    QSpinBox* devicesBox() const { return devices_; }
+    QDoubleSpinBox* memoryBox() const { return memory_; }
+    QCheckBox* tensorParallelBox() const { return tpSearch_; }
+    QSpinBox* threadsBox() const { return threads_; }
+    QCheckBox* schemeBox(Scheme scheme) const;
+    QCheckBox* showRejectedBox() const { return showRejected_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QTableView* table() const { return table_; }
+    TuneResultModel* model() const { return model_; }
+    TuneResultSortProxy* proxy() const { return proxy_; }
+    views::TunerCurveChart* curve() const { return curve_; }
+    views::ParetoChart* pareto() const { return pareto_; }
+
+public slots:
+    // Starts a search; false (the status says why) when none can start.
+    bool run();
+    void cancel();
+    // Loads the candidate behind result()->outcomes[outcome] into the document; false (the
+    // status says why) for a rejected candidate or when its schedule cannot be built.
+    bool openCandidate(int outcome);
+
+signals:
+    void started();
+    // The run ended (done, cancelled or failed) and table, charts and summary show it.
+    void finished();
+
+private:
+    QWidget* buildInputs();
+    void syncWithDocument();
+    void resetInputs(const Config& config);
+    void setRunning(bool running);
+    void setStatus(const QString& text, bool error = false);
+    void showProgress(const QVector<QPointF>& improvements, const TuneProgress& latest);
+    void onFinished();
+    void selectOutcomeInTable(int outcome);
+
+    ScheduleDocument* document_;
+    QWidget* inputs_;
+    QSpinBox* devices_;
+    QDoubleSpinBox* memory_;
+    QCheckBox* tpSearch_;
+    QSpinBox* threads_;
+    QCheckBox *gpipe_, *oneFOneB_, *chimera_, *interleaved_;
+    QPushButton *run_, *cancel_;
+    QProgressBar* progress_;
+    QLabel *status_, *note_, *summary_;
+    QCheckBox* showRejected_;
+    QTableView* table_;
+    TuneResultModel* model_;
+    TuneResultSortProxy* proxy_;
+    views::TunerCurveChart* curve_;
+    views::ParetoChart* pareto_;
+
+    TuneJob* job_;
+    std::optional<TuneResult> result_;
+    std::optional<Config> runBase_;  // what the shown result was searched from
+    TuneOptions runOptions_;
+    QString inputsKey_;  // the config the inputs were last filled from
+};
+
+}  // namespace mario::gui

@@ -1,0 +1,269 @@
+// The schedule tuner window, driven as a user would (offscreen): a run fills the table in the
+// tuner's own ranking and ends the curve on the best throughput; cancel is prompt; a
+// double-click opens a candidate's schedule; plan files cannot be tuned.
+#include <QCheckBox>
+#include <QElapsedTimer>
+#include <QHeaderView>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "MainWindow.h"
+#include "ParetoChart.h"
+#include "TuneResultModel.h"
+#include "TuneResultSortProxy.h"
+#include "TunerCurveChart.h"
+#include "TunerPanel.h"
+#include "io/ConfigJson.h"
+#include "tune/Tuner.h"
+
+using namespace mario;
+using namespace mario::gui;
+
+namespace {
+
+// LLaMA-2 13B on 8 A100-80G, global batch 32: a space of a few hundred candidates.
+const QString kLlama = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
+// LLaMA-3 70B on 128 H200, global batch 1024: several seconds of search on one thread,
+// while no single candidate takes more than a few tens of milliseconds.
+const char* const kLongSearch = R"({"format": "mario-config", "version": 1, "name": "long search",
+  "model": "llama3-70b", "hardware": "h200", "devices": 128,
+  "parallel": {"scheme": "1f1b", "pp": 8, "dp": 16, "tp": 1, "micro_batch_size": 1, "global_batch_size": 1024}})";
+const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json");
+
+std::vector<std::string> topLabels(const TunerPanel& panel, int count) {
+    std::vector<std::string> labels;
+    for (int row = 0; row < count && row < panel.proxy()->rowCount(); ++row)
+        labels.push_back(panel.result()->outcomes[panel.proxy()->outcomeAt(row)].candidate.label());
+    return labels;
+}
+
+bool waitForRun(TunerPanel& panel, int timeoutMs = 120000) {
+    QElapsedTimer clock;
+    clock.start();
+    while (panel.isRunning() && clock.elapsed() < timeoutMs) QTest::qWait(20);
+    return !panel.isRunning();
+}
+
+}  // namespace
+
+class TunerTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void runningThePanelGivesTheTunersRanking() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlama));
+        TunerPanel* panel = window.tuner();
+        QVERIFY(panel->canTune());
+        QVERIFY(panel->noteText().isEmpty());
+        // The inputs come from the config: its devices and its memory limit.
+        QCOMPARE(panel->devicesBox()->value(), 8);
+        QCOMPARE(panel->memoryBox()->value(), 80.0);
+        const TuneOptions options = panel->options();
+        QCOMPARE(options.devices, 8);
+        QCOMPARE(*options.memory_limit_bytes, 80e9);
+        QCOMPARE(options.tensor_parallel, std::vector<int>{1});
+        QCOMPARE(options.schemes.size(), std::size_t{4});
+
+        QSignalSpy finished(panel, &TunerPanel::finished);
+        QVERIFY(panel->run());
+        QVERIFY(panel->isRunning());
+        QVERIFY(!panel->runButton()->isEnabled());
+        QVERIFY(panel->cancelButton()->isEnabled());
+        QVERIFY(waitForRun(*panel));
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(panel->result().has_value());
+        QVERIFY(!panel->result()->cancelled);
+
+        // The same search straight through the core API ranks the same way.
+        int lastTotal = 0;
+        auto direct = Tuner::run(*window.document()->state().config, options,
+                                 [&lastTotal](const TuneProgress& p, const TuneOutcome&) { lastTotal = p.total; });
+        QVERIFY(direct.ok());
+        QVERIFY(direct->ranking.size() >= 3);
+        std::vector<std::string> expected;
+        for (int k = 0; k < 3; ++k) expected.push_back(direct->outcomes[direct->ranking[k]].candidate.label());
+        QCOMPARE(topLabels(*panel, 3), expected);
+        QCOMPARE(panel->proxy()->rowCount(), static_cast<int>(direct->ranking.size()));
+        QCOMPARE(panel->model()->data(panel->model()->index(0, TuneResultModel::Status)).toString(), QStringLiteral("best"));
+
+        // The curve ends on the best throughput, after every candidate and every refinement.
+        const double best = direct->outcomes[*direct->best].samples_per_s;
+        QVERIFY(panel->curve()->lastPoint().has_value());
+        QCOMPARE(panel->curve()->lastPoint()->y(), best);
+        QCOMPARE(static_cast<int>(panel->curve()->lastPoint()->x()), lastTotal);
+        QVERIFY2(panel->summaryText().contains(QStringLiteral("%1 candidates evaluated").arg(direct->outcomes.size())),
+                 qPrintable(panel->summaryText()));
+        QCOMPARE(panel->progressBar()->value(), panel->progressBar()->maximum());
+        QCOMPARE(panel->pareto()->pointCount(), static_cast<int>(direct->ranking.size()));
+        QCOMPARE(panel->pareto()->selected(), direct->best);
+        QVERIFY2(panel->summaryText().contains(QString::fromStdString(direct->outcomes[*direct->best].candidate.label())),
+                 qPrintable(panel->summaryText()));
+        QVERIFY(panel->summaryText().contains(QStringLiteral("simulations/s")));
+
+        // Rejected rows appear on request and, whatever the sort, below every feasible one.
+        const int feasibleRows = panel->proxy()->rowCount();
+        panel->showRejectedBox()->setChecked(true);
+        QVERIFY(panel->proxy()->rowCount() > feasibleRows);
+        panel->table()->sortByColumn(TuneResultModel::PeakGB, Qt::AscendingOrder);
+        QVERIFY(panel->proxy()->index(0, 0).data(TuneResultModel::FeasibleRole).toBool());
+        QVERIFY(!panel->proxy()->index(feasibleRows, 0).data(TuneResultModel::FeasibleRole).toBool());
+        const QString reason = panel->proxy()->index(feasibleRows, TuneResultModel::Status).data().toString();
+        QVERIFY2(reason.contains(QStringLiteral("over the")), qPrintable(reason));
+        panel->table()->sortByColumn(TuneResultModel::SamplesPerS, Qt::DescendingOrder);
+        QVERIFY(panel->proxy()->index(0, 0).data(TuneResultModel::FeasibleRole).toBool());
+        QCOMPARE(panel->proxy()->outcomeAt(0), *direct->best);
+
+        if (qEnvironmentVariableIsSet("MARIO_TUNER_PREVIEW")) {
+            panel->showRejectedBox()->setChecked(false);
+            panel->table()->sortByColumn(TuneResultModel::Rank, Qt::AscendingOrder);
+            panel->resize(1280, 880);
+            panel->show();
+            QVERIFY(QTest::qWaitForWindowExposed(panel));
+            QTest::qWait(100);
+            const QString preview = qEnvironmentVariable("MARIO_TUNER_PREVIEW");
+            QVERIFY(panel->grab().save(preview));
+            panel->showRejectedBox()->setChecked(true);
+            panel->table()->scrollTo(panel->proxy()->index(feasibleRows, 0), QAbstractItemView::PositionAtTop);
+            QVERIFY(panel->grab().save(QString(preview).replace(QStringLiteral(".png"), QStringLiteral("-rejected.png"))));
+        }
+    }
+
+    void cancelReturnsPromptlyAndSaysSo() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("long.config.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(kLongSearch);
+        file.close();
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(path));
+        TunerPanel* panel = window.tuner();
+        QCOMPARE(panel->devicesBox()->value(), 128);
+        panel->threadsBox()->setValue(1);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(panel->progressBar()->value() > 0, 30000);
+        QVERIFY(panel->isRunning());
+        if (qEnvironmentVariableIsSet("MARIO_TUNER_PREVIEW")) {
+            QTest::qWait(400);  // let the curve grow a little
+            panel->resize(1280, 880);
+            QVERIFY(panel->grab().save(
+                qEnvironmentVariable("MARIO_TUNER_PREVIEW").replace(QStringLiteral(".png"), QStringLiteral("-running.png"))));
+        }
+        QElapsedTimer clock;
+        clock.start();
+        panel->cancelButton()->click();
+        QVERIFY(waitForRun(*panel, 5000));
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("cancel took %1 ms").arg(clock.elapsed())));
+        QVERIFY(panel->result().has_value());
+        QVERIFY(panel->result()->cancelled);
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Cancelled after")), qPrintable(panel->statusText()));
+        QVERIFY(panel->runButton()->isEnabled());
+        QVERIFY(!panel->cancelButton()->isEnabled());
+    }
+
+    void doubleClickOpensTheCandidatesSchedule() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlama));
+        TunerPanel* panel = window.tuner();
+        panel->show();
+        QVERIFY(QTest::qWaitForWindowExposed(panel));
+        QVERIFY(panel->run());
+        QVERIFY(waitForRun(*panel));
+        QVERIFY(panel->proxy()->rowCount() > 0);
+        const TuneCandidate top = panel->result()->outcomes[panel->proxy()->outcomeAt(0)].candidate;
+
+        QTableView* table = panel->table();
+        const int undoSteps = window.document()->undoStack()->count();
+        const QPoint at = table->visualRect(panel->proxy()->index(0, TuneResultModel::SchemeCol)).center();
+        // A widget double-click in QTest is the second click only: the view wants the press first.
+        QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+        QTest::mouseDClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+        QTRY_COMPARE(window.document()->undoStack()->count(), undoSteps + 1);  // one step: settings and passes
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Opened")), qPrintable(panel->statusText()));
+        const Plan& plan = window.document()->current().plan;
+        QCOMPARE(plan.devices.size(), static_cast<std::size_t>(top.pp));
+        QCOMPARE(plan.info.scheme, std::string(schemeName(top.scheme)));
+        QCOMPARE(window.document()->state().config->parallel.micro_batch_size, top.micro_batch_size);
+        QCOMPARE(window.document()->state().config->parallel.dp, top.dp);
+        const std::vector<PassId> all = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+        QCOMPARE(window.document()->state().passes, top.checkpoint ? all : std::vector<PassId>{});
+
+        // One undo step brings the original schedule back.
+        window.document()->undoStack()->undo();
+        QCOMPARE(window.document()->state().config->parallel.pp, 8);
+        QCOMPARE(window.document()->current().plan.info.scheme, std::string("1f1b"));
+        // The results stay: they were searched from the config the panel ran on.
+        QVERIFY(panel->proxy()->rowCount() > 0);
+    }
+
+    void aPlanFileDisablesThePanelWithANote() {
+        QTemporaryDir dir;
+        const QString planPath = dir.filePath("llama.mario.json");
+        {
+            MainWindow window;
+            window.document()->setSynchronous(true);
+            QVERIFY(window.openFile(kLlama));
+            QString error;
+            QVERIFY2(window.document()->saveAs(planPath, &error), qPrintable(error));
+        }
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlama));
+        TunerPanel* panel = window.tuner();
+        QVERIFY(panel->runButton()->isEnabled());
+        QVERIFY(window.openFile(planPath));  // the open panel follows the document
+        QVERIFY(!panel->canTune());
+        QVERIFY(!panel->runButton()->isEnabled());
+        QVERIFY2(panel->noteText().contains(QStringLiteral("plan file")), qPrintable(panel->noteText()));
+        QVERIFY(!panel->run());
+
+        // Teaching (unit) costs are refused too, for their own reason.
+        QVERIFY(window.openFile(kFigure2));
+        QVERIFY(!panel->runButton()->isEnabled());
+        QVERIFY(panel->noteText().contains(QStringLiteral("unit")));
+        QVERIFY(window.openFile(kLlama));
+        QVERIFY(panel->runButton()->isEnabled());
+        QVERIFY(panel->noteText().isEmpty());
+    }
+
+    void aLimitNothingFitsSaysWhy() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlama));
+        TunerPanel* panel = window.tuner();
+        panel->memoryBox()->setValue(10);  // LLaMA-2 13B's weights alone need more on 8 GPUs
+        QVERIFY(panel->run());
+        QVERIFY(waitForRun(*panel));
+        QVERIFY(panel->result().has_value());
+        QVERIFY(!panel->result()->best);
+        QCOMPARE(panel->proxy()->rowCount(), 0);
+        QCOMPARE(panel->pareto()->pointCount(), 0);
+        QVERIFY2(panel->summaryText().startsWith(QStringLiteral("Nothing fits")), qPrintable(panel->summaryText()));
+        QVERIFY(panel->summaryText().contains(QStringLiteral("10.0 GB")));
+        QCOMPARE(panel->curve()->lastPoint()->y(), 0.0);
+    }
+
+    void theMenuShowsTheTuner() {
+        MainWindow window;
+        QAction* tune = nullptr;
+        for (QAction* action : window.findChildren<QAction*>())
+            if (action->shortcut() == QKeySequence(QStringLiteral("Ctrl+T"))) tune = action;
+        QVERIFY(tune);
+        tune->trigger();
+        QVERIFY(window.tuner()->isVisible());
+        QVERIFY(window.tuner()->isWindow());
+    }
+};
+
+QTEST_MAIN(TunerTest)
+#include "tuner_test.moc"
