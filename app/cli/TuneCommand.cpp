@@ -143,7 +143,10 @@ int tuneCommand(const Args& args, const std::string& executable) {
         std::printf("%zu candidates: %d simulated, %d pruned by the memory bound, in %.0f ms (%.0f simulations/s)\n\n",
                     result->outcomes.size(), result->simulated, result->pruned, result->elapsed_ms, simsPerSecond);
         printTable(*result, top);
-        if (result->best_without_checkpointing && result->best)
+        if (result->best && !result->outcomes[*result->best].candidate.checkpoint)
+            std::printf("\nbest: %s — without checkpointing: memory is not the bottleneck here\n",
+                        result->outcomes[*result->best].candidate.label().c_str());
+        else if (result->best_without_checkpointing && result->best)
             std::printf("\nbest: %s — %.2fx the best configuration without checkpointing (%s)\n",
                         result->outcomes[*result->best].candidate.label().c_str(), result->speedup_over_no_checkpointing,
                         result->outcomes[*result->best_without_checkpointing].candidate.label().c_str());
