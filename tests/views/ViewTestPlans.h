@@ -1,6 +1,6 @@
 #pragma once
-// Plans for the views tests, built from core's generators with unit costs (the same recipe
-// as tests/core/TestPlans.h, without GoogleTest), plus a real preset-costed Chimera plan and
+// Plans for the views tests: tests/common/UnitPlans.h's unit-cost plans (failures are
+// fatal here), plus a real preset-costed Chimera plan and
 // synthetic timelines of any size for the culling tests.
 #include <QtGlobal>
 #include <string>
@@ -9,41 +9,17 @@
 #include "io/ConfigJson.h"
 #include "model/PresetLibrary.h"
 #include "passes/PassManager.h"
-#include "schedule/Generators.h"
-#include "schedule/PlanBuilder.h"
+#include "UnitPlans.h"
 #include "sim/Simulator.h"
 #include "Timeline.h"
 
 namespace mario::viewtest {
 
-struct UnitStage {
-    double forward = 1, backward = 2, recompute = 1;
-    double activation = 1000, checkpoint = 10, staticBytes = 0;
-};
+using test::UnitStage;
 
 inline Plan unitPlan(Scheme scheme, int devices, int microbatches, UnitStage unit = {}) {
-    ScheduleShape shape{scheme, devices, 1, microbatches, 0, unit.forward, unit.backward};
-    const PipelineLayout layout = pipelineLayout(shape);
-    Plan plan;
-    plan.info.scheme = std::string(schemeName(scheme));
-    if (layout.chains.size() > 1) plan.pipelines = layout.chains;
-    for (std::size_t s = 0; s < layout.stage_device.size(); ++s) {
-        StageSpec stage;
-        stage.index = static_cast<int>(s);
-        stage.device = layout.stage_device[s];
-        stage.cost.forward_ms = unit.forward;
-        stage.cost.backward_ms = unit.backward;
-        stage.cost.recompute_ms = unit.recompute;
-        stage.cost.activation_bytes = unit.activation;
-        stage.cost.checkpoint_bytes = unit.checkpoint;
-        stage.cost.static_bytes = unit.staticBytes;
-        plan.stages.push_back(stage);
-    }
-    for (int d = 0; d < devices; ++d) plan.devices.push_back({d, {}});
-    auto order = generateComputeOrder(shape);
-    if (!order) qFatal("generateComputeOrder: %s", order.error().message.c_str());
-    auto built = planFromComputeOrder(std::move(plan), *order);
-    if (!built) qFatal("planFromComputeOrder: %s", built.error().message.c_str());
+    auto built = test::makeUnitPlan(scheme, devices, microbatches, 1, unit);
+    if (!built) qFatal("unit plan: %s", built.error().message.c_str());
     return std::move(built).value();
 }
 
