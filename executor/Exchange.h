@@ -1,0 +1,148 @@
+#pragma once
+// Where the CPU backend's device threads meet: SEND/RECV mailboxes keyed by (direction,
+// receiving stage, micro-batch) and the REDUCE_GRAD barrier keyed by layer slice. One mutex and
+// one condition variable: traffic is tiny, and a single abort flag then wakes every waiter, so a
+// failing device ends the whole run instead of leaving the others blocked. Every wait has a
+// deadline: a missing sender is an error naming the instruction, never a hang.
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+
+#include <torch/torch.h>
+
+#include "GptModel.h"
+
+namespace mario::exec {
+
+// Thrown in a worker when another worker has already failed: it stops quietly, the first
+// failure is the one reported.
+struct RunAborted : std::runtime_error {
+    RunAborted() : std::runtime_error("aborted") {}
+};
+
+class Exchange {
+public:
+    enum class Direction { Forward, Backward };
+
+    explicit Exchange(double timeoutSeconds) : timeout_(std::chrono::duration<double>(timeoutSeconds)) {}
+
+    void post(Direction direction, int stage, int microbatch, torch::Tensor tensor) {
+        std::lock_guard lock(mutex_);
+        mail_[{direction, stage, microbatch}] = std::move(tensor);
+        wake_.notify_all();
+    }
+
+    // Blocks until the tensor for (direction, stage, microbatch) arrives; throws on timeout.
+    // `waiter` ("device 1 at 1RECV_F0") is listed in other devices' timeout messages: when a
+    // send is missing, every device downstream times out at about the same moment, so the
+    // message names all blocked devices, not only the first to give up.
+    torch::Tensor take(Direction direction, int stage, int microbatch, const std::string& waiter) {
+        std::unique_lock lock(mutex_);
+        const Key key{direction, stage, microbatch};
+        waiting_.insert(waiter);
+        const bool ready = wake_.wait_for(lock, timeout_, [&] { return aborted_ || mail_.count(key) > 0; });
+        // A waiter that timed out stays listed: it is still blocked while it reports, and another
+        // device's report racing with it must name it.
+        if (ready || aborted_) waiting_.erase(waiter);
+        if (aborted_) throw RunAborted();
+        if (!ready)
+            throw std::runtime_error("no " + std::string(direction == Direction::Forward ? "activation" : "gradient") +
+                                     " arrived within " + seconds() + " s (its sender never sent it)" +
+                                     blockedList());
+        torch::Tensor tensor = std::move(mail_[key]);
+        mail_.erase(key);
+        return tensor;
+    }
+
+    // REDUCE_GRAD is split in two so that it never deadlocks: the generators append each
+    // device's REDUCE_GRADs in stage order (Chimera's device 1 reduces stage 1 then 6, device 2
+    // stage 2 then 5), so a blocking barrier per REDUCE_GRAD would wait in a cycle. `contribute`
+    // adds a replica's gradients to its slice's sum and returns; `collect` (at OPT, or at the end
+    // of the program) waits until all replicas contributed and gives this replica the sum.
+    void contribute(const std::string& key, const ParamMap& params) {
+        std::lock_guard lock(mutex_);
+        Group& group = groups_[key];
+        for (const auto& [name, p] : params) {
+            if (!p.grad().defined()) continue;
+            auto& sum = group.sum[name];
+            sum = sum.defined() ? sum + p.grad() : p.grad().clone();
+        }
+        ++group.arrived;
+        wake_.notify_all();
+    }
+
+    void collect(const std::string& key, int participants, ParamMap& params) {
+        std::unique_lock lock(mutex_);
+        Group& group = groups_[key];
+        const bool ready =
+            wake_.wait_for(lock, timeout_, [&] { return aborted_ || group.arrived >= participants; });
+        if (aborted_) throw RunAborted();
+        if (!ready)
+            throw std::runtime_error("only " + std::to_string(group.arrived) + " of " + std::to_string(participants) +
+                                     " replicas reached REDUCE_GRAD within " + seconds() + " s" + blockedList());
+        torch::NoGradGuard noGrad;
+        for (auto& [name, p] : params) {
+            auto it = group.sum.find(name);
+            if (it == group.sum.end()) continue;
+            if (p.grad().defined()) p.mutable_grad().copy_(it->second);
+            else p.mutable_grad() = it->second.clone();
+        }
+        if (++group.done == participants) groups_.erase(key);
+    }
+
+    // Records the first failure and wakes every waiter.
+    void fail(const std::string& message) {
+        std::lock_guard lock(mutex_);
+        if (!aborted_) failure_ = message;
+        aborted_ = true;
+        wake_.notify_all();
+    }
+
+    std::optional<std::string> failure() const {
+        std::lock_guard lock(mutex_);
+        return failure_;
+    }
+
+private:
+    using Key = std::tuple<Direction, int, int>;
+    struct Group {
+        ParamMap sum;
+        int arrived = 0;
+        int done = 0;
+    };
+
+    std::string blockedList() const {
+        if (waiting_.empty()) return "";
+        std::string list = "; also blocked: ";
+        bool first = true;
+        for (const auto& w : waiting_) {
+            list += (first ? "" : ", ") + w;
+            first = false;
+        }
+        return list;
+    }
+
+    std::string seconds() const {
+        std::string s = std::to_string(timeout_.count());
+        s.erase(s.find_last_not_of('0') + 1);
+        if (!s.empty() && s.back() == '.') s.pop_back();
+        return s;
+    }
+
+    std::chrono::duration<double> timeout_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::map<Key, torch::Tensor> mail_;
+    std::map<std::string, Group> groups_;
+    std::set<std::string> waiting_;
+    bool aborted_ = false;
+    std::optional<std::string> failure_;
+};
+
+}  // namespace mario::exec

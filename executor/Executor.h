@@ -1,0 +1,55 @@
+#pragma once
+// Runs a plan on the CPU backend: one thread per device, LibTorch stages, optional
+// single-device reference for the gradient check. Torch-free API so the CLI and the tests
+// compile without Torch headers.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ModelSpec.h"
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario::exec {
+
+struct ExecutorOptions {
+    ModelSpec model;
+    int iterations = 1;
+    std::uint64_t seed = 0;
+    double lr = 0.01;
+    bool adam = false;    // optimizer: Adam instead of plain SGD
+    double recv_timeout_s = 30;
+    bool reference = false;
+    double rtol = 1e-5;   // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
+    double atol = 4e-5;
+    // Live profiling (issue 5): called with one JSON object per line — every instruction's
+    // start and end on a steady clock ({"event":"instruction",...}) and a summary per iteration
+    // ({"event":"iteration",...}). Calls are serialised; they come from the device threads.
+    std::function<void(const std::string&)> on_event;
+};
+
+struct RunReport {
+    double loss = 0;  // of the last iteration: mean over micro-batches
+    std::optional<double> reference_loss;
+    // Per-tensor relative: max over parameters of max|g - g_ref| / (max|g_ref| + 1e-12).
+    double max_grad_rel_diff = 0;
+    double max_grad_abs_diff = 0;
+    bool grads_match = true;               // every gradient torch::allclose(rtol, atol)
+    std::vector<std::string> mismatched;   // parameter names that do not match (or are missing)
+    std::size_t compared_parameters = 0;   // reference tensors compared
+    double max_weight_abs_diff = 0;        // weights after the last optimizer step
+    bool plan_layers_used = false;         // the plan's `layers` fit this model (else §4's rule)
+    // Per device, of the last iteration: see DeviceWorker::peakActivationBytes (the plan's
+    // activation/checkpoint bytes weighted by what the interpreter really held).
+    std::vector<double> peak_activation_bytes;
+    std::size_t instructions = 0;
+    int devices = 0;
+};
+
+// Errors: the topology cannot be built, or a worker failed ("device D, instruction X: why").
+Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options);
+
+}  // namespace mario::exec

@@ -1,0 +1,59 @@
+#pragma once
+// A small GPT-style decoder written functionally over named parameter tensors (double
+// precision, so pipeline and reference gradients agree to ~1e-15). Functional rather than
+// torch::nn modules because a stage holds an arbitrary slice of it — and Chimera holds two
+// replicas of the same slice — which is a copy of a subset of the named tensors.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "ModelSpec.h"
+
+namespace mario::exec {
+
+using ParamMap = std::map<std::string, torch::Tensor>;
+
+// The part of the model a stage holds: blocks [begin, end), plus the embedding on the first
+// stage of a chain and final norm + LM head + loss on the last.
+struct LayerSlice {
+    int begin = 0;
+    int end = 0;
+    bool embedding = false;
+    bool head = false;
+
+    std::string key() const {
+        return std::to_string(begin) + ":" + std::to_string(end) + (embedding ? "E" : "") + (head ? "H" : "");
+    }
+};
+
+class GptModel {
+public:
+    // Initialises every weight from `seed` (torch::manual_seed); call before worker threads
+    // start, since the global generator is shared.
+    GptModel(const ModelSpec& spec, std::uint64_t seed);
+
+    const ModelSpec& spec() const { return spec_; }
+
+    // Fresh leaf copies (requires_grad) of the weights of a slice: every replica starts from the
+    // same initial weights.
+    ParamMap cloneSlice(const LayerSlice& slice) const;
+
+    // Input: token ids [B, seq] for a slice with the embedding, else hidden states [B, seq, H].
+    // Returns hidden states, or the mean cross-entropy loss (scalar) when the slice has the head.
+    torch::Tensor forward(const LayerSlice& slice, const ParamMap& params, const torch::Tensor& input,
+                          const torch::Tensor& targets) const;
+
+    // Deterministic synthetic tokens [B, seq + 1] for one micro-batch (inputs are [:, :-1],
+    // targets [:, 1:]); independent of the global generator, so threads cannot perturb it.
+    torch::Tensor syntheticTokens(std::uint64_t seed, int microbatch, int microBatchSize) const;
+
+private:
+    torch::Tensor block(int index, const ParamMap& params, torch::Tensor x) const;
+
+    ModelSpec spec_;
+    ParamMap weights_;
+};
+
+}  // namespace mario::exec

@@ -1,0 +1,218 @@
+// The CPU executor computes what a plain single-device run computes, for every scheme with and
+// without Mario's passes, and fails with a clear message instead of hanging.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "Executor.h"
+#include "UnitPlans.h"
+#include "passes/PassManager.h"
+#include "sim/ProgramMemory.h"
+
+namespace {
+
+using mario::Scheme;
+
+struct Case {
+    const char* name;
+    Scheme scheme;
+    int devices, microbatches, chunks;
+    bool passes;
+};
+
+mario::Plan makePlan(const Case& c) {
+    auto plan = mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
+    if (c.passes) {
+        auto passes = mario::parsePassList("all");
+        EXPECT_TRUE(passes.ok());
+        auto run = mario::runPasses(*plan, *passes);
+        EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
+    }
+    return std::move(plan).value();
+}
+
+class ReferenceEquality : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ReferenceEquality, LossAndEveryGradientMatchTheSingleDeviceRun) {
+    const mario::Plan plan = makePlan(GetParam());
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    options.recv_timeout_s = 20;
+    options.seed = 7;
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_TRUE(report->reference_loss.has_value());
+    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9 * std::abs(*report->reference_loss));
+    EXPECT_TRUE(report->grads_match) << "first mismatch: " << report->mismatched.front();
+    EXPECT_LT(report->max_grad_rel_diff, 1e-9);
+    EXPECT_EQ(report->devices, GetParam().devices);
+    // 8 blocks × 12 tensors + token and position embeddings + final norm (2) + head (2).
+    EXPECT_EQ(report->compared_parameters, 8u * 12 + 2 + 4);
+}
+
+TEST_P(ReferenceEquality, LiveActivationsPeakWhereTheSimulatorSays) {
+    // Unit plans have no static bytes, so the program peak is the activation peak.
+    const mario::Plan plan = makePlan(GetParam());
+    auto report = mario::exec::runPlan(plan, {});
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    ASSERT_EQ(report->peak_activation_bytes.size(), plan.devices.size());
+    for (std::size_t d = 0; d < plan.devices.size(); ++d)
+        EXPECT_DOUBLE_EQ(report->peak_activation_bytes[d], mario::programPeakBytes(plan, static_cast<int>(d)))
+            << "device " << d;
+}
+
+const Case kCases[] = {
+    {"gpipe", Scheme::GPipe, 4, 4, 1, false},
+    {"gpipe_passes", Scheme::GPipe, 4, 4, 1, true},
+    {"onefoneb", Scheme::OneFOneB, 4, 4, 1, false},
+    {"onefoneb_passes", Scheme::OneFOneB, 4, 4, 1, true},
+    {"interleaved", Scheme::Interleaved, 2, 4, 2, false},
+    {"interleaved_passes", Scheme::Interleaved, 2, 4, 2, true},
+    {"chimera", Scheme::Chimera, 4, 4, 1, false},
+    {"chimera_passes", Scheme::Chimera, 4, 4, 1, true},
+};
+
+INSTANTIATE_TEST_SUITE_P(Schemes, ReferenceEquality, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Executor, PassesCheckpointSomething) {
+    // Guard for the test above: with all passes, some forwards really are checkpointed (an R
+    // exists), so the recompute path is what gets compared.
+    const mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 4, 4, 1, true});
+    bool hasRecompute = false;
+    for (const auto& d : plan.devices)
+        for (const auto& in : d.program) hasRecompute |= in.op == mario::Op::Recompute;
+    EXPECT_TRUE(hasRecompute);
+}
+
+TEST(Executor, SeveralIterationsStayEqual) {
+    const mario::Plan plan = makePlan({"x", Scheme::Chimera, 4, 4, 1, true});
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    options.iterations = 3;
+    options.lr = 0.1;
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
+    EXPECT_TRUE(report->grads_match);
+    EXPECT_LT(report->max_weight_abs_diff, 1e-9);  // the optimizer steps gave the same weights
+}
+
+TEST(Executor, AdamStepsGiveTheSameWeights) {
+    const mario::Plan plan = makePlan({"x", Scheme::Interleaved, 2, 4, 2, true});
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    options.iterations = 3;
+    options.adam = true;
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
+    EXPECT_TRUE(report->grads_match);
+    EXPECT_LT(report->max_weight_abs_diff, 1e-9);
+}
+
+TEST(Executor, PlanLayersAreHonouredWhenTheyFitTheModel) {
+    // Uneven explicit split of the 8 blocks over 4 stages (1F1B): still reference-equal.
+    mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 4, 4, 1, true});
+    const std::pair<int, int> layers[] = {{0, 1}, {1, 4}, {4, 7}, {7, 8}};
+    for (int s = 0; s < 4; ++s) plan.stages[s].layers = layers[s];
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_TRUE(report->plan_layers_used);
+    EXPECT_TRUE(report->grads_match);
+
+    // Layers planned for a bigger model (40 blocks) fall back to the chain-position rule.
+    const std::pair<int, int> big[] = {{0, 10}, {10, 20}, {20, 30}, {30, 40}};
+    for (int s = 0; s < 4; ++s) plan.stages[s].layers = big[s];
+    report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_FALSE(report->plan_layers_used);
+    EXPECT_TRUE(report->grads_match);
+}
+
+TEST(Executor, EveryInstructionIsReportedLive) {
+    const mario::Plan plan = makePlan({"x", Scheme::Chimera, 4, 4, 1, true});
+    std::vector<std::string> lines;
+    mario::exec::ExecutorOptions options;
+    options.iterations = 2;
+    options.on_event = [&](const std::string& line) { lines.push_back(line); };
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    std::size_t instructions = 0, iterations = 0;
+    for (const auto& line : lines) {
+        const auto event = nlohmann::json::parse(line);
+        if (event["event"] == "instruction") {
+            ++instructions;
+            EXPECT_LE(event["start_us"].get<double>(), event["end_us"].get<double>()) << line;
+        } else if (event["event"] == "iteration") {
+            ++iterations;
+        }
+    }
+    EXPECT_EQ(instructions, 2 * plan.instructionCount());
+    EXPECT_EQ(iterations, 2u);
+}
+
+TEST(Executor, MissingSendEndsWithAnErrorNamingTheReceive) {
+    mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 4, 4, 1, false});
+    auto& program = plan.devices[0].program;
+    const mario::Instruction send{mario::Op::SendForward, 0, 0};
+    auto it = std::find(program.begin(), program.end(), send);
+    ASSERT_NE(it, program.end());
+    program.erase(it);
+    mario::exec::ExecutorOptions options;
+    options.recv_timeout_s = 1;
+    const auto start = std::chrono::steady_clock::now();
+    auto report = mario::exec::runPlan(plan, options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(report.ok());
+    // Devices 1, 2 and 3 all wait from the start; whichever gives up first reports, and the
+    // message names every blocked device, so the root cause (device 1 at 1RECV_F0) is in it.
+    const std::string& message = report.error().message;
+    EXPECT_NE(message.find("RECV_F0"), std::string::npos) << message;
+    EXPECT_TRUE(message.find("device 1, instruction 1RECV_F0") != std::string::npos ||
+                message.find("device 1 at 1RECV_F0") != std::string::npos)
+        << message;
+    EXPECT_LT(seconds, 10);
+}
+
+std::string runCli(const std::string& args, int& exitCode) {
+    const std::string command = std::string(MARIO_EXECUTOR_BINARY) + " " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    std::string out;
+    std::array<char, 256> buffer{};
+    while (pipe && fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
+    const int status = pipe ? pclose(pipe) : -1;
+    exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+}
+
+TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
+    const auto path = std::filesystem::temp_directory_path() / "mario_executor_malformed.mario.json";
+    std::ofstream(path) << R"({"format": "mario-plan", "version": 1, "stages": 5, "devices": []})";
+    int code = 0;
+    const std::string out = runCli("run " + path.string() + " --backend cpu", code);
+    EXPECT_EQ(code, 2) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_EQ(out.rfind("mario-executor: ", 0), 0u) << out;
+    std::filesystem::remove(path);
+}
+
+TEST(ExecutorCli, CudaBackendIsNotBuilt) {
+    int code = 0;
+    const std::string out = runCli("run nothing.mario.json --backend cuda", code);
+    EXPECT_EQ(code, 2);
+    EXPECT_NE(out.find("CUDA backend is not built"), std::string::npos) << out;
+}
+
+}  // namespace
