@@ -2,16 +2,22 @@
 //   mario-executor run PLAN --backend cpu [--model SPEC] [--iterations N] [--reference]
 //                           [--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam]
 //                           [--events]
+//   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
+//                          [--seed S] [--name NAME] -o OUT.profile.json
+// profile measures stages of 1..K blocks on the CPU and writes a "mario-profile" v1 document
+// (core/cost/ProfileCostModel.h); one summary line on stdout; bad arguments: one line, exit 2.
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration).
 // Exit codes: 0 ok, 2 usage or unreadable/malformed plan, 3 a worker failed.
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "Executor.h"
+#include "Profiler.h"
 #include "io/PlanJson.h"
 
 namespace {
@@ -23,9 +29,59 @@ int usage(const std::string& why) {
     return 2;
 }
 
+int profileUsage(const std::string& why) {
+    std::cerr << "mario-executor profile: " << why << std::endl;
+    return 2;
+}
+
+int profileMain(int argc, char** argv) {
+    mario::exec::ProfileOptions options;
+    std::string out;
+    for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
+    try {
+        for (int i = 2; i < argc; ++i) {
+            const std::string arg = argv[i];
+            auto value = [&]() -> std::string {
+                if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+                return argv[++i];
+            };
+            if (arg == "--model") {
+                auto spec = mario::exec::parseModelSpec(value());
+                if (!spec) return profileUsage(spec.error().message);
+                options.model = *spec;
+            } else if (arg == "--micro-batch-size") options.micro_batch_size = std::stoi(value());
+            else if (arg == "--max-blocks") options.max_blocks = std::stoi(value());
+            else if (arg == "--repeats") options.repeats = std::stoi(value());
+            else if (arg == "--seed") options.seed = std::stoull(value());
+            else if (arg == "--name") options.name = value();
+            else if (arg == "-o" || arg == "--output") out = value();
+            else return profileUsage("unknown option " + arg);
+        }
+    } catch (const std::exception& e) {
+        return profileUsage(std::string("bad option value: ") + e.what());
+    }
+    if (out.empty()) return profileUsage("-o OUT.profile.json is required");
+    auto result = mario::exec::profileModel(options);
+    if (!result) return profileUsage(result.error().message);
+    std::ofstream file(out);
+    file << result->profile.dump(2) << "\n";
+    if (!file) return profileUsage("cannot write " + out);
+    const auto& p = result->profile;
+    std::cout << nlohmann::json{{"profile", out},
+                                {"model", p["model"]},
+                                {"blocks", result->points.size()},
+                                {"forward_ms", p["forward_ms"]},
+                                {"backward_ms", p["backward_ms"]},
+                                {"forward_r2", result->forward.r2}}
+                     .dump()
+              << std::endl;
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc >= 2 && std::string(argv[1]) == "profile") return profileMain(argc, argv);
     if (argc < 3 || std::string(argv[1]) != "run") return usage("expected: run PLAN");
     const std::string planPath = argv[2];
     mario::exec::ExecutorOptions options;

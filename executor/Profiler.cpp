@@ -1,0 +1,195 @@
+#include "Profiler.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include <c10/core/Allocator.h>
+#include <c10/util/ThreadLocalDebugInfo.h>
+#include <torch/torch.h>
+
+#include "GptModel.h"
+
+namespace mario::exec {
+namespace {
+
+// Live CPU bytes seen through c10's memory-profiling hook: DefaultCPUAllocator reports every
+// allocation (+size) and free (-size) to the PROFILER_STATE debug info of the calling thread.
+class LiveBytes final : public c10::MemoryReportingInfoBase {
+public:
+    void reportMemoryUsage(void*, int64_t size, int64_t, int64_t, c10::Device) override { live_ += size; }
+    bool memoryProfilingEnabled() const override { return true; }
+    int64_t live() const { return live_.load(); }
+
+private:
+    std::atomic<int64_t> live_{0};
+};
+
+double nowMs() {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Measured {
+    double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;
+};
+
+// Times one slice: forward (with grad, as a stage without checkpointing runs it), backward of
+// that forward, and recompute (a forward with grad from the saved, detached stage input).
+// Activation bytes: live CPU bytes after the forward (graph and output alive) minus before.
+Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
+                 const torch::Tensor& targets, int repeats) {
+    ParamMap params = model.cloneSlice(slice);
+    Measured m;
+    for (const auto& [name, p] : params) m.static_bytes += double(p.numel() * p.element_size()) * 4;
+    const bool floating = input.is_floating_point();
+    std::vector<double> fwd, bwd, rec;
+    for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up, also the memory measurement
+        for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
+        torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
+        torch::Tensor out;
+        double t0 = 0, t1 = 0;
+        if (r == 0) {
+            auto tracker = std::make_shared<LiveBytes>();
+            c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, tracker);
+            out = model.forward(slice, params, x, targets);
+            m.activation_bytes = double(std::max<int64_t>(0, tracker->live()));
+        } else {
+            t0 = nowMs();
+            out = model.forward(slice, params, x, targets);
+            t1 = nowMs();
+        }
+        torch::Tensor grad = out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3;
+        const double t2 = nowMs();
+        out.backward(grad);
+        const double t3 = nowMs();
+        out = torch::Tensor();
+        torch::Tensor saved = floating ? input.detach() : input;
+        torch::Tensor x2 = floating ? saved.clone().requires_grad_(true) : saved;
+        const double t4 = nowMs();
+        torch::Tensor again = model.forward(slice, params, x2, targets);
+        const double t5 = nowMs();
+        if (r == 0) continue;
+        fwd.push_back(t1 - t0);
+        bwd.push_back(t3 - t2);
+        rec.push_back(t5 - t4);
+    }
+    m.forward_ms = median(fwd);
+    m.backward_ms = median(bwd);
+    m.recompute_ms = median(rec);
+    return m;
+}
+
+nlohmann::json fitJson(const LineFit& f) { return {{"a", f.a}, {"b", f.b}}; }
+
+}  // namespace
+
+LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys) {
+    LineFit f;
+    const double n = double(xs.size());
+    if (xs.empty()) return f;
+    double mx = 0, my = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) mx += xs[i], my += ys[i];
+    mx /= n, my /= n;
+    double sxx = 0, sxy = 0, syy = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+        sxx += (xs[i] - mx) * (xs[i] - mx);
+        sxy += (xs[i] - mx) * (ys[i] - my);
+        syy += (ys[i] - my) * (ys[i] - my);
+    }
+    f.a = sxx > 0 ? std::max(0.0, sxy / sxx) : 0.0;
+    f.b = my - f.a * mx;
+    double sse = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) sse += std::pow(ys[i] - (f.a * xs[i] + f.b), 2);
+    f.r2 = syy > 0 ? 1 - sse / syy : 1.0;
+    return f;
+}
+
+Result<ProfileResult> profileModel(const ProfileOptions& options) {
+    if (options.max_blocks < 1) return makeError("--max-blocks must be at least 1");
+    if (options.repeats < 1) return makeError("--repeats must be at least 1");
+    if (options.micro_batch_size < 1) return makeError("--micro-batch-size must be at least 1");
+    ModelSpec spec = options.model;
+    spec.layers = std::max(spec.layers, options.max_blocks);
+    const GptModel model(spec, options.seed);
+    const int B = options.micro_batch_size;
+    torch::manual_seed(options.seed + 1);
+    const torch::Tensor hidden = torch::randn({B, spec.seq, spec.hidden}, torch::kFloat64);
+    const torch::Tensor tokens = model.syntheticTokens(options.seed, 0, B);
+    const torch::Tensor inputs = tokens.slice(1, 0, spec.seq).contiguous();
+    const torch::Tensor targets = tokens.slice(1, 1, spec.seq + 1).contiguous();
+
+    ProfileResult result;
+    std::vector<double> xs, f, bw, rc, act, st;
+    for (int x = 1; x <= options.max_blocks; ++x) {
+        const Measured m = measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats);
+        result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
+        xs.push_back(x);
+        f.push_back(m.forward_ms);
+        bw.push_back(m.backward_ms);
+        rc.push_back(m.recompute_ms);
+        act.push_back(m.activation_bytes);
+        st.push_back(m.static_bytes);
+    }
+    result.forward = fitLine(xs, f);
+    result.backward = fitLine(xs, bw);
+    result.recompute = fitLine(xs, rc);
+    result.activation = fitLine(xs, act);
+    result.statics = fitLine(xs, st);
+    const Measured embed = measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats);
+    const Measured head = measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats);
+    auto extra = [](const Measured& m) {
+        return nlohmann::json{{"forward_ms", m.forward_ms}, {"backward_ms", m.backward_ms},
+                              {"recompute_ms", m.recompute_ms}, {"activation_bytes", m.activation_bytes},
+                              {"static_bytes", m.static_bytes}};
+    };
+    const double boundary = double(B) * spec.seq * spec.hidden * sizeof(double);
+
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : result.points)
+        points.push_back({{"blocks", p.blocks}, {"forward_ms", p.forward_ms}, {"backward_ms", p.backward_ms},
+                          {"recompute_ms", p.recompute_ms}, {"activation_bytes", p.activation_bytes},
+                          {"static_bytes", p.static_bytes}});
+    nlohmann::json& j = result.profile;
+    j["format"] = "mario-profile";
+    j["version"] = 1;
+    j["name"] = options.name.empty() ? "cpu-" + describe(spec) : options.name;
+    j["model"] = describe(spec);
+    j["hardware"] = "cpu";
+    j["notes"] =
+        "Measured on CPU by mario-executor profile (LibTorch, float64, " + std::to_string(torch::get_num_threads()) +
+        " intra-op threads): `" + options.command_line + "`. Stages of 1.." + std::to_string(options.max_blocks) +
+        " transformer blocks; times are the median of " + std::to_string(options.repeats) +
+        " runs after one warm-up; forward is with grad, recompute is a forward with grad from the saved stage "
+        "input, backward is that forward's backward. activation_bytes: live CPU bytes after the forward minus "
+        "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
+        "parameters x 8 bytes x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
+        "[micro_batch, seq, hidden] float64 boundary tensor. embedding/head: those slices measured alone. "
+        "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
+    j["micro_batch_size"] = B;
+    j["sequence_length"] = spec.seq;
+    j["tp"] = 1;
+    j["forward_ms"] = fitJson(result.forward);
+    j["backward_ms"] = fitJson(result.backward);
+    j["recompute_ms"] = fitJson(result.recompute);
+    j["activation_bytes"] = fitJson(result.activation);
+    j["static_bytes"] = fitJson(result.statics);
+    j["checkpoint_bytes"] = boundary;
+    j["send_bytes"] = boundary;
+    j["embedding"] = extra(embed);
+    j["head"] = extra(head);
+    j["source"] = {{"tool", "mario-executor profile"},
+                   {"r2", {{"forward_ms", result.forward.r2}, {"backward_ms", result.backward.r2},
+                           {"recompute_ms", result.recompute.r2}, {"activation_bytes", result.activation.r2}}},
+                   {"points", points}};
+    return result;
+}
+
+}  // namespace mario::exec
