@@ -23,6 +23,10 @@
 #include "PassStepper.h"
 #include "SummaryPanel.h"
 #include "TunerPanel.h"
+#include "LiveRunWindow.h"
+#include "io/PlanJson.h"
+#include <QCoreApplication>
+#include <QDir>
 
 namespace mario::gui {
 
@@ -245,6 +249,19 @@ void MainWindow::buildMenus() {
     tools->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this, [this] {
         tuner()->show();
         tuner()->raise();
+    });
+    tools->addAction(tr("Run on &CPU (executor)"), this, [this] {  // live profiling (executor issue)
+        const QDir bin(QCoreApplication::applicationDirPath());
+        QString exe = bin.filePath("../executor/mario-executor");
+        if (!QFileInfo(exe).isExecutable()) exe = bin.filePath("mario-executor");
+        const QString plan = QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
+        if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable()) return showError(tr("Run on CPU: no schedule, or mario-executor not found next to the workbench"));
+        if (auto written = writePlanFile(document_.current().plan, plan.toStdString()); !written) return showError(QString::fromStdString(written.error().message));
+        auto* live = new LiveRunWindow(this);
+        live->setAttribute(Qt::WA_DeleteOnClose);
+        live->setPlan(document_.current().plan, document_.current().result);
+        live->start(plan, exe);
+        live->show();
     });
 }
 
