@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
         return usage(std::string("bad option value: ") + e.what());
     }
     if (backend == "cuda") {
-        std::cout << "mario-executor: the CUDA backend is not built in this version" << std::endl;
+        std::cerr << "mario-executor: the CUDA backend is not built in this version" << std::endl;
         return 2;
     }
     if (backend != "cpu") return usage("unknown backend \"" + backend + "\"");
@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
 
     auto plan = mario::readPlanFile(planPath);
     if (!plan) {
-        std::cout << "mario-executor: " << plan.error().message << std::endl;
+        std::cerr << "mario-executor: " << plan.error().message << std::endl;
         return 2;
     }
     if (events) {
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     }
     auto report = mario::exec::runPlan(*plan, options);
     if (!report) {
-        std::cout << "mario-executor: " << report.error().message << std::endl;
+        std::cerr << "mario-executor: " << report.error().message << std::endl;
         return 3;
     }
     nlohmann::json line = {{"loss", report->loss},
