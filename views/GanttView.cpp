@@ -1,5 +1,7 @@
 #include "GanttView.h"
 
+#include <memory>
+
 #include <QApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -289,6 +291,21 @@ void GanttView::cancelDrag() {
     boxes_->setGhost(std::nullopt);
     plot_->setCursor(Qt::ArrowCursor);
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void linkTimeAxes(GanttView* first, GanttView* second) {
+    // Setting one range makes the other view emit in turn; the shared flag stops the echo.
+    auto syncing = std::make_shared<bool>(false);
+    auto follow = [syncing](GanttView* other) {
+        return [syncing, other](double lower, double upper) {
+            if (*syncing) return;
+            *syncing = true;
+            other->setTimeRange(lower, upper);
+            *syncing = false;
+        };
+    };
+    QObject::connect(first, &GanttView::timeRangeChanged, second, follow(second));
+    QObject::connect(second, &GanttView::timeRangeChanged, first, follow(first));
 }
 
 }  // namespace mario::views

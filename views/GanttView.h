@@ -85,4 +85,8 @@ private:
     int laneTickStep_ = 0;  // the step the lane ticks were last built with; 0: rebuild
 };
 
+// Zooming or panning either chart moves the other: two schedules on one time axis
+// (compare window, live run). The link lives as long as both views.
+void linkTimeAxes(GanttView* first, GanttView* second);
+
 }  // namespace mario::views

@@ -29,23 +29,6 @@ const TimelineBox* Timeline::find(const BoxRef& ref) const {
 
 namespace {
 
-std::optional<BoxKind> kindOf(Op op, bool checkpointed) {
-    switch (op) {
-        case Op::Forward: return checkpointed ? BoxKind::CheckpointedForward : BoxKind::Forward;
-        case Op::Recompute: return BoxKind::Recompute;
-        case Op::Backward: return BoxKind::Backward;
-        case Op::BackwardInput: return BoxKind::BackwardInput;
-        case Op::BackwardWeight: return BoxKind::BackwardWeight;
-        case Op::ReduceGrad: return BoxKind::ReduceGrad;
-        case Op::Optimizer: return BoxKind::Optimizer;
-        case Op::RecvForward:
-        case Op::RecvBackward: return BoxKind::Wait;
-        case Op::SendForward:
-        case Op::SendBackward: return std::nullopt;  // instantaneous on the device
-    }
-    return std::nullopt;
-}
-
 // The same wording as the deadlock explainer, so a user meets one vocabulary.
 QString waitNote(const Instruction& recv, const PipelineTopology* topology) {
     const bool backward = recv.op == Op::RecvBackward;
@@ -61,6 +44,23 @@ QString waitNote(const Instruction& recv, const PipelineTopology* topology) {
 }
 
 }  // namespace
+
+std::optional<BoxKind> boxKindOf(Op op, bool checkpointed) {
+    switch (op) {
+        case Op::Forward: return checkpointed ? BoxKind::CheckpointedForward : BoxKind::Forward;
+        case Op::Recompute: return BoxKind::Recompute;
+        case Op::Backward: return BoxKind::Backward;
+        case Op::BackwardInput: return BoxKind::BackwardInput;
+        case Op::BackwardWeight: return BoxKind::BackwardWeight;
+        case Op::ReduceGrad: return BoxKind::ReduceGrad;
+        case Op::Optimizer: return BoxKind::Optimizer;
+        case Op::RecvForward:
+        case Op::RecvBackward: return BoxKind::Wait;
+        case Op::SendForward:
+        case Op::SendBackward: return std::nullopt;  // instantaneous on the device
+    }
+    return std::nullopt;
+}
 
 Timeline buildTimeline(const Plan& plan, const SimResult& result) {
     Timeline timeline;
@@ -81,7 +81,7 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
             const Instruction& ins = program[i];
             const InstructionTiming& timing = timings[i];
             if (!(timing.end > timing.start)) continue;  // zero-length boxes cannot be seen or hit
-            const auto kind = kindOf(ins.op, checkpointed[i]);
+            const auto kind = boxKindOf(ins.op, checkpointed[i]);
             if (!kind) continue;
             TimelineBox box;
             box.start = timing.start;

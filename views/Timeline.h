@@ -60,6 +60,10 @@ struct Timeline {
     const TimelineBox* find(const BoxRef& ref) const;
 };
 
+// The box an instruction draws as: compute kinds, Wait for a RECV, nothing for a SEND
+// (instantaneous on the device).
+std::optional<BoxKind> boxKindOf(Op op, bool checkpointed);
+
 // Compute instructions with positive duration become boxes; RECVs that waited become Wait
 // boxes (what the device waited for is in the tooltip).
 Timeline buildTimeline(const Plan& plan, const SimResult& result);

@@ -57,17 +57,7 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     layout->addWidget(top_, 1);
     layout->addWidget(bottomName_);
     layout->addWidget(bottom_, 1);
-    // One time axis: zooming or panning either chart moves both.
-    auto follow = [this](views::GanttView* other) {
-        return [this, other](double lower, double upper) {
-            if (syncing_) return;
-            syncing_ = true;
-            other->setTimeRange(lower, upper);
-            syncing_ = false;
-        };
-    };
-    connect(top_, &views::GanttView::timeRangeChanged, this, follow(bottom_));
-    connect(bottom_, &views::GanttView::timeRangeChanged, this, follow(top_));
+    views::linkTimeAxes(top_, bottom_);
     resize(1400, 900);
 }
 

@@ -33,7 +33,6 @@ public:
 private:
     views::GanttView *top_, *bottom_;
     QLabel *topName_, *bottomName_, *difference_;
-    bool syncing_ = false;
 };
 
 // "step 22 ms vs 21 ms (+4.8%), bubbles 31.8% vs 42.9%, highest peak 1.03 KB vs 4.00 KB"

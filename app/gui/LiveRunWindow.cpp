@@ -15,23 +15,6 @@
 #include "schedule/CheckpointedForwards.h"
 
 namespace mario::gui {
-namespace {
-
-std::optional<views::BoxKind> computeKind(Op op, bool checkpointed) {
-    using views::BoxKind;
-    switch (op) {
-        case Op::Forward: return checkpointed ? BoxKind::CheckpointedForward : BoxKind::Forward;
-        case Op::Recompute: return BoxKind::Recompute;
-        case Op::Backward: return BoxKind::Backward;
-        case Op::BackwardInput: return BoxKind::BackwardInput;
-        case Op::BackwardWeight: return BoxKind::BackwardWeight;
-        case Op::ReduceGrad: return BoxKind::ReduceGrad;
-        case Op::Optimizer: return BoxKind::Optimizer;
-        default: return std::nullopt;
-    }
-}
-
-}  // namespace
 
 LiveRunWindow::LiveRunWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     setWindowTitle(tr("Live run — Mario Workbench"));
@@ -59,16 +42,7 @@ LiveRunWindow::LiveRunWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     layout->addWidget(simulated_, 1);
     layout->addWidget(new QLabel(tr("<b>Measured</b> (mario-executor, iteration 0)"), this));
     layout->addWidget(measured_, 1);
-    auto follow = [this](views::GanttView* other) {
-        return [this, other](double lower, double upper) {
-            if (syncing_) return;
-            syncing_ = true;
-            other->setTimeRange(lower, upper);
-            syncing_ = false;
-        };
-    };
-    connect(simulated_, &views::GanttView::timeRangeChanged, this, follow(measured_));
-    connect(measured_, &views::GanttView::timeRangeChanged, this, follow(simulated_));
+    views::linkTimeAxes(simulated_, measured_);
 
     throttle_ = new QTimer(this);
     throttle_->setSingleShot(true);
@@ -160,7 +134,8 @@ views::Timeline LiveRunWindow::measuredTimeline() const {
         for (std::size_t i = 0; i < program.size(); ++i) {
             const auto& slot = measuredTimes_[d][i];
             if (!slot) continue;
-            const auto kind = computeKind(program[i].op, checkpointed_[d][i]);
+            // Measured boxes are compute only: a RECV's wait is the gap between them.
+            const auto kind = isCompute(program[i].op) ? views::boxKindOf(program[i].op, checkpointed_[d][i]) : std::nullopt;
             if (!kind) continue;
             views::TimelineBox box;
             box.start = slot->first - t0;

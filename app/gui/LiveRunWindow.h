@@ -74,7 +74,6 @@ private:
     QLabel *deviation_, *status_;
     QPushButton* stopButton_;
     QTimer* throttle_;
-    bool syncing_ = false;
 };
 
 }  // namespace mario::gui

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "RunCli.h"
 #include "Executor.h"
 #include "UnitPlans.h"
 #include "passes/PassManager.h"
@@ -186,22 +187,12 @@ TEST(Executor, MissingSendEndsWithAnErrorNamingTheReceive) {
     EXPECT_LT(seconds, 10);
 }
 
-std::string runCli(const std::string& args, int& exitCode) {
-    const std::string command = std::string(MARIO_EXECUTOR_BINARY) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string out;
-    std::array<char, 256> buffer{};
-    while (pipe && fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-    const int status = pipe ? pclose(pipe) : -1;
-    exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-}
 
 TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
     const auto path = std::filesystem::temp_directory_path() / "mario_executor_malformed.mario.json";
     std::ofstream(path) << R"({"format": "mario-plan", "version": 1, "stages": 5, "devices": []})";
     int code = 0;
-    const std::string out = runCli("run " + path.string() + " --backend cpu", code);
+    const std::string out = mario::test::runExecutorCli("run " + path.string() + " --backend cpu", code);
     EXPECT_EQ(code, 2) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     EXPECT_EQ(out.rfind("mario-executor: ", 0), 0u) << out;
@@ -210,7 +201,7 @@ TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
 
 TEST(ExecutorCli, CudaBackendIsNotBuilt) {
     int code = 0;
-    const std::string out = runCli("run nothing.mario.json --backend cuda", code);
+    const std::string out = mario::test::runExecutorCli("run nothing.mario.json --backend cuda", code);
     EXPECT_EQ(code, 2);
     EXPECT_NE(out.find("CUDA backend is not built"), std::string::npos) << out;
 }

@@ -11,23 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "RunCli.h"
 #include "Profiler.h"
 #include "cost/ProfileCostModel.h"
-
-namespace {
-
-std::string runProfileCli(const std::string& args, int& exitCode) {
-    const std::string command = std::string(MARIO_EXECUTOR_BINARY) + " " + args + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string out;
-    std::array<char, 256> buffer{};
-    while (pipe && fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-    const int status = pipe ? pclose(pipe) : -1;
-    exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-}
-
-}  // namespace
 
 TEST(Profiler, FitLineRecoversALine) {
     auto f = mario::exec::fitLine({1, 2, 3, 4}, {3, 5, 7, 9});
@@ -43,7 +29,7 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     const auto path = std::filesystem::temp_directory_path() / "mario_profiler_tiny.profile.json";
     int code = 0;
     const std::string out =
-        runProfileCli("profile --model tiny --max-blocks 3 --repeats 3 -o " + path.string(), code);
+        mario::test::runExecutorCli("profile --model tiny --max-blocks 3 --repeats 3 -o " + path.string(), code);
     ASSERT_EQ(code, 0) << out;
     auto summary = nlohmann::json::parse(out);
     EXPECT_EQ(summary["blocks"], 3);
@@ -84,7 +70,7 @@ TEST(Profiler, BadArgumentsExitTwoWithOneLine) {
     for (const std::string args : {"profile --model tiny", "profile --model nonsense=3 -o x.json",
                                    "profile --max-blocks 0 -o /tmp/x.profile.json", "profile --frobnicate"}) {
         int code = 0;
-        const std::string out = runProfileCli(args, code);
+        const std::string out = mario::test::runExecutorCli(args, code);
         EXPECT_EQ(code, 2) << args << ": " << out;
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
         EXPECT_EQ(out.rfind("mario-executor profile: ", 0), 0u) << out;
