@@ -11,6 +11,7 @@
 
 #include "cost/ProfileCostModel.h"
 #include "model/PresetLibrary.h"
+#include "passes/PassManager.h"
 
 namespace mario {
 
@@ -21,9 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kPasses = {"checkpoint", "overlap", "redundancy", "prepose", "relax"};
-constexpr std::array<std::string_view, 5> kLongPasses = {"apply-checkpoint", "overlap-recompute",
-                                                         "remove-redundancy", "prepose-forward", "relax-checkpoint"};
 constexpr std::string_view kConfigKeys[] = {
     "format", "version", "name", "notes", "model", "hardware", "devices", "memory_limit_gb",
     "parallel", "passes", "unit_costs", "microbatches", "profile"};
@@ -36,7 +34,7 @@ constexpr std::string_view kUnitKeys[] = {
 Result<std::vector<std::string>> readPasses(const json& value) {
     if (value.is_string()) {
         std::string word = value.get<std::string>();
-        if (word == "all") return std::vector<std::string>(kPasses.begin(), kPasses.begin() + 4);  // the paper's four
+        if (word == "all") return std::vector<std::string>{"checkpoint", "overlap", "redundancy", "prepose"};  // the paper's four
         if (word == "none") return std::vector<std::string>{};
         return makeError("passes: expected an array of pass names, \"all\" or \"none\" (got \"" + word + "\")");
     }
@@ -45,15 +43,16 @@ Result<std::vector<std::string>> readPasses(const json& value) {
     for (std::size_t i = 0; i < value.size(); ++i) {
         std::string where = "passes[" + std::to_string(i) + "]";
         if (!value[i].is_string()) return makeError(where + ": expected a pass name");
-        std::string name = value[i].get<std::string>();
-        std::size_t k = 0;
-        while (k < kPasses.size() && name != kPasses[k] && name != kLongPasses[k]) ++k;
-        if (k == kPasses.size())
+        const std::string name = value[i].get<std::string>();
+        // The pass manager owns the vocabulary; the file stores the short names.
+        const auto pass = parsePassName(name);
+        if (!pass)
             return makeError(where + ": unknown pass \"" + name +
-                             "\" (expected checkpoint, overlap, redundancy or prepose)");
-        if (std::find(passes.begin(), passes.end(), kPasses[k]) != passes.end())
-            return makeError(where + ": pass \"" + std::string(kPasses[k]) + "\" is listed twice");
-        passes.emplace_back(kPasses[k]);
+                             "\" (expected checkpoint, overlap, redundancy, prepose or relax)");
+        const std::string shortName(passName(*pass));
+        if (std::find(passes.begin(), passes.end(), shortName) != passes.end())
+            return makeError(where + ": pass \"" + shortName + "\" is listed twice");
+        passes.push_back(shortName);
     }
     return passes;
 }
@@ -74,7 +73,6 @@ std::string str(int x) { return std::to_string(x); }
 
 }  // namespace
 
-std::span<const std::string_view> configPassNames() { return kPasses; }
 
 // ---- readConfig ----------------------------------------------------------------------
 

@@ -18,11 +18,6 @@ namespace mario {
 
 class PresetLibrary;
 
-// The pass names a config may select, in the order "all" expands to. Long names
-// ("apply-checkpoint", "overlap-recompute", "remove-redundancy", "prepose-forward") are
-// accepted on input and stored as these short ones.
-std::span<const std::string_view> configPassNames();
-
 // Parses and validates a config document. Model and hardware are preset names (looked up in
 // presets) or inline objects; a relative "profile" path is resolved against baseDir first
 // (the config file's folder, if given) and then the presets' folder.

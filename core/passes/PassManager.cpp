@@ -4,6 +4,7 @@
 #include <cctype>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "passes/Passes.h"
 #include "sim/Simulator.h"
@@ -12,8 +13,15 @@
 namespace mario {
 
 std::optional<PassId> parsePassName(std::string_view name) {
+    // The short names, and the paper's long ones ("apply-checkpoint", "overlap-recompute", …).
+    constexpr std::pair<std::string_view, PassId> kLongNames[] = {
+        {"apply-checkpoint", PassId::Checkpoint}, {"overlap-recompute", PassId::Overlap},
+        {"remove-redundancy", PassId::Redundancy}, {"prepose-forward", PassId::Prepose},
+        {"relax-checkpoint", PassId::Relax}};
     for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose, PassId::Relax})
         if (passName(pass) == name) return pass;
+    for (const auto& [longName, pass] : kLongNames)
+        if (longName == name) return pass;
     return std::nullopt;
 }
 
