@@ -1,7 +1,6 @@
 #include "io/ConfigJson.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>

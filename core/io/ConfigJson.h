@@ -3,7 +3,6 @@
 // reader that preset, profile and config files share, so every error a user sees names the
 // JSON path that caused it ("parallel.pp: expected a positive integer").
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 
