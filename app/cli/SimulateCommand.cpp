@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "Arguments.h"
+#include "util/HumanBytes.h"
 #include "AsciiGantt.h"
 #include "Commands.h"
 #include "PlanLoading.h"
@@ -30,17 +31,6 @@ double timeSimulation(const Plan& plan) {
     return best;
 }
 
-std::string humanBytes(double bytes) {
-    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-    int unit = 0;
-    while (bytes >= 1000 && unit < 4) {
-        bytes /= 1000;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.2f %s", bytes, units[unit]);
-    return text;
-}
 
 std::string passList(const std::vector<PassId>& passes) {
     std::string text;

@@ -1,4 +1,5 @@
 #include "CompareWindow.h"
+#include "util/HumanBytes.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -15,15 +16,6 @@ double highestPeak(const SimResult& result) {
     return peak;
 }
 
-QString bytes(double value) {
-    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-    int unit = 0;
-    while (value >= 1000 && unit < 4) {
-        value /= 1000;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', unit == 0 ? 0 : 2).arg(QLatin1String(units[unit]));
-}
 
 }  // namespace
 
@@ -37,7 +29,7 @@ QString describeDifference(const NamedSchedule& a, const NamedSchedule& b) {
         .arg(100 * change, 0, 'f', 1)
         .arg(100 * a.result.bubble_ratio, 0, 'f', 1)
         .arg(100 * b.result.bubble_ratio, 0, 'f', 1)
-        .arg(bytes(highestPeak(a.result)), bytes(highestPeak(b.result)));
+        .arg(QString::fromStdString(humanBytes(highestPeak(a.result))), QString::fromStdString(humanBytes(highestPeak(b.result))));
 }
 
 CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {

@@ -1,4 +1,5 @@
 #include "SummaryPanel.h"
+#include "util/HumanBytes.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -8,15 +9,8 @@
 namespace mario::gui {
 namespace {
 
-QString bytesText(double bytes) {
-    const char* units[] = {"B", "KB", "MB", "GB", "TB"};
-    int unit = 0;
-    while (bytes >= 1000 && unit < 4) {
-        bytes /= 1000;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(bytes, 0, 'f', unit == 0 ? 0 : 2).arg(QLatin1String(units[unit]));
-}
+QString bytesText(double bytes) { return QString::fromStdString(humanBytes(bytes)); }
+
 
 QString percent(double ratio) { return QStringLiteral("%1%").arg(100 * ratio, 0, 'f', 1); }
 
