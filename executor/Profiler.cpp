@@ -1,5 +1,7 @@
 #include "Profiler.h"
 
+#include "cost/ProfileCostModel.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -87,7 +89,6 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
     return m;
 }
 
-nlohmann::json fitJson(const LineFit& f) { return {{"a", f.a}, {"b", f.b}}; }
 
 }  // namespace
 
@@ -146,10 +147,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     const Measured embed = measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats);
     const Measured head = measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats);
     auto extra = [](const Measured& m) {
-        return nlohmann::json{{"forward_ms", m.forward_ms}, {"backward_ms", m.backward_ms},
-                              {"recompute_ms", m.recompute_ms}, {"activation_bytes", m.activation_bytes},
-                              {"static_bytes", m.static_bytes}};
+        return ProfileExtra{m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes};
     };
+    auto line = [](const LineFit& f) { return LinearFit{f.a, f.b}; };
     const double boundary = double(B) * spec.seq * spec.hidden * sizeof(double);
 
     nlohmann::json points = nlohmann::json::array();
@@ -157,9 +157,23 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         points.push_back({{"blocks", p.blocks}, {"forward_ms", p.forward_ms}, {"backward_ms", p.backward_ms},
                           {"recompute_ms", p.recompute_ms}, {"activation_bytes", p.activation_bytes},
                           {"static_bytes", p.static_bytes}});
+    // The numbers go through core's ProfileCostModel, which owns the format the simulator reads;
+    // only the descriptive keys are added here.
+    ProfileFits fits;
+    fits.micro_batch_size = B;
+    fits.sequence_length = spec.seq;
+    fits.tp = 1;
+    fits.forward_ms = line(result.forward);
+    fits.backward_ms = line(result.backward);
+    fits.recompute_ms = line(result.recompute);
+    fits.activation_bytes = line(result.activation);
+    fits.static_bytes = line(result.statics);
+    fits.checkpoint_bytes = boundary;
+    fits.send_bytes = boundary;
+    fits.embedding = extra(embed);
+    fits.head = extra(head);
+    result.profile = ProfileCostModel(fits).toJson();
     nlohmann::json& j = result.profile;
-    j["format"] = "mario-profile";
-    j["version"] = 1;
     j["name"] = options.name.empty() ? "cpu-" + describe(spec) : options.name;
     j["model"] = describe(spec);
     j["hardware"] = "cpu";
@@ -173,18 +187,6 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         "parameters x 8 bytes x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
         "[micro_batch, seq, hidden] float64 boundary tensor. embedding/head: those slices measured alone. "
         "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
-    j["micro_batch_size"] = B;
-    j["sequence_length"] = spec.seq;
-    j["tp"] = 1;
-    j["forward_ms"] = fitJson(result.forward);
-    j["backward_ms"] = fitJson(result.backward);
-    j["recompute_ms"] = fitJson(result.recompute);
-    j["activation_bytes"] = fitJson(result.activation);
-    j["static_bytes"] = fitJson(result.statics);
-    j["checkpoint_bytes"] = boundary;
-    j["send_bytes"] = boundary;
-    j["embedding"] = extra(embed);
-    j["head"] = extra(head);
     j["source"] = {{"tool", "mario-executor profile"},
                    {"r2", {{"forward_ms", result.forward.r2}, {"backward_ms", result.backward.r2},
                            {"recompute_ms", result.recompute.r2}, {"activation_bytes", result.activation.r2}}},

@@ -102,6 +102,12 @@ Result<ProfileCostModel> ProfileCostModel::fromJson(const json& object, const st
     return p;
 }
 
+ProfileCostModel::ProfileCostModel(const ProfileFits& f)
+    : micro_batch_size_(f.micro_batch_size), sequence_length_(f.sequence_length), tp_(f.tp), forward_ms_(f.forward_ms),
+      backward_ms_(f.backward_ms), recompute_ms_(f.recompute_ms), activation_bytes_(f.activation_bytes),
+      static_bytes_(f.static_bytes), reduce_grad_ms_(f.reduce_grad_ms), optimizer_ms_(f.optimizer_ms),
+      checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
+
 json ProfileCostModel::toJson() const {
     json out = {{"format", "mario-profile"},
                 {"version", 1},

@@ -37,8 +37,22 @@ struct ProfileExtra {
     double static_bytes = 0;
 };
 
+// Everything a profile holds, as plain numbers: what a profiler fills in.
+struct ProfileFits {
+    int micro_batch_size = 1;
+    int sequence_length = 0;  // 0: not recorded, not checked
+    int tp = 0;               // 0: not recorded, not checked
+    LinearFit forward_ms, backward_ms, recompute_ms, activation_bytes, static_bytes, reduce_grad_ms, optimizer_ms;
+    double checkpoint_bytes = 0;
+    double send_bytes = 0;
+    ProfileExtra embedding, head;
+};
+
 class ProfileCostModel {
 public:
+    ProfileCostModel() = default;
+    // From measured numbers; toJson() then writes them in the one profile format.
+    explicit ProfileCostModel(const ProfileFits& fits);
     static Result<ProfileCostModel> load(const std::string& path);
     // path is the JSON path of the object, for errors (empty for a file's root).
     static Result<ProfileCostModel> fromJson(const nlohmann::json& object, const std::string& path);
