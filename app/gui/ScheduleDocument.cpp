@@ -197,11 +197,16 @@ QString ScheduleDocument::autosavePath() {
 
 // Every computed change is written to the autosave file (the plan as shown: passes and
 // edits applied), so a crash loses nothing; the next start offers it back (MainWindow).
-void ScheduleDocument::autosave() const {
-    QDir().mkpath(QFileInfo(autosavePath()).absolutePath());
+// Written off the GUI thread (a 32-device plan is a few MB of JSON); one writer at a time,
+// so consecutive autosaves never interleave in the file.
+void ScheduleDocument::autosave() {
     Plan plan = current_.plan;
     plan.info.notes = "autosave of " + (path_.isEmpty() ? std::string("an unsaved session") : path_.toStdString());
-    (void)writePlanFile(plan, autosavePath().toStdString());
+    autosaver_.setMaxThreadCount(1);
+    (void)QtConcurrent::run(&autosaver_, [plan = std::move(plan), path = autosavePath()] {
+        QDir().mkpath(QFileInfo(path).absolutePath());
+        (void)writePlanFile(plan, path.toStdString());
+    });
 }
 
 }  // namespace mario::gui

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QUndoStack>
 #include <QHash>
+#include <QThreadPool>
 #include <memory>
 
 #include "DocumentState.h"
@@ -60,7 +61,7 @@ private:
     void pushState(DocumentState next, const QString& description);
     void recompute();
     void accept(ComputedSchedule result);
-    void autosave() const;
+    void autosave();
 
     PresetLibrary presets_;
     QUndoStack undo_;
@@ -70,6 +71,7 @@ private:
     quint64 generation_ = 0;
     // Recent results by stateKey(): toggling a pass back, undo and redo show at once.
     QHash<quint64, ComputedSchedule> cache_;
+    QThreadPool autosaver_;  // one autosave writer; its destructor waits for a pending write
     QList<quint64> cacheOrder_;
     bool synchronous_ = false;
 };
