@@ -9,17 +9,11 @@
 
 namespace mario::exec {
 
-using Direction = Exchange::Direction;
-
-namespace {
-std::string reduceKey(const StageRuntime& st) { return st.slice.key(); }
-}  // namespace
-
-DeviceWorker::DeviceWorker(int device, const Plan& plan, const PipelineTopology& topology, const GptModel& model,
-                           std::map<int, StageRuntime*> stages, const Batch& batch, Exchange& exchange, double lr,
-                           bool adam, int step)
-    : device_(device), plan_(plan), topology_(topology), model_(model), stages_(std::move(stages)), batch_(batch),
-      exchange_(exchange), lr_(lr), adam_(adam), step_(step), microbatches_(static_cast<int>(batch.inputs.size())) {
+DeviceWorker::DeviceWorker(const WorkerPlace& place, const Plan& plan, const PipelineTopology& topology,
+                           const GptModel& model, std::map<int, StageRuntime*> stages, const Batch& batch,
+                           Transport& transport)
+    : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model),
+      stages_(std::move(stages)), batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()) {
     // An F is checkpointed when an R of the same (stage, mb) stands later in the program.
     std::set<std::pair<int, int>> recomputeLater;
     const auto& program = plan_.devices[device_].program;
@@ -28,6 +22,33 @@ DeviceWorker::DeviceWorker(int device, const Plan& plan, const PipelineTopology&
         if (it->op == Op::Recompute) recomputeLater.insert(key);
         else if (it->op == Op::Forward && recomputeLater.count(key)) checkpointed_.insert(key);
     }
+}
+
+std::string DeviceWorker::where() const {
+    std::string text = "device " + std::to_string(device_);
+    if (place_.replicas > 1) text += " of replica " + std::to_string(place_.replica);
+    return text;
+}
+
+void DeviceWorker::handOver(Direction direction, int s, int m, torch::Tensor tensor) {
+    handovers_[{direction, s, m}] = std::move(tensor);
+}
+
+torch::Tensor DeviceWorker::takeOver(Direction direction, int s, int m) {
+    auto it = handovers_.find({direction, s, m});
+    if (it == handovers_.end())
+        throw std::runtime_error(std::string(direction == Direction::Forward ? "the forward of the previous stage"
+                                                                             : "the backward of the next stage") +
+                                 " on this device has not run yet (stage " + std::to_string(s) + ", micro-batch " +
+                                 std::to_string(m) + ")");
+    torch::Tensor tensor = std::move(it->second);
+    handovers_.erase(it);
+    return tensor;
+}
+
+torch::Tensor DeviceWorker::incoming(Direction direction, int s, int m, bool fromThisDevice) {
+    // A plan may leave out the RECV of a cross-device transfer; the data is then taken at use.
+    return fromThisDevice ? takeOver(direction, s, m) : transport_.receive(direction, s, m, current_);
 }
 
 StageRuntime& DeviceWorker::stage(int index) {
@@ -43,7 +64,7 @@ void DeviceWorker::run() {
     const auto& program = plan_.devices[device_].program;
     for (std::size_t i = 0; i < program.size(); ++i) {
         try {
-            current_ = "device " + std::to_string(device_) + " at " + toActionString(program[i]);
+            current_ = where() + " at " + toActionString(program[i]);
             const auto start = std::chrono::steady_clock::now();
             execute(program[i], i);
             measureMemory();
@@ -51,8 +72,9 @@ void DeviceWorker::run() {
                 const auto end = std::chrono::steady_clock::now();
                 auto us = [&](auto t) { return std::chrono::duration<double, std::micro>(t - origin_).count(); };
                 sink_(nlohmann::json{{"event", "instruction"},
-                                     {"iteration", step_},
+                                     {"iteration", place_.step},
                                      {"device", device_},
+                                     {"replica", place_.replica},
                                      {"index", i},
                                      {"instruction", toActionString(program[i])},
                                      {"start_us", us(start)},
@@ -63,7 +85,7 @@ void DeviceWorker::run() {
         } catch (const RunAborted&) {
             return;
         } catch (const std::exception& e) {
-            exchange_.fail("device " + std::to_string(device_) + ", instruction " + toActionString(program[i]) +
+            transport_.fail(where() + ", instruction " + toActionString(program[i]) +
                            " (program[" + std::to_string(i) + "]): " + e.what());
             return;
         }
@@ -73,7 +95,7 @@ void DeviceWorker::run() {
         for (auto& [index, st] : stages_) collectReduce(*st);
     } catch (const RunAborted&) {
     } catch (const std::exception& e) {
-        exchange_.fail("device " + std::to_string(device_) + ", end of program: " + e.what());
+        transport_.fail(where() + ", end of program: " + e.what());
     }
 }
 
@@ -81,18 +103,20 @@ void DeviceWorker::forward(int s, int m, bool keepGraph) {
     StageRuntime& st = stage(s);
     Slot& slot = slots_[{s, m}];
     if (m < 0 || m >= microbatches_) throw std::runtime_error("micro-batch out of range");
+    const std::size_t sample = static_cast<std::size_t>(place_.replica) * microbatches_ + m;
     if (!slot.input.defined()) {
-        if (topology_.previousStage(s) < 0) slot.input = batch_.inputs[m];
+        const int prev = topology_.previousStage(s);
+        if (prev < 0) slot.input = batch_.inputs[sample];
         // Previous stage on this device: handed over in memory by its F, no RECV in the plan.
-        else slot.input = exchange_.take(Direction::Forward, s, m, current_).detach().requires_grad_(true);
+        else slot.input = incoming(Direction::Forward, s, m, sameDevice(prev)).detach().requires_grad_(true);
     }
     torch::Tensor out;
     {
         std::optional<torch::NoGradGuard> noGrad;
         if (!keepGraph) noGrad.emplace();  // checkpointed: only the input is kept
-        out = model_.forward(st.slice, st.params, slot.input, batch_.targets[m]);
+        out = model_.forward(st.slice, st.params, slot.input, batch_.targets[sample]);
     }
-    if (topology_.nextStage(s) < 0) out = out / static_cast<double>(microbatches_);
+    if (topology_.nextStage(s) < 0) out = out / static_cast<double>(microbatches_ * place_.replicas);
     slot.output = out;
     slot.forwarded = true;
 }
@@ -104,13 +128,14 @@ void DeviceWorker::backward(int s, int m) {
     if (topology_.nextStage(s) < 0) {
         slot.output.backward();
     } else {
-        if (!slot.outGrad.defined()) slot.outGrad = exchange_.take(Direction::Backward, s, m, current_);
+        if (!slot.outGrad.defined())
+            slot.outGrad = incoming(Direction::Backward, s, m, sameDevice(topology_.nextStage(s)));
         slot.output.backward(slot.outGrad);
     }
     const int prev = topology_.previousStage(s);
     if (prev >= 0) {
         slot.inGrad = slot.input.grad().detach();
-        if (sameDevice(prev)) exchange_.post(Direction::Backward, prev, m, slot.inGrad);
+        if (sameDevice(prev)) handOver(Direction::Backward, prev, m, slot.inGrad);
     }
     // B frees the activations; only the input gradient waits for its SEND_B.
     slot.input = torch::Tensor();
@@ -138,7 +163,7 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         const bool ckpt = checkpointed_.count({s, m}) > 0;
         forward(s, m, !ckpt);
         const int next = topology_.nextStage(s);
-        if (sameDevice(next)) exchange_.post(Direction::Forward, next, m, slots_[{s, m}].output.detach());
+        if (sameDevice(next)) handOver(Direction::Forward, next, m, slots_[{s, m}].output.detach());
         if (topology_.nextStage(s) < 0) lossSum_ += slots_[{s, m}].output.item<double>();
         return;
     }
@@ -159,31 +184,31 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         if (next < 0 || sameDevice(next)) return;  // nothing to move across devices
         Slot& slot = slots_[{s, m}];
         if (!slot.output.defined()) throw std::runtime_error("SEND_F before its F");
-        exchange_.post(Direction::Forward, next, m, slot.output.detach());
+        transport_.send(Direction::Forward, next, m, slot.output.detach());
         if (!slot.output.requires_grad()) slot.output = torch::Tensor();  // checkpointed: R rebuilds it
         return;
     }
     case Op::RecvForward:
         stage(s);
-        slots_[{s, m}].input = exchange_.take(Direction::Forward, s, m, current_).detach().requires_grad_(true);
+        slots_[{s, m}].input = transport_.receive(Direction::Forward, s, m, current_).detach().requires_grad_(true);
         return;
     case Op::SendBackward: {
         const int prev = topology_.previousStage(s);
         if (prev < 0 || sameDevice(prev)) return;
         Slot& slot = slots_[{s, m}];
         if (!slot.inGrad.defined()) throw std::runtime_error("SEND_B before its B");
-        exchange_.post(Direction::Backward, prev, m, slot.inGrad);
+        transport_.send(Direction::Backward, prev, m, slot.inGrad);
         slots_.erase({s, m});
         return;
     }
     case Op::RecvBackward:
         stage(s);
-        slots_[{s, m}].outGrad = exchange_.take(Direction::Backward, s, m, current_);
+        slots_[{s, m}].outGrad = transport_.receive(Direction::Backward, s, m, current_);
         return;
     case Op::ReduceGrad: {
         StageRuntime& st = stage(s);
-        if (st.replicas > 1) {
-            exchange_.contribute(reduceKey(st), st.params);
+        if (st.reduce.participants > 1) {
+            transport_.contribute(st.reduce, st.params);
             st.reducePending = true;
         } else {
             st.reduced = true;  // dp = 1 and no replica: nothing to sum
@@ -192,8 +217,15 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
     }
     case Op::Optimizer: {
         StageRuntime& st = stage(s);
+        // No REDUCE_GRAD before this OPT (a plan made for dp = 1 run with replicas): reduce here.
+        // Only replicas of this very device share the group then, and they run the same program,
+        // so they reach their OPTs in the same order and this cannot wait in a cycle.
+        if (st.reduce.participants > 1 && !st.reducePending && !st.reduced) {
+            transport_.contribute(st.reduce, st.params);
+            st.reducePending = true;
+        }
         collectReduce(st);
-        optimizerStep(st, lr_, adam_);
+        optimizerStep(st, place_.lr, place_.adam);
         return;
     }
     }
@@ -201,7 +233,7 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
 
 void DeviceWorker::collectReduce(StageRuntime& st) {
     if (!st.reducePending) return;
-    exchange_.collect(reduceKey(st), st.replicas, st.params);
+    transport_.collect(st.reduce, st.params);
     st.reducePending = false;
     st.reduced = true;
 }

@@ -1,17 +1,20 @@
 #pragma once
-// Interprets one device's program in order on its own thread (CPU backend, DESIGN.md §3).
+// Interprets one device's program in order on its own thread (DESIGN.md §3). The same
+// interpreter serves every backend: what differs is the Transport it talks through and the
+// torch device its tensors live on.
 #include <chrono>
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <torch/torch.h>
 
-#include "Exchange.h"
 #include "GptModel.h"
+#include "Transport.h"
 #include "schedule/PipelineTopology.h"
 #include "schedule/Plan.h"
 
@@ -23,7 +26,7 @@ struct StageRuntime {
     int index = 0;
     LayerSlice slice;
     ParamMap params;
-    int replicas = 1;          // stages holding the same slice (Chimera: 2)
+    ReduceGroup reduce;        // every stage of the run holding the same slice (Chimera: 2 × dp)
     bool reducePending = false;  // REDUCE_GRAD contributed, the sum not yet collected
     bool reduced = false;      // gradients hold the sum over replicas this step
     bool stepped = false;      // OPT ran this step
@@ -32,17 +35,27 @@ struct StageRuntime {
     int adamSteps = 0;
 };
 
-// The micro-batches of one step: token inputs [B, seq] and targets [B, seq].
+// The micro-batches of one step, replica-major (replica r's micro-batch m is r·M + m): token
+// inputs [B, seq] and targets [B, seq], on the device of the worker that reads them.
 struct Batch {
     std::vector<torch::Tensor> inputs;
     std::vector<torch::Tensor> targets;
 };
 
+// Where a worker sits in the run and how it steps.
+struct WorkerPlace {
+    int device = 0;    // the plan's device whose program it runs
+    int replica = 0;   // data-parallel replica
+    int replicas = 1;  // data-parallel degree: the loss is a mean over replicas × micro-batches
+    int step = 0;      // iteration, for the live events
+    double lr = 0.01;
+    bool adam = false;
+};
+
 class DeviceWorker {
 public:
-    DeviceWorker(int device, const Plan& plan, const PipelineTopology& topology, const GptModel& model,
-                 std::map<int, StageRuntime*> stages, const Batch& batch, Exchange& exchange, double lr,
-                 bool adam, int step);
+    DeviceWorker(const WorkerPlace& place, const Plan& plan, const PipelineTopology& topology, const GptModel& model,
+                 std::map<int, StageRuntime*> stages, const Batch& batch, Transport& transport);
 
     // Live profiling: `sink` (already thread-safe) receives one JSON line per instruction with
     // start/end in microseconds since `origin`.
@@ -54,8 +67,8 @@ public:
     // Runs the whole program; on error reports "device D, instruction X: why" to the exchange.
     void run();
 
-    // Sum over this device's last-stage micro-batches of loss / M (the step loss is the sum
-    // over devices).
+    // Sum over this device's last-stage micro-batches of loss / (M · dp) (the step loss is the
+    // sum over all workers).
     double lossSum() const { return lossSum_; }
 
     // The largest sum, over the (stage, mb) slots alive after any instruction, of the plan's
@@ -84,19 +97,26 @@ private:
     bool sameDevice(int stage) const { return stage >= 0 && topology_.deviceOf(stage) == device_; }
     StageRuntime& stage(int index);
     void collectReduce(StageRuntime& stage);
+    // "device 2", or "device 2 of replica 1" when data-parallel replicas run too.
+    std::string where() const;
     void measureMemory();
+    // Hand-over between two stages of this device (no SEND/RECV in the plan): same thread, so a
+    // missing tensor is a plan error at once, not a wait.
+    void handOver(Direction direction, int stage, int microbatch, torch::Tensor tensor);
+    torch::Tensor takeOver(Direction direction, int stage, int microbatch);
+    // The tensor for (direction, stage, mb): handed over on this device, or received.
+    torch::Tensor incoming(Direction direction, int stage, int microbatch, bool fromThisDevice);
 
+    WorkerPlace place_;
     int device_;
     const Plan& plan_;
     const PipelineTopology& topology_;
     const GptModel& model_;
     std::map<int, StageRuntime*> stages_;
     const Batch& batch_;
-    Exchange& exchange_;
-    double lr_;
-    bool adam_;
-    int step_;
+    Transport& transport_;
     int microbatches_;
+    std::map<std::tuple<Direction, int, int>, torch::Tensor> handovers_;
     std::set<std::pair<int, int>> checkpointed_;  // (stage, mb) whose F is followed by an R
     std::map<std::pair<int, int>, Slot> slots_;
     double lossSum_ = 0;

@@ -1,12 +1,14 @@
 #pragma once
-// Where the CPU backend's device threads meet: SEND/RECV mailboxes keyed by (direction,
-// receiving stage, micro-batch) and the REDUCE_GRAD barrier keyed by layer slice. One mutex and
+// Where the device threads of one process meet (CPU backend, single-GPU mode): SEND/RECV
+// mailboxes keyed by (replica, direction, receiving stage, micro-batch) and the REDUCE_GRAD
+// barrier keyed by layer slice. One mutex and
 // one condition variable: traffic is tiny, and a single abort flag then wakes every waiter, so a
 // failing device ends the whole run instead of leaving the others blocked. Every wait has a
 // deadline: a missing sender is an error naming the instruction, never a hang.
 #include <chrono>
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -17,24 +19,19 @@
 #include <torch/torch.h>
 
 #include "GptModel.h"
+#include "StreamSync.h"
+#include "Transport.h"
 
 namespace mario::exec {
 
-// Thrown in a worker when another worker has already failed: it stops quietly, the first
-// failure is the one reported.
-struct RunAborted : std::runtime_error {
-    RunAborted() : std::runtime_error("aborted") {}
-};
-
 class Exchange {
 public:
-    enum class Direction { Forward, Backward };
-
     explicit Exchange(double timeoutSeconds) : timeout_(std::chrono::duration<double>(timeoutSeconds)) {}
 
-    void post(Direction direction, int stage, int microbatch, torch::Tensor tensor) {
+    void post(int replica, Direction direction, int stage, int microbatch, torch::Tensor tensor) {
+        auto ready = markReady(tensor);
         std::lock_guard lock(mutex_);
-        mail_[{direction, stage, microbatch}] = std::move(tensor);
+        mail_[{replica, direction, stage, microbatch}] = {std::move(tensor), std::move(ready)};
         wake_.notify_all();
     }
 
@@ -42,9 +39,9 @@ public:
     // `waiter` ("device 1 at 1RECV_F0") is listed in other devices' timeout messages: when a
     // send is missing, every device downstream times out at about the same moment, so the
     // message names all blocked devices, not only the first to give up.
-    torch::Tensor take(Direction direction, int stage, int microbatch, const std::string& waiter) {
+    torch::Tensor take(int replica, Direction direction, int stage, int microbatch, const std::string& waiter) {
         std::unique_lock lock(mutex_);
-        const Key key{direction, stage, microbatch};
+        const Key key{replica, direction, stage, microbatch};
         waiting_.insert(waiter);
         const bool ready = wake_.wait_for(lock, timeout_, [&] { return aborted_ || mail_.count(key) > 0; });
         // A waiter that timed out stays listed: it is still blocked while it reports, and another
@@ -55,9 +52,11 @@ public:
             throw std::runtime_error("no " + std::string(direction == Direction::Forward ? "activation" : "gradient") +
                                      " arrived within " + seconds() + " s (its sender never sent it)" +
                                      blockedList());
-        torch::Tensor tensor = std::move(mail_[key]);
+        Parcel parcel = std::move(mail_[key]);
         mail_.erase(key);
-        return tensor;
+        lock.unlock();
+        awaitReady(parcel.ready, parcel.tensor);
+        return parcel.tensor;
     }
 
     // REDUCE_GRAD is split in two so that it never deadlocks: the generators append each
@@ -66,6 +65,7 @@ public:
     // adds a replica's gradients to its slice's sum and returns; `collect` (at OPT, or at the end
     // of the program) waits until all replicas contributed and gives this replica the sum.
     void contribute(const std::string& key, const ParamMap& params) {
+        if (!params.empty()) finishCurrentStream(params.begin()->second);  // gradients final
         std::lock_guard lock(mutex_);
         Group& group = groups_[key];
         for (const auto& [name, p] : params) {
@@ -73,6 +73,7 @@ public:
             auto& sum = group.sum[name];
             sum = sum.defined() ? sum + p.grad() : p.grad().clone();
         }
+        if (!params.empty()) finishCurrentStream(params.begin()->second);  // the sum is written
         ++group.arrived;
         wake_.notify_all();
     }
@@ -93,6 +94,7 @@ public:
             if (p.grad().defined()) p.mutable_grad().copy_(it->second);
             else p.mutable_grad() = it->second.clone();
         }
+        if (!params.empty()) finishCurrentStream(params.begin()->second);  // before the sum is freed
         if (++group.done == participants) groups_.erase(key);
     }
 
@@ -110,7 +112,11 @@ public:
     }
 
 private:
-    using Key = std::tuple<Direction, int, int>;
+    using Key = std::tuple<int, Direction, int, int>;
+    struct Parcel {
+        torch::Tensor tensor;
+        std::shared_ptr<c10::Event> ready;  // GPU only: recorded on the sender's stream
+    };
     struct Group {
         ParamMap sum;
         int arrived = 0;
@@ -138,7 +144,7 @@ private:
     std::chrono::duration<double> timeout_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
-    std::map<Key, torch::Tensor> mail_;
+    std::map<Key, Parcel> mail_;
     std::map<std::string, Group> groups_;
     std::set<std::string> waiting_;
     bool aborted_ = false;

@@ -1,6 +1,7 @@
 #pragma once
-// Runs a plan on the CPU backend: one thread per device, LibTorch stages, optional
-// single-device reference for the gradient check. Torch-free API so the CLI and the tests
+// Runs a plan in this process: one thread per (device, data-parallel replica), LibTorch stages
+// on the CPU or all on one GPU with a stream each, optional single-device reference for the
+// gradient check. Torch-free API so the CLI and the tests
 // compile without Torch headers.
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,10 @@ namespace mario::exec {
 
 struct ExecutorOptions {
     ModelSpec model;
+    std::string device = "cpu";     // torch device of every worker: "cpu", or "cuda:N" (all on one GPU)
+    std::string dtype = "float64";  // float64 keeps pipeline and reference equal to ~1e-15
+    int data_parallel = 1;          // replicas of the pipeline, as threads of this process
+    std::string tokens_file;        // token ids (.bin uint16 or text); empty: synthetic tokens
     int iterations = 1;
     std::uint64_t seed = 0;
     double lr = 0.01;
@@ -47,6 +52,9 @@ struct RunReport {
     std::vector<double> peak_activation_bytes;
     std::size_t instructions = 0;
     int devices = 0;
+    int data_parallel = 1;
+    int rank = 0;   // multi-process runs: this process's rank; only rank 0 holds the whole report
+    int world = 1;
 };
 
 // Errors: the topology cannot be built, or a worker failed ("device D, instruction X: why").

@@ -1,8 +1,9 @@
 #pragma once
-// A small GPT-style decoder written functionally over named parameter tensors (double
-// precision, so pipeline and reference gradients agree to ~1e-15). Functional rather than
-// torch::nn modules because a stage holds an arbitrary slice of it — and Chimera holds two
-// replicas of the same slice — which is a copy of a subset of the named tensors.
+// A small decoder written functionally over named parameter tensors (double precision, so
+// pipeline and reference gradients agree to ~1e-15), in two flavours (ModelSpec::flavor): GPT-2
+// style and LLaMA style. Functional rather than torch::nn modules because a stage holds an
+// arbitrary slice of it — and Chimera holds two replicas of the same slice — which is a copy
+// of a subset of the named tensors.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,10 +29,20 @@ struct LayerSlice {
     }
 };
 
+// LLaMA's RMSNorm over the last dimension: x * rsqrt(mean(x², -1) + eps) * w, normalised in
+// double whatever x's dtype.
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& w, double eps = 1e-6);
+
+// Rotary position embedding of x [B, heads, T, head_dim] for positions 0..T-1, GPT-NeoX/LLaMA
+// "rotate half" convention: dimension i pairs with i + head_dim/2 and turns by the angle
+// pos · theta^(-2i/head_dim). head_dim must be even (std::invalid_argument otherwise).
+torch::Tensor applyRotary(const torch::Tensor& x, double theta = 10000.0);
+
 class GptModel {
 public:
     // Initialises every weight from `seed` (torch::manual_seed); call before worker threads
-    // start, since the global generator is shared.
+    // start, since the global generator is shared. std::invalid_argument for a flavour other
+    // than gpt/llama or an odd llama head size (parseModelSpec rejects both).
     GptModel(const ModelSpec& spec, std::uint64_t seed);
 
     const ModelSpec& spec() const { return spec_; }
@@ -50,9 +61,8 @@ public:
     torch::Tensor syntheticTokens(std::uint64_t seed, int microbatch, int microBatchSize) const;
 
 private:
-    torch::Tensor block(int index, const ParamMap& params, torch::Tensor x) const;
-
     ModelSpec spec_;
+    bool llama_ = false;
     ParamMap weights_;
 };
 

@@ -1,7 +1,11 @@
-// mario-executor: runs a plan on LibTorch stages (CPU backend in this version).
-//   mario-executor run PLAN --backend cpu [--model SPEC] [--iterations N] [--reference]
+// mario-executor: runs a plan on LibTorch stages.
+//   mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference]
 //                           [--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam]
-//                           [--events]
+//                           [--dp N] [--dtype float64|float32|bfloat16] [--tokens FILE] [--events]
+// Without WORLD_SIZE all devices (× --dp replicas) run in this process: CPU threads, or one GPU
+// with a stream per device. Under torchrun/srun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+// MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
+// CPU processes, NCCL between GPUs.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
 //                          [--seed S] [--name NAME] -o OUT.profile.json
 // profile measures stages of 1..K blocks on the CPU and writes a "mario-profile" v1 document
@@ -10,13 +14,16 @@
 // the protocol version, every instruction's start/end, a summary per iteration).
 // Exit codes: 0 ok, 2 usage or unreadable/malformed plan, 3 a worker failed.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "DistributedRunner.h"
 #include "Executor.h"
+#include "LaunchEnv.h"
 #include "Profiler.h"
 #include "io/PlanJson.h"
 
@@ -24,8 +31,9 @@ namespace {
 
 int usage(const std::string& why) {
     std::cerr << "mario-executor: " << why << "\n"
-              << "usage: mario-executor run PLAN --backend cpu [--model SPEC] [--iterations N] [--reference] "
-                 "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--events]\n";
+              << "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
+                 "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
+                 "[--tokens FILE] [--events]\n";
     return 2;
 }
 
@@ -104,6 +112,9 @@ int main(int argc, char** argv) {
             else if (arg == "--lr") options.lr = std::stod(value());
             else if (arg == "--recv-timeout-s") options.recv_timeout_s = std::stod(value());
             else if (arg == "--reference") options.reference = true;
+            else if (arg == "--dp") options.data_parallel = std::stoi(value());
+            else if (arg == "--dtype") options.dtype = value();
+            else if (arg == "--tokens") options.tokens_file = value();
             else if (arg == "--events") events = true;
             else if (arg == "--optimizer") {
                 const std::string name = value();
@@ -115,12 +126,16 @@ int main(int argc, char** argv) {
     } catch (const std::exception& e) {
         return usage(std::string("bad option value: ") + e.what());
     }
-    if (backend == "cuda") {
-        std::cerr << "mario-executor: the CUDA backend is not built in this version" << std::endl;
-        return 2;
-    }
-    if (backend != "cpu") return usage("unknown backend \"" + backend + "\"");
+    if (backend != "cpu" && backend != "cuda") return usage("unknown backend \"" + backend + "\" (cpu or cuda)");
     if (options.iterations < 1) return usage("--iterations must be at least 1");
+    if (options.data_parallel < 1) return usage("--dp must be at least 1");
+    // torchrun / srun: one process per (device, replica). Without WORLD_SIZE (or a world of one)
+    // every device runs in this process: threads on the CPU, or streams on one GPU.
+    auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
+    if (!launch) return usage(launch.error().message);
+    const bool distributed = launch->has_value() && (*launch)->world_size > 1;
+    if (backend == "cuda" && !distributed)
+        options.device = "cuda:" + std::to_string(launch->has_value() ? (*launch)->local_rank : 0);
 
     auto plan = mario::readPlanFile(planPath);
     if (!plan) {
@@ -138,14 +153,18 @@ int main(int argc, char** argv) {
                   << std::endl;
         options.on_event = [](const std::string& line) { std::cout << line << '\n'; };
     }
-    auto report = mario::exec::runPlan(*plan, options);
+    auto report = distributed ? mario::exec::runDistributed(*plan, options, **launch, backend)
+                              : mario::exec::runPlan(*plan, options);
     if (!report) {
         std::cerr << "mario-executor: " << report.error().message << std::endl;
         return 3;
     }
+    if (report->rank != 0) return 0;  // rank 0 prints the run's summary
     nlohmann::json line = {{"loss", report->loss},
                            {"instructions", report->instructions},
-                           {"devices", report->devices}};
+                           {"devices", report->devices},
+                           {"data_parallel", report->data_parallel},
+                           {"world", report->world}};
     if (report->reference_loss) {
         line["reference_loss"] = *report->reference_loss;
         line["max_grad_rel_diff"] = report->max_grad_rel_diff;

@@ -199,11 +199,16 @@ TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
     std::filesystem::remove(path);
 }
 
-TEST(ExecutorCli, CudaBackendIsNotBuilt) {
+TEST(ExecutorCli, CudaBackendWithoutAUsableGpuEndsWithOneLine) {
+    // Debian's LibTorch has no CUDA: the cuda backend (built or not) says why in one line
+    // instead of failing inside LibTorch. On a CUDA machine the missing plan is the error.
     int code = 0;
     const std::string out = mario::test::runExecutorCli("run nothing.mario.json --backend cuda", code);
-    EXPECT_EQ(code, 2);
-    EXPECT_NE(out.find("CUDA backend is not built"), std::string::npos) << out;
+    EXPECT_NE(code, 0);
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_TRUE(out.find("CUDA") != std::string::npos || out.find("GPU") != std::string::npos ||
+                out.find("nothing.mario.json") != std::string::npos)
+        << out;
 }
 
 }  // namespace

@@ -1,0 +1,23 @@
+#pragma once
+// Runs a plan as one process per (pipeline device, data-parallel replica), launched by torchrun
+// or srun: RANK/WORLD_SIZE/... say who this process is (executor/dist/LaunchEnv.h), Megatron's
+// rank order which device and replica it runs (RankLayout.h). The CPU backend talks over the
+// TCP mesh, the CUDA backend over NCCL (the mesh then only carries NCCL's ids and the summary).
+// Torch-free API, like Executor.h.
+#include <string>
+
+#include "Executor.h"
+#include "LaunchEnv.h"
+#include "schedule/Plan.h"
+#include "util/Result.h"
+
+namespace mario::exec {
+
+// backend: "cpu" or "cuda" (cuda:LOCAL_RANK). Rank 0's report holds the step loss, the
+// per-device peaks and, with options.reference, the comparison of every gradient; the other
+// ranks' reports hold their own share. WORLD_SIZE must be a multiple of the plan's devices
+// (tensor parallelism is not implemented by the executor).
+Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
+                                 const std::string& backend);
+
+}  // namespace mario::exec

@@ -1,0 +1,204 @@
+#include "RunSetup.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <torch/cuda.h>
+
+#include "TokenFile.h"
+
+namespace mario::exec {
+namespace {
+
+// DESIGN.md §4: the stage's `layers` if given, else the j-th of L even slices of its chain;
+// the chain's first stage also embeds, its last also holds norm + head + loss.
+LayerSlice sliceOf(const Plan& plan, const PipelineTopology& topology, int stage, int layers, bool usePlanLayers) {
+    const int chain = topology.chainOf(stage), length = topology.chainLength(chain);
+    const int position = topology.positionOf(stage);
+    LayerSlice slice;
+    if (usePlanLayers) {
+        slice.begin = plan.stages[stage].layers->first;
+        slice.end = plan.stages[stage].layers->second;
+    } else {
+        slice.begin = position * layers / length;
+        slice.end = (position + 1) * layers / length;
+    }
+    slice.embedding = position == 0;
+    slice.head = position == length - 1;
+    return slice;
+}
+
+// Fresh leaves on the run's device and dtype; the model keeps its master copy in double on the
+// CPU so that every device and dtype starts from the same weights.
+ParamMap onDevice(ParamMap params, const torch::Device& device, torch::ScalarType dtype) {
+    for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
+    return params;
+}
+
+}  // namespace
+
+torch::Device torchDevice(const ExecutorOptions& options) {
+    std::optional<torch::Device> device;
+    try {
+        device = torch::Device(options.device);
+    } catch (const std::exception&) {
+        throw std::runtime_error("unknown torch device \"" + options.device + "\" (cpu, cuda or cuda:N)");
+    }
+    if (device->is_cuda()) {
+        if (!torch::cuda::is_available())
+            throw std::runtime_error("the cuda backend needs a LibTorch with CUDA and a visible GPU; this one has " +
+                                     std::string(torch::cuda::device_count() == 0 ? "no GPU (Debian's LibTorch is CPU-only)"
+                                                                                  : "no CUDA support"));
+        if (device->index() >= static_cast<int>(torch::cuda::device_count()))
+            throw std::runtime_error("GPU " + std::to_string(device->index()) + " does not exist (" +
+                                     std::to_string(torch::cuda::device_count()) + " visible)");
+    }
+    return *device;
+}
+
+torch::ScalarType torchDtype(const ExecutorOptions& options) {
+    if (options.dtype == "float64") return torch::kFloat64;
+    if (options.dtype == "float32") return torch::kFloat32;
+    if (options.dtype == "bfloat16") return torch::kBFloat16;
+    if (options.dtype == "float16") return torch::kFloat16;
+    throw std::runtime_error("unknown dtype \"" + options.dtype + "\" (float64, float32, bfloat16 or float16)");
+}
+
+bool planLayersFit(const Plan& plan, int layers) {
+    // Used only when every stage has them and they end exactly at this model's block count;
+    // otherwise the chain-position rule maps the plan onto this model, so any plan runs.
+    int maxEnd = 0;
+    for (const auto& st : plan.stages) {
+        if (!st.layers || st.layers->first < 0 || st.layers->first > st.layers->second) return false;
+        maxEnd = std::max(maxEnd, st.layers->second);
+    }
+    return !plan.stages.empty() && maxEnd == layers;
+}
+
+std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
+                                      int replicas, const torch::Device& device, torch::ScalarType dtype,
+                                      bool& planLayersUsed) {
+    planLayersUsed = planLayersFit(plan, model.spec().layers);
+    std::vector<StageRuntime> stages(plan.stages.size());
+    std::map<std::string, int> holders;
+    for (int s = 0; s < topology.stageCount(); ++s) {
+        stages[s].index = s;
+        stages[s].slice = sliceOf(plan, topology, s, model.spec().layers, planLayersUsed);
+        ++holders[stages[s].slice.key()];
+    }
+    for (auto& st : stages) {
+        st.params = onDevice(model.cloneSlice(st.slice), device, dtype);
+        st.reduce = {st.slice.key(), holders[st.slice.key()] * replicas};
+    }
+    return stages;
+}
+
+Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int microbatches, int microBatchSize,
+                 int replicas, const torch::Device& device) {
+    const int seq = model.spec().seq;
+    std::optional<TokenFile> file;
+    if (!options.tokens_file.empty()) {
+        auto read = readTokenFile(options.tokens_file);
+        if (!read) throw std::runtime_error(read.error().message);
+        file = std::move(read).value();
+    }
+    Batch batch;
+    for (int g = 0; g < replicas * microbatches; ++g) {
+        torch::Tensor tokens;
+        if (file) {
+            std::vector<int64_t> ids;
+            for (int row = 0; row < microBatchSize; ++row) {
+                auto sample = file->sample(static_cast<std::int64_t>(g) * microBatchSize + row, seq, model.spec().vocab);
+                if (!sample) throw std::runtime_error(sample.error().message);
+                ids.insert(ids.end(), sample->begin(), sample->end());
+            }
+            tokens = torch::tensor(ids, torch::kInt64).reshape({microBatchSize, seq + 1});
+        } else {
+            tokens = model.syntheticTokens(options.seed, g, microBatchSize);
+        }
+        batch.inputs.push_back(tokens.slice(1, 0, seq).contiguous().to(device));
+        batch.targets.push_back(tokens.slice(1, 1, seq + 1).contiguous().to(device));
+    }
+    return batch;
+}
+
+void implicitReduceAndStep(std::vector<StageRuntime*> stages, double lr, bool adam) {
+    std::map<std::string, std::vector<StageRuntime*>> bySlice;
+    for (auto* st : stages)
+        if (!st->stepped) bySlice[st->slice.key()].push_back(st);
+    torch::NoGradGuard noGrad;
+    for (auto& [key, group] : bySlice) {
+        if (group.size() > 1 && !group.front()->reduced) {
+            for (auto& [name, p] : group.front()->params) {
+                if (!p.grad().defined()) continue;
+                torch::Tensor sum = p.grad().clone();
+                for (std::size_t i = 1; i < group.size(); ++i) {
+                    const auto& other = group[i]->params.at(name).grad();
+                    if (other.defined()) sum += other;
+                }
+                for (auto* st : group) {
+                    auto& q = st->params.at(name);
+                    if (q.grad().defined()) q.mutable_grad().copy_(sum);
+                    else q.mutable_grad() = sum.clone();
+                }
+            }
+        }
+        for (auto* st : group) DeviceWorker::optimizerStep(*st, lr, adam);
+    }
+}
+
+void checkAgainstReference(const GptModel& model, const Batch& batch, const ExecutorOptions& options,
+                           const std::vector<StageOutcome>& outcomes, RunReport& report) {
+    const torch::Device device = batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device();
+    StageRuntime reference;
+    reference.slice = LayerSlice{0, model.spec().layers, true, true};
+    reference.params = onDevice(model.cloneSlice(reference.slice), device, torchDtype(options));
+    const int samples = static_cast<int>(batch.inputs.size());
+    double referenceLoss = 0;
+    for (int iteration = 0; iteration < options.iterations; ++iteration) {
+        referenceLoss = 0;
+        for (int m = 0; m < samples; ++m) {
+            auto loss = model.forward(reference.slice, reference.params, batch.inputs[m], batch.targets[m]) /
+                        static_cast<double>(samples);
+            loss.backward();
+            referenceLoss += loss.item<double>();
+        }
+        DeviceWorker::optimizerStep(reference, options.lr, options.adam);
+    }
+    report.reference_loss = referenceLoss;
+
+    // Replicas hold the summed gradient after the reduce, so the first holder of a name is the
+    // pipeline's gradient for it.
+    for (const auto& [name, gRef] : reference.gradSnapshot) {
+        const torch::Tensor* g = nullptr;
+        for (const auto& outcome : outcomes) {
+            auto it = outcome.grads.find(name);
+            if (it == outcome.grads.end()) continue;
+            g = &it->second;
+            // Outcomes gathered from other processes arrive on the CPU.
+            const auto w = outcome.weights.at(name).to(gRef.device());
+            report.max_weight_abs_diff =
+                std::max(report.max_weight_abs_diff, (w - reference.params.at(name)).abs().max().item<double>());
+            break;
+        }
+        ++report.compared_parameters;
+        if (!g) {
+            report.grads_match = false;
+            report.mismatched.push_back(name + " (no pipeline gradient)");
+            continue;
+        }
+        const torch::Tensor grad = g->to(gRef.device());
+        const double absDiff = (grad - gRef).abs().max().item<double>();
+        const double rel = absDiff / (gRef.abs().max().item<double>() + 1e-12);
+        report.max_grad_abs_diff = std::max(report.max_grad_abs_diff, absDiff);
+        report.max_grad_rel_diff = std::max(report.max_grad_rel_diff, rel);
+        if (!torch::allclose(grad, gRef, options.rtol, options.atol)) {
+            report.grads_match = false;
+            report.mismatched.push_back(name);
+        }
+    }
+}
+
+}  // namespace mario::exec

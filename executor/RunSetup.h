@@ -1,0 +1,53 @@
+#pragma once
+// What every backend builds the same way from a plan and the options: the stages' layer
+// slices and weights, the token batch, the single-device reference and its comparison. Kept
+// apart from the runners so that the in-process and the multi-process runner cannot drift.
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "DeviceWorker.h"
+#include "Executor.h"
+#include "GptModel.h"
+#include "schedule/PipelineTopology.h"
+#include "schedule/Plan.h"
+
+namespace mario::exec {
+
+// The torch device and dtype named by the options ("cpu", "cuda", "cuda:1"; "float64", ...).
+// Throws with a one-line reason for names LibTorch does not know.
+torch::Device torchDevice(const ExecutorOptions& options);
+torch::ScalarType torchDtype(const ExecutorOptions& options);
+
+// A plan's `layers` describe the model it was planned for (e.g. 40 blocks of a 13B model); they
+// are used only when they describe this model (see Executor.cpp's use).
+bool planLayersFit(const Plan& plan, int layers);
+
+// Every stage of the plan with its slice (DESIGN.md §4), weights on `device` and its REDUCE_GRAD
+// group, which spans the `replicas` data-parallel copies of the pipeline as well.
+std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
+                                      int replicas, const torch::Device& device, torch::ScalarType dtype,
+                                      bool& planLayersUsed);
+
+// replicas × M micro-batches of `micro_batch_size` rows, replica-major, from the seed or the
+// options' token file. Throws with a one-line reason (e.g. a token outside the vocabulary).
+Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int microbatches, int microBatchSize,
+                 int replicas, const torch::Device& device);
+
+// Sums the gradients of replicas that no REDUCE_GRAD summed (plans without REDUCE_GRAD), then
+// steps the stages whose program has no OPT, so every iteration ends with one optimizer step.
+void implicitReduceAndStep(std::vector<StageRuntime*> stages, double lr, bool adam);
+
+// The gradients and weights one stage ended a run with (what the reference is compared with).
+struct StageOutcome {
+    ParamMap grads;    // just before the last optimizer step
+    ParamMap weights;  // after it
+};
+
+// The whole model on one device, all micro-batches in turn, the same optimizer steps; compares
+// every parameter's gradient and weight with the first outcome holding it, into `report`.
+void checkAgainstReference(const GptModel& model, const Batch& batch, const ExecutorOptions& options,
+                           const std::vector<StageOutcome>& outcomes, RunReport& report);
+
+}  // namespace mario::exec

@@ -1,0 +1,33 @@
+#pragma once
+// Where this process sits in a multi-process run, read from the variables that torchrun and the
+// project's Slurm script (core/io/LaunchExport) set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+// MASTER_PORT. The environment is passed in as a function so tests need not touch the real one
+// (setenv is not thread-safe and would leak between tests).
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "util/Result.h"
+
+namespace mario::dist {
+
+struct LaunchEnv {
+    int rank = 0;
+    int world_size = 1;
+    int local_rank = 0;
+    std::string master_addr;  // rank 0's host; empty when world_size == 1
+    int master_port = 0;      // 0 when world_size == 1 and MASTER_PORT is unset
+    // The port rank 0 listens on for our own rendezvous (TcpMesh::connect). Usually MASTER_PORT,
+    // but see readLaunchEnv for why it differs under torchrun's agent store.
+    int rendezvous_port = 0;
+};
+
+// std::nullopt when WORLD_SIZE is unset: the executor then runs as a single process, as before
+// multi-process mode existed. Otherwise every variable is checked, and an error is one line that
+// names the variable and its value ("RANK=5 is not below WORLD_SIZE=4").
+//
+// MASTER_ADDR and MASTER_PORT are required when WORLD_SIZE > 1 and ignored (but still checked
+// when present) for a world of one. MARIO_RDZV_PORT, when set, overrides the rendezvous port.
+Result<std::optional<LaunchEnv>> readLaunchEnv(const std::function<const char*(const char*)>& getenv);
+
+}  // namespace mario::dist

@@ -1,0 +1,149 @@
+// The multi-process path through the real binary, launched the way torchrun launches it: one
+// process per (device, replica) in Megatron's rank order, TCP between them. Rank 0's summary
+// must equal the single-device reference; a killed rank must end every other rank promptly.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "Executor.h"
+#include "MultiProcess.h"
+#include "UnitPlans.h"
+#include "io/PlanJson.h"
+#include "passes/PassManager.h"
+
+namespace {
+
+using mario::Scheme;
+namespace fs = std::filesystem;
+
+struct WorldCase {
+    const char* name;
+    Scheme scheme;
+    int devices, microbatches, chunks, world;
+    bool passes;
+};
+
+fs::path writePlan(const WorldCase& c) {
+    auto plan = mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    EXPECT_TRUE(plan.ok());
+    if (c.passes) {
+        auto passes = mario::parsePassList("all");
+        EXPECT_TRUE(mario::runPasses(*plan, *passes).ok());
+    }
+    const fs::path dir = fs::temp_directory_path() / ("mario_dist_" + std::string(c.name));
+    fs::create_directories(dir);
+    const fs::path file = dir / "plan.mario.json";
+    EXPECT_TRUE(mario::writePlanFile(*plan, file.string()).ok());
+    return file;
+}
+
+// The last line of rank 0's output, parsed.
+nlohmann::json summaryOf(const std::string& output) {
+    auto end = output.find_last_not_of('\n');
+    auto start = output.rfind('\n', end);
+    return nlohmann::json::parse(output.substr(start == std::string::npos ? 0 : start + 1, end + 1));
+}
+
+class MultiProcess : public ::testing::TestWithParam<WorldCase> {};
+
+TEST_P(MultiProcess, RankZeroReportsGradientsEqualToTheSingleDeviceRun) {
+    const WorldCase& c = GetParam();
+    const fs::path plan = writePlan(c);
+    mario::test::Ranks ranks(c.world,
+                             {"run", plan.string(), "--backend", "cpu", "--reference", "--iterations", "2",
+                              "--optimizer", "adam", "--recv-timeout-s", "20", "--seed", "5"},
+                             plan.parent_path());
+    ASSERT_TRUE(ranks.wait(120)) << "ranks did not finish";
+    for (int r = 0; r < c.world; ++r) ASSERT_EQ(ranks[r].exitCode, 0) << "rank " << r << ": " << ranks.output(r);
+    for (int r = 1; r < c.world; ++r) EXPECT_EQ(ranks.output(r), "") << "only rank 0 prints";
+    const auto summary = summaryOf(ranks.output(0));
+    EXPECT_EQ(summary["world"], c.world);
+    EXPECT_EQ(summary["data_parallel"], c.world / c.devices);
+    EXPECT_EQ(summary["devices"], c.devices);
+    EXPECT_TRUE(summary["grads_match"].get<bool>()) << summary.dump();
+    EXPECT_NEAR(summary["loss"].get<double>(), summary["reference_loss"].get<double>(), 1e-9);
+    EXPECT_LT(summary["max_grad_rel_diff"].get<double>(), 1e-9);
+
+    // The same plan with the same replicas as threads of one process gives the same loss.
+    mario::exec::ExecutorOptions options;
+    options.data_parallel = c.world / c.devices;
+    options.iterations = 2;
+    options.adam = true;
+    options.seed = 5;
+    auto inProcess = mario::exec::runPlan(*mario::readPlanFile(plan.string()), options);
+    ASSERT_TRUE(inProcess.ok()) << inProcess.error().message;
+    EXPECT_NEAR(inProcess->loss, summary["loss"].get<double>(), 1e-12);
+}
+
+const WorldCase kWorlds[] = {
+    {"onefoneb_passes_w4", Scheme::OneFOneB, 4, 4, 1, 4, true},
+    {"chimera_passes_w8_dp2", Scheme::Chimera, 4, 4, 1, 8, true},
+    {"interleaved_w4_dp2", Scheme::Interleaved, 2, 4, 2, 4, false},
+};
+
+INSTANTIATE_TEST_SUITE_P(Worlds, MultiProcess, ::testing::ValuesIn(kWorlds),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
+    const WorldCase c{"killed", Scheme::OneFOneB, 4, 8, 1, 4, false};
+    const fs::path plan = writePlan(c);
+    mario::test::Ranks ranks(4,
+                             {"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
+                              "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
+                             plan.parent_path());
+    // Kill rank 2 once it is computing (its live events have started).
+    const auto started = std::chrono::steady_clock::now();
+    while (ranks.output(2).find("\"instruction\"") == std::string::npos &&
+           std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_NE(ranks.output(2).find("\"instruction\""), std::string::npos) << ranks.output(2);
+    ranks.kill(2);
+    const auto killed = std::chrono::steady_clock::now();
+    ASSERT_TRUE(ranks.wait(20)) << "a surviving rank hung";
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+    EXPECT_LT(seconds, 10) << "the recv timeout is 60 s: survivors must notice the closed connection";
+    for (int r : {0, 1, 3}) {
+        EXPECT_EQ(ranks[r].exitCode, 3) << "rank " << r << ": " << ranks.output(r);
+        EXPECT_NE(ranks.output(r).find("mario-executor: "), std::string::npos) << ranks.output(r);
+    }
+    // The neighbours of rank 2 name it; rank 0 hears of it through rank 1.
+    for (int r : {1, 3}) EXPECT_NE(ranks.output(r).find("rank 2"), std::string::npos) << ranks.output(r);
+}
+
+TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
+    const WorldCase c{"world3", Scheme::OneFOneB, 2, 2, 1, 3, false};
+    const fs::path plan = writePlan(c);
+    mario::test::Ranks ranks(3, {"run", plan.string(), "--backend", "cpu"}, plan.parent_path());
+    ASSERT_TRUE(ranks.wait(30));
+    for (int r = 0; r < 3; ++r) {
+        EXPECT_EQ(ranks[r].exitCode, 3);
+        EXPECT_NE(ranks.output(r).find("WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices"),
+                  std::string::npos)
+            << ranks.output(r);
+    }
+}
+
+TEST(InProcessReplicas, DataParallelThreadsMatchTheReferenceOverAllReplicasData) {
+    auto plan = mario::test::makeUnitPlan(Scheme::Chimera, 4, 4);
+    ASSERT_TRUE(plan.ok());
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    options.data_parallel = 3;
+    auto three = mario::exec::runPlan(*plan, options);
+    ASSERT_TRUE(three.ok()) << three.error().message;
+    EXPECT_TRUE(three->grads_match);
+    EXPECT_NEAR(three->loss, *three->reference_loss, 1e-9);
+    EXPECT_EQ(three->peak_activation_bytes.size(), 4u);
+    // Three replicas see three times the data: a different loss from one replica's.
+    options.data_parallel = 1;
+    auto one = mario::exec::runPlan(*plan, options);
+    ASSERT_TRUE(one.ok());
+    EXPECT_GT(std::abs(one->loss - three->loss), 1e-6);
+}
+
+}  // namespace
