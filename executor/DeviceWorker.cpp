@@ -7,13 +7,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "DeviceMemory.h"
+#include "StreamSync.h"
+
 namespace mario::exec {
 
 DeviceWorker::DeviceWorker(const WorkerPlace& place, const Plan& plan, const PipelineTopology& topology,
                            const GptModel& model, std::map<int, StageRuntime*> stages, const Batch& batch,
                            Transport& transport)
     : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model),
-      stages_(std::move(stages)), batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()) {
+      stages_(std::move(stages)), batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()),
+      torchDevice_(batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device()) {
     // An F is checkpointed when an R of the same (stage, mb) stands later in the program.
     std::set<std::pair<int, int>> recomputeLater;
     const auto& program = plan_.devices[device_].program;
@@ -68,10 +72,15 @@ void DeviceWorker::run() {
             const auto start = std::chrono::steady_clock::now();
             execute(program[i], i);
             measureMemory();
+            const auto memory = readDeviceMemory(torchDevice_);
+            if (memory) peakAllocated_ = std::max(peakAllocated_, memory->peak_bytes);
             if (sink_) {
+                // GPU work is asynchronous: the instruction ends when its stream has drained. The
+                // wait costs the launch-ahead between instructions, so only live runs pay it.
+                finishCurrentStream(torchDevice_);
                 const auto end = std::chrono::steady_clock::now();
                 auto us = [&](auto t) { return std::chrono::duration<double, std::micro>(t - origin_).count(); };
-                sink_(nlohmann::json{{"event", "instruction"},
+                nlohmann::json event{{"event", "instruction"},
                                      {"iteration", place_.step},
                                      {"device", device_},
                                      {"replica", place_.replica},
@@ -79,8 +88,12 @@ void DeviceWorker::run() {
                                      {"instruction", toActionString(program[i])},
                                      {"start_us", us(start)},
                                      {"end_us", us(end)},
-                                     {"activation_bytes", peakBytesNow_}}
-                          .dump());
+                                     {"activation_bytes", peakBytesNow_}};
+                if (memory) {
+                    event["allocated_bytes"] = memory->allocated_bytes;
+                    event["peak_allocated_bytes"] = memory->peak_bytes;
+                }
+                sink_(event.dump());
             }
         } catch (const RunAborted&) {
             return;

@@ -76,6 +76,8 @@ public:
     // slot holding only its input). Measured from the tensors the interpreter really holds, so
     // it checks that F/R/B keep and free what DESIGN.md §3 says (the simulator's memory model).
     double peakActivationBytes() const { return peakBytes_; }
+    // The allocator's peak on this worker's GPU (0 on the CPU, which has no reading).
+    double peakAllocatedBytes() const { return peakAllocated_; }
 
     // SGD, or Adam (beta 0.9/0.999, eps 1e-8, no weight decay), with the gradients as they
     // stand, then zeroes them; snapshots the gradients first. The reference uses it too.
@@ -117,6 +119,8 @@ private:
     Transport& transport_;
     int microbatches_;
     std::map<std::tuple<Direction, int, int>, torch::Tensor> handovers_;
+    torch::Device torchDevice_;
+    double peakAllocated_ = 0;
     std::set<std::pair<int, int>> checkpointed_;  // (stage, mb) whose F is followed by an R
     std::map<std::pair<int, int>, Slot> slots_;
     double lossSum_ = 0;

@@ -161,24 +161,34 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
 #ifdef MARIO_HAVE_NCCL
             if (nccl) static_cast<NcclTransport&>(*nccl).drain();
 #endif
+            const double myStepMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepStart).count();
+            auto steps = mesh.gather(doubleBytes(myStepMs), 0, options.recv_timeout_s);
+            if (!steps) return steps.error();
+            double stepMs = 0;
+            for (const auto& bytes : *steps) stepMs = std::max(stepMs, bytesDouble(bytes));
+            report.step_ms.push_back(stepMs);
             auto losses = mesh.gather(doubleBytes(worker.lossSum()), 0, options.recv_timeout_s);
             if (!losses) return losses.error();
             auto peaks = mesh.gather(doubleBytes(worker.peakActivationBytes()), 0, options.recv_timeout_s);
             if (!peaks) return peaks.error();
+            auto allocated = mesh.gather(doubleBytes(worker.peakAllocatedBytes()), 0, options.recv_timeout_s);
+            if (!allocated) return allocated.error();
             report.loss = 0;
             report.peak_activation_bytes.assign(devices, 0.0);
+            report.peak_allocated_bytes.assign(devices, 0.0);
             for (int r = 0; r < static_cast<int>(losses->size()); ++r) {
                 report.loss += bytesDouble((*losses)[r]);
-                auto& peak = report.peak_activation_bytes[dist::placeOf(r, 1, replicas).device];
-                peak = std::max(peak, bytesDouble((*peaks)[r]));
+                const int device = dist::placeOf(r, 1, replicas).device;
+                report.peak_activation_bytes[device] = std::max(report.peak_activation_bytes[device], bytesDouble((*peaks)[r]));
+                report.peak_allocated_bytes[device] = std::max(report.peak_allocated_bytes[device], bytesDouble((*allocated)[r]));
             }
+            if (backend != "cuda") report.peak_allocated_bytes.clear();
             if (options.on_event && env.rank == 0)
                 options.on_event(nlohmann::json{{"event", "iteration"},
                                                 {"iteration", iteration},
                                                 {"loss", report.loss},
-                                                {"step_ms", std::chrono::duration<double, std::milli>(
-                                                                std::chrono::steady_clock::now() - stepStart)
-                                                                .count()},
+                                                {"step_ms", stepMs},
                                                 {"peak_activation_bytes", report.peak_activation_bytes}}
                                      .dump());
         }

@@ -9,6 +9,7 @@
 #include <c10/core/StreamGuard.h>
 #include <nlohmann/json.hpp>
 
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "DeviceWorker.h"
@@ -103,13 +104,20 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
                 });
             for (auto& t : threads) t.join();
             if (auto failure = exchange.failure()) return makeError(*failure);
+            if (device.is_cuda()) torch::cuda::synchronize(device.index());
+            report.step_ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepStart).count());
             report.loss = 0;
             report.peak_activation_bytes.assign(topology.deviceCount(), 0.0);
+            double allocated = 0;
             for (std::size_t i = 0; i < workers.size(); ++i) {
+                allocated = std::max(allocated, workers[i]->peakAllocatedBytes());
                 report.loss += workers[i]->lossSum();
                 auto& peak = report.peak_activation_bytes[i % topology.deviceCount()];
                 peak = std::max(peak, workers[i]->peakActivationBytes());
             }
+            report.peak_allocated_bytes.clear();
+            if (allocated > 0) report.peak_allocated_bytes.push_back(allocated);
             std::vector<StageRuntime*> all;
             for (auto& st : stages) all.push_back(&st);
             implicitReduceAndStep(all, options.lr, options.adam);
@@ -117,9 +125,7 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
                 sink(nlohmann::json{{"event", "iteration"},
                                     {"iteration", iteration},
                                     {"loss", report.loss},
-                                    {"step_ms", std::chrono::duration<double, std::milli>(
-                                                    std::chrono::steady_clock::now() - stepStart)
-                                                    .count()},
+                                    {"step_ms", report.step_ms.back()},
                                     {"peak_activation_bytes", report.peak_activation_bytes}}
                          .dump());
         }

@@ -50,6 +50,12 @@ struct RunReport {
     // Per device, of the last iteration: see DeviceWorker::peakActivationBytes (the plan's
     // activation/checkpoint bytes weighted by what the interpreter really held).
     std::vector<double> peak_activation_bytes;
+    // What the GPU allocator really held at most, per device (multi-process), or one value for
+    // the one GPU all devices share (single-GPU mode); empty on the CPU, which has no reading.
+    std::vector<double> peak_allocated_bytes;
+    // Wall time of every iteration (multi-process: the slowest rank's), from the first
+    // instruction to the last one finishing on the device; the first includes warm-up.
+    std::vector<double> step_ms;
     std::size_t instructions = 0;
     int devices = 0;
     int data_parallel = 1;

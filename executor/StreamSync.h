@@ -35,9 +35,13 @@ inline void awaitReady(const std::shared_ptr<c10::Event>& ready, const torch::Te
 
 // Blocks the calling thread until its stream has finished (used around REDUCE_GRAD sums, which
 // read other threads' gradients).
+inline void finishCurrentStream(const torch::Device& device) {
+    if (device.is_cpu()) return;
+    c10::impl::getDeviceGuardImpl(device.type())->synchronizeStream(currentStream(device));
+}
+
 inline void finishCurrentStream(const torch::Tensor& tensor) {
-    if (!tensor.defined() || tensor.device().is_cpu()) return;
-    c10::impl::getDeviceGuardImpl(tensor.device().type())->synchronizeStream(currentStream(tensor.device()));
+    if (tensor.defined()) finishCurrentStream(tensor.device());
 }
 
 }  // namespace mario::exec

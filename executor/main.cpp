@@ -165,6 +165,8 @@ int main(int argc, char** argv) {
                            {"devices", report->devices},
                            {"data_parallel", report->data_parallel},
                            {"world", report->world}};
+    if (!report->step_ms.empty()) line["step_ms"] = report->step_ms;
+    if (!report->peak_allocated_bytes.empty()) line["peak_allocated_bytes"] = report->peak_allocated_bytes;
     if (report->reference_loss) {
         line["reference_loss"] = *report->reference_loss;
         line["max_grad_rel_diff"] = report->max_grad_rel_diff;

@@ -1,6 +1,8 @@
 #include "TcpMesh.h"
 
+#include <array>
 #include <stdexcept>
+#include <system_error>
 
 #include "Frame.h"
 #include "Rendezvous.h"
@@ -21,6 +23,13 @@ Result<std::unique_ptr<TcpMesh>> TcpMesh::connect(const LaunchEnv& env, double t
     if (env.world_size < 1 || env.rank < 0 || env.rank >= env.world_size)
         return makeError("rank " + std::to_string(env.rank) + " is not in a world of " +
                          std::to_string(env.world_size));
+    // readLaunchEnv guarantees these for a world of two or more; a hand-made LaunchEnv might not,
+    // and an empty host would otherwise be retried until the timeout.
+    if (env.world_size > 1 && (env.rendezvous_port < 1 || env.rendezvous_port > 65535))
+        return makeError("rank " + std::to_string(env.rank) + " has no rendezvous port (rendezvous_port=" +
+                         std::to_string(env.rendezvous_port) + ")");
+    if (env.world_size > 1 && env.rank != 0 && env.master_addr.empty())
+        return makeError("rank " + std::to_string(env.rank) + " has no MASTER_ADDR to find rank 0 at");
     // make_unique cannot reach the private constructor.
     std::unique_ptr<TcpMesh> mesh(new TcpMesh(env.rank, env.world_size));
     if (env.world_size == 1) return mesh;
@@ -42,7 +51,11 @@ Result<std::unique_ptr<TcpMesh>> TcpMesh::connect(const LaunchEnv& env, double t
         peer = std::make_unique<Peer>();
         peer->socket = std::move((*sockets)[static_cast<std::size_t>(r)]);
     }
-    mesh->startReaders();
+    try {
+        mesh->startReaders();
+    } catch (const std::system_error& e) {  // out of threads; the destructor joins those started
+        return makeError(me + " could not start its reader threads: " + e.what());
+    }
     return mesh;
 }
 
@@ -71,35 +84,44 @@ void TcpMesh::readLoop(int peer) {
     const Socket& socket = peers_[static_cast<std::size_t>(peer)]->socket;
     const std::string who = "rank " + std::to_string(peer);
     using Kind = Socket::ReadOutcome::Kind;
-    auto cut = [&](const Socket::ReadOutcome& read, const char* where) {
-        if (read.kind == Kind::Failed) return read.error;
+    // Why a read ended early; "" (an orderly close) while this mesh is being torn down.
+    auto cut = [&](const Socket::ReadOutcome& read, const char* where) -> std::string {
+        if (stopping_) return "";
+        if (read.kind == Kind::Failed) return read.error + " (did it die?)";
         return who + " closed its connection in the middle of a message's " + where;
     };
-    for (;;) {
-        std::array<std::byte, FrameHeader::kSize> head;
-        auto read = socket.readExact(head.data(), head.size(), std::nullopt);
-        if (read.kind == Kind::Closed && read.bytesRead == 0) {
-            mailbox_.closeSender(peer, "");  // an orderly end between messages
-            return;
+    // An exception must not leave this thread: std::thread would call std::terminate. The one
+    // to expect is bad_alloc for a large (but legal) payload on a host short of memory.
+    try {
+        for (;;) {
+            std::array<std::byte, FrameHeader::kSize> head;
+            auto read = socket.readExact(head.data(), head.size(), std::nullopt);
+            if (read.kind == Kind::Closed && read.bytesRead == 0) {
+                mailbox_.closeSender(peer, "");  // an orderly end between messages
+                return;
+            }
+            if (read.kind != Kind::Done) {
+                mailbox_.closeSender(peer, cut(read, "header"));
+                return;
+            }
+            auto header = FrameHeader::decode(head);
+            if (!header) {
+                // The stream cannot be resynchronised; end it so the peer notices too.
+                mailbox_.closeSender(peer, who + " sent " + header.error().message);
+                socket.shutdownBoth();
+                return;
+            }
+            std::vector<std::byte> payload(static_cast<std::size_t>(header->payloadBytes));
+            read = socket.readExact(payload.data(), payload.size(), std::nullopt);
+            if (read.kind != Kind::Done) {
+                mailbox_.closeSender(peer, cut(read, "payload"));
+                return;
+            }
+            mailbox_.deliver(peer, header->key, std::move(payload));
         }
-        if (read.kind != Kind::Done) {
-            mailbox_.closeSender(peer, stopping_ ? "" : cut(read, "header"));
-            return;
-        }
-        auto header = FrameHeader::decode(head);
-        if (!header) {
-            // The stream cannot be resynchronised; end it so the peer notices too.
-            mailbox_.closeSender(peer, who + " sent " + header.error().message);
-            socket.shutdownBoth();
-            return;
-        }
-        std::vector<std::byte> payload(static_cast<std::size_t>(header->payloadBytes));
-        read = socket.readExact(payload.data(), payload.size(), std::nullopt);
-        if (read.kind != Kind::Done) {
-            mailbox_.closeSender(peer, stopping_ ? "" : cut(read, "payload"));
-            return;
-        }
-        mailbox_.deliver(peer, header->key, std::move(payload));
+    } catch (const std::exception& e) {
+        mailbox_.closeSender(peer, "receiving from " + who + " failed: " + e.what());
+        socket.shutdownBoth();
     }
 }
 
@@ -118,10 +140,13 @@ void TcpMesh::send(int peer, const MessageKey& key, std::vector<std::byte> paylo
 }
 
 void TcpMesh::sendFrame(int peer, const MessageKey& key, std::vector<std::byte> payload) {
-    if (peer == rank_) {
+    if (peer == rank_)
         mailbox_.deliver(peer, key, std::move(payload));
-        return;
-    }
+    else
+        writeFrame(peer, key, payload);
+}
+
+void TcpMesh::writeFrame(int peer, const MessageKey& key, std::span<const std::byte> payload) {
     Peer& target = *peers_[static_cast<std::size_t>(peer)];
     const auto head = FrameHeader{key, payload.size()}.encode();
     const std::span<const std::byte> parts[] = {head, payload};
@@ -159,7 +184,7 @@ MessageKey TcpMesh::nextCollectiveKey(std::int32_t kind, int root) {
 Result<std::vector<std::byte>> TcpMesh::broadcast(std::vector<std::byte> fromRankZero, double timeout_s) {
     const MessageKey key = nextCollectiveKey(kBroadcast, 0);
     if (rank_ != 0) return receive(0, key, timeout_s);
-    for (int r = 1; r < world_; ++r) sendFrame(r, key, fromRankZero);
+    for (int r = 1; r < world_; ++r) writeFrame(r, key, fromRankZero);  // no copy per rank
     return fromRankZero;
 }
 

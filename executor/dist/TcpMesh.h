@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -84,6 +85,7 @@ private:
     void startReaders();
     void readLoop(int peer);
     void sendFrame(int peer, const MessageKey& key, std::vector<std::byte> payload);
+    void writeFrame(int peer, const MessageKey& key, std::span<const std::byte> payload);
     Result<std::vector<std::byte>> receiveUntil(int peer, const MessageKey& key, SteadyTime deadline,
                                                 double timeout_s);
     void checkPeer(int peer, const char* what) const;
