@@ -250,19 +250,27 @@ void MainWindow::buildMenus() {
         tuner()->show();
         tuner()->raise();
     });
-    tools->addAction(tr("Run on &CPU (executor)"), this, [this] {  // live profiling (executor issue)
-        const QDir bin(QCoreApplication::applicationDirPath());
-        QString exe = bin.filePath("../executor/mario-executor");
-        if (!QFileInfo(exe).isExecutable()) exe = bin.filePath("mario-executor");
-        const QString plan = QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
-        if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable()) return showError(tr("Run on CPU: no schedule, or mario-executor not found next to the workbench"));
-        if (auto written = writePlanFile(document_.current().plan, plan.toStdString()); !written) return showError(QString::fromStdString(written.error().message));
-        auto* live = new LiveRunWindow(this);
-        live->setAttribute(Qt::WA_DeleteOnClose);
-        live->setPlan(document_.current().plan, document_.current().result);
-        live->start(plan, exe);
-        live->show();
-    });
+    // Live profiling (executor issue): the current schedule on CPU threads, or every device on
+    // one GPU with a stream each (the executor says in the window when this LibTorch has no CUDA).
+    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); });
+    tools->addAction(tr("Run on one &GPU (executor)"), this,
+                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); });
+}
+
+void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
+    const QDir bin(QCoreApplication::applicationDirPath());
+    QString exe = bin.filePath("../executor/mario-executor");
+    if (!QFileInfo(exe).isExecutable()) exe = bin.filePath("mario-executor");
+    const QString plan = QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
+    if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable())
+        return showError(tr("%1: no schedule, or mario-executor not found next to the workbench").arg(what));
+    if (auto written = writePlanFile(document_.current().plan, plan.toStdString()); !written)
+        return showError(QString::fromStdString(written.error().message));
+    auto* live = new LiveRunWindow(this);
+    live->setAttribute(Qt::WA_DeleteOnClose);
+    live->setPlan(document_.current().plan, document_.current().result);
+    live->start(plan, exe, QStringLiteral("tiny"), extraArgs);
+    live->show();
 }
 
 TunerPanel* MainWindow::tuner() {

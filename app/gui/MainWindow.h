@@ -51,6 +51,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // Starts mario-executor on the current schedule in a live-run window (Tools → Run on …).
+    void runLive(const QString& what, const QStringList& extraArgs);
     void buildMenus();
     void showComputed();
     void showSnapshot(const PassStepSnapshot* snapshot);

@@ -106,6 +106,25 @@ private slots:
         QVERIFY2(message.contains("no-such-mario-executor"), qPrintable(message));
     }
 
+    void gpuRunMeasuresOrSaysWhyNotInOneLine() {
+        // Tools → Run on one GPU. Where LibTorch has no CUDA (Debian's build, CI) the executor's
+        // one line reaches the window; on a CUDA machine the run measures every instruction.
+        LiveRunWindow window;
+        window.setPlan(plan_, sim_);
+        QSignalSpy finished(window.run(), &LiveRun::finished);
+        QSignalSpy failed(window.run(), &LiveRun::failed);
+        QVERIFY(window.start(planPath_, MARIO_EXECUTOR_BIN, "tiny", {"--backend", "cuda"}));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        if (!failed.isEmpty()) {
+            const QString message = failed.first().first().toString();
+            QVERIFY(!message.contains('\n'));
+            QVERIFY2(message.contains("CUDA") || message.contains("GPU"), qPrintable(message));
+            QVERIFY2(window.statusText().contains(message.left(20)), qPrintable(window.statusText()));
+        } else {
+            QCOMPARE(window.measuredCount(), computeCount());
+        }
+    }
+
     void badPlanFailsWithTheExecutorsLine() {
         const QString bad = dir_.filePath("bad.mario.json");
         QFile file(bad);
