@@ -12,6 +12,7 @@
 #include "GptModel.h"
 #include "LinkOrder.h"
 #include "RankLayout.h"
+#include "BlasThreads.h"
 #include "RunSetup.h"
 #include "TcpMesh.h"
 #include "TcpTransport.h"
@@ -75,6 +76,7 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
         return dist::rankOf({device, replica, 0}, 1, replicas);
     };
     at::set_num_threads(1);
+    useOneBlasThread();
 
     auto meshResult = dist::TcpMesh::connect(env, std::max(60.0, options.recv_timeout_s));
     if (!meshResult) return meshResult.error();

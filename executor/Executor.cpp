@@ -16,6 +16,7 @@
 #include "Exchange.h"
 #include "GptModel.h"
 #include "InProcessTransport.h"
+#include "BlasThreads.h"
 #include "RunSetup.h"
 #include "schedule/PipelineTopology.h"
 
@@ -43,6 +44,7 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
                          std::to_string(topology.deviceCount()) + " devices");
     if (options.data_parallel < 1) return makeError("data-parallel degree must be at least 1");
     at::set_num_threads(1);
+    useOneBlasThread();
     const int replicas = options.data_parallel;
     const int microbatches = plan.microbatchCount();
 

@@ -1,5 +1,7 @@
 #include "Profiler.h"
 
+#include "BlasThreads.h"
+
 #include "cost/ProfileCostModel.h"
 
 #include <algorithm>
@@ -117,6 +119,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     if (options.max_blocks < 1) return makeError("--max-blocks must be at least 1");
     if (options.repeats < 1) return makeError("--repeats must be at least 1");
     if (options.micro_batch_size < 1) return makeError("--micro-batch-size must be at least 1");
+    // Measure what one device thread of a run does: one intra-op thread, one BLAS thread.
+    at::set_num_threads(1);
+    useOneBlasThread();
     ModelSpec spec = options.model;
     spec.layers = std::max(spec.layers, options.max_blocks);
     const GptModel model(spec, options.seed);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Simulated vs measured step time on the CPU backend (issue 5, "Fidelity"): profiles a model with
+# `mario-executor profile`, plans schedules whose stage costs come from that profile, simulates
+# them with `mario simulate`, runs them with `mario-executor`, and prints one row per schedule:
+# simulated ms, measured ms (median of the iterations after the first, and their spread), error.
+# Devices run as threads, so keep devices <= cores for a fair number.
+#   bash tests/bench/executor_fidelity.sh [BUILD_DIR] [MODEL] [ITERATIONS]
+set -euo pipefail
+build="${1:-build}"
+model="${2:-layers=8,hidden=128,heads=4,seq=64,vocab=256}"
+iterations="${3:-7}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+IFS=, read -ra kv <<<"$model"
+declare -A m=([layers]=8 [hidden]=32 [heads]=4 [seq]=16 [vocab]=64)
+for pair in "${kv[@]}"; do m[${pair%%=*}]=${pair#*=}; done
+
+"$build/executor/mario-executor" profile --model "$model" --max-blocks 4 --repeats 5 -o "$work/cpu.profile.json" >/dev/null
+printf '%-26s %10s %10s %10s %8s\n' schedule simulated measured spread error
+for scheme in 1f1b:2:8 gpipe:2:8 chimera:2:8 1f1b:2:8:all chimera:2:8:all; do
+  IFS=: read -r name pp mb passes <<<"$scheme"
+  cat >"$work/c.config.json" <<JSON
+{"format": "mario-config", "version": 1, "name": "cpu fidelity",
+ "model": {"format": "mario-model", "version": 1, "name": "cpu", "layers": ${m[layers]}, "hidden": ${m[hidden]},
+           "heads": ${m[heads]}, "kv_heads": ${m[heads]}, "ffn_hidden": $((4 * ${m[hidden]})), "vocab": ${m[vocab]},
+           "sequence_length": ${m[seq]}, "gated_mlp": false, "tied_embeddings": false},
+ "hardware": "a100-40g", "devices": $pp, "profile": "$work/cpu.profile.json",
+ "parallel": {"scheme": "$name", "pp": $pp, "dp": 1, "tp": 1, "micro_batch_size": 1}, "microbatches": $mb}
+JSON
+  "$build/app/mario" plan "$work/c.config.json" --passes "${passes:-none}" -o "$work/p.mario.json" >/dev/null
+  simulated=$("$build/app/mario" simulate "$work/p.mario.json" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan"])')
+  "$build/executor/mario-executor" run "$work/p.mario.json" --backend cpu --model "$model" \
+      --iterations "$iterations" >"$work/run.json"
+  python3 - "$work/run.json" "$simulated" "$name ${pp}x$mb ${passes:-none}" <<'PY'
+import json, statistics, sys
+steps = json.loads(open(sys.argv[1]).read().splitlines()[-1])["step_ms"][1:]
+sim, measured = float(sys.argv[2]), statistics.median(steps)
+spread = (max(steps) - min(steps)) / measured
+print(f"{sys.argv[3]:<26} {sim:10.2f} {measured:10.2f} {100*spread:9.1f}% {100*(sim-measured)/measured:+7.1f}%")
+PY
+done
