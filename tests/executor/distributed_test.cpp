@@ -3,6 +3,7 @@
 // must equal the single-device reference; a killed rank must end every other rank promptly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -125,6 +126,22 @@ TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
         EXPECT_NE(ranks.output(r).find("WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices"),
                   std::string::npos)
             << ranks.output(r);
+    }
+}
+
+TEST(MultiProcessFailure, CudaRanksWithoutAUsableGpuSayWhyInOneLine) {
+    // Debian's LibTorch has no CUDA: every rank of a cuda launch ends at once with the reason
+    // (on a CUDA machine this would be a real NCCL run, which this CPU suite does not cover).
+    const WorldCase c{"cuda_world2", Scheme::OneFOneB, 2, 2, 1, 2, false};
+    const fs::path plan = writePlan(c);
+    mario::test::Ranks ranks(2, {"run", plan.string(), "--backend", "cuda"}, plan.parent_path());
+    ASSERT_TRUE(ranks.wait(60));
+    for (int r = 0; r < 2; ++r) {
+        const std::string out = ranks.output(r);
+        if (ranks[r].exitCode == 0) GTEST_SKIP() << "this LibTorch has CUDA and a GPU: " << out;
+        EXPECT_EQ(ranks[r].exitCode, 3) << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+        EXPECT_TRUE(out.find("CUDA") != std::string::npos || out.find("GPU") != std::string::npos) << out;
     }
 }
 
