@@ -137,6 +137,9 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
         const auto origin = std::chrono::steady_clock::now();
         for (int iteration = 0; iteration < options.iterations; ++iteration) {
             for (auto& st : stages) st.reduced = st.stepped = false;
+#ifdef MARIO_HAVE_NCCL
+            if (nccl) static_cast<NcclTransport&>(*nccl).beginIteration();
+#endif
             TcpTransport tcp(mesh, topology, rankOfDevice, *groups, iteration, options.recv_timeout_s);
             Transport& transport = nccl ? *nccl : static_cast<Transport&>(tcp);
             const WorkerPlace workerPlace{place.device, place.replica, replicas, iteration, options.lr, options.adam};

@@ -330,6 +330,14 @@ void NcclTransport::drain() {
     check(cudaStreamSynchronize(kCompute), "cudaStreamSynchronize");
 }
 
+void NcclTransport::beginIteration() {
+    if (!impl_->arrived.empty())
+        throw std::runtime_error("the " + describe(impl_->arrived.begin()->first) +
+                                 " arrived but no RECV took it (its sender sends more than the plan receives)");
+    impl_->sent.clear();
+    impl_->nextToPost.clear();
+}
+
 std::optional<std::string> NcclTransport::failure() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->failure;

@@ -60,6 +60,9 @@ public:
 
     // Waits until every queued transfer has finished (end of an iteration); throws on failure.
     void drain();
+    // Every iteration sends the same messages again: forget which were sent and received.
+    // Throws when a message of the last iteration arrived but was never taken (a plan error).
+    void beginIteration();
     std::optional<std::string> failure() const;
 
     struct Impl;
