@@ -1,12 +1,13 @@
 #include "NcclTransport.h"
 
+#include "LinkBook.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <mutex>
-#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -71,8 +72,7 @@ struct NcclTransport::Impl {
     std::map<int, Comm> outLinks, inLinks;  // by the device at the other end
     std::map<std::string, Comm> groups;
     std::vector<Comm*> all;
-    std::map<int, std::set<LinkMessage>> sent;
-    std::map<int, std::size_t> nextToPost;
+    std::unique_ptr<LinkBook> book;
     std::map<LinkMessage, std::pair<torch::Tensor, cudaEvent_t>> arrived;  // posted, not yet taken
     std::map<std::string, cudaEvent_t> reduced;
 
@@ -145,6 +145,7 @@ std::unique_ptr<NcclTransport> NcclTransport::create(const NcclSetup& setup) {
     check(cudaSetDevice(setup.cudaDevice), "cudaSetDevice(" + std::to_string(setup.cudaDevice) + ")");
     auto impl = std::make_unique<Impl>();
     impl->setup = setup;
+    impl->book = std::make_unique<LinkBook>(*setup.links, setup.device);
     impl->options = torch::TensorOptions()
                         .device(torch::kCUDA, setup.cudaDevice)
                         .dtype(static_cast<torch::ScalarType>(setup.dtype));
@@ -218,7 +219,7 @@ void NcclTransport::send(Direction direction, int stage, int microbatch, const t
     s.throwIfFailed();
     const int to = s.setup.topology->deviceOf(stage);
     const LinkMessage message{direction == Direction::Forward, stage, microbatch};
-    if (!s.sent[to].insert(message).second) return;  // sent already: NCCL would wait for a second receive
+    if (!s.book->firstSend(to, message)) return;
     auto link = s.outLinks.find(to);
     if (link == s.outLinks.end()) throw std::runtime_error("no communicator to device " + std::to_string(to));
     torch::Tensor source = tensor.contiguous();
@@ -242,17 +243,11 @@ torch::Tensor NcclTransport::receive(Direction direction, int stage, int microba
     if (source < 0) throw std::runtime_error(waiter + ": nothing is ever sent to this stage");
     const int from = topology.deviceOf(source);
     const LinkMessage message{direction == Direction::Forward, stage, microbatch};
-    if (!s.arrived.count(message)) {
-        const auto position = s.setup.links->position(from, s.setup.device, message);
-        if (!position)
-            throw std::runtime_error(waiter + ": device " + std::to_string(from) + " never sends the " +
-                                     describe(message) + " (no SEND in its program)");
-        auto& next = s.nextToPost[from];
-        if (*position < next) throw std::runtime_error(waiter + ": the " + describe(message) + " was received already");
-        // Post receives in the sender's order up to this one; earlier ones wait in `arrived`.
+    // Post receives in the sender's order up to this one; earlier ones wait in `arrived`.
+    const auto post = s.book->receivesToPost(from, message);
+    if (!post.empty()) {
         Comm& link = s.inLinks.at(from);
-        for (; next <= *position; ++next) {
-            const LinkMessage& m = s.setup.links->messages(from, s.setup.device)[next];
+        for (const LinkMessage& m : post) {
             torch::Tensor buffer = torch::empty(s.setup.messageShape, s.options);
             check(ncclRecv(buffer.data_ptr(), buffer.numel(), ncclTypeOf(buffer.scalar_type()), 0, link.comm,
                            link.stream),
@@ -267,6 +262,7 @@ torch::Tensor NcclTransport::receive(Direction direction, int stage, int microba
     }
     auto [tensor, done] = s.arrived.at(message);
     s.arrived.erase(message);
+    s.book->taken(message);
     check(cudaStreamWaitEvent(kCompute, done, 0), "cudaStreamWaitEvent");
     cudaEventDestroy(done);
     return tensor;
@@ -330,13 +326,7 @@ void NcclTransport::drain() {
     check(cudaStreamSynchronize(kCompute), "cudaStreamSynchronize");
 }
 
-void NcclTransport::beginIteration() {
-    if (!impl_->arrived.empty())
-        throw std::runtime_error("the " + describe(impl_->arrived.begin()->first) +
-                                 " arrived but no RECV took it (its sender sends more than the plan receives)");
-    impl_->sent.clear();
-    impl_->nextToPost.clear();
-}
+void NcclTransport::beginIteration() { impl_->book->beginIteration(); }
 
 std::optional<std::string> NcclTransport::failure() const {
     std::lock_guard lock(impl_->mutex);

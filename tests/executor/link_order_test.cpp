@@ -1,6 +1,7 @@
 // The order NCCL receives must follow: every cross-device message in its sender's program order.
 #include <gtest/gtest.h>
 
+#include "LinkBook.h"
 #include "LinkOrder.h"
 #include "UnitPlans.h"
 #include "schedule/PipelineTopology.h"
@@ -9,6 +10,7 @@ namespace {
 
 using mario::Op;
 using mario::Scheme;
+using mario::exec::LinkBook;
 using mario::exec::LinkMessage;
 using mario::exec::LinkOrder;
 
@@ -68,6 +70,49 @@ TEST(LinkOrder, ChimeraLinksCarryBothChainsInTheSendersOrder) {
     EXPECT_TRUE(forward && backward);
     // Only neighbours talk.
     for (auto [from, to] : order.links()) EXPECT_EQ(std::abs(from - to), 1);
+}
+
+// The receiving side of the NCCL transport, without a GPU: device 0 sends mb 1 before mb 0.
+TEST(LinkBook, PostsReceivesInTheSendersOrderAndStartsOverEveryIteration) {
+    auto plan = mario::test::makeUnitPlan(Scheme::GPipe, 2, 2);
+    ASSERT_TRUE(plan.ok());
+    auto& program = plan->devices[0].program;
+    std::vector<std::size_t> sends;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].op == Op::SendForward) sends.push_back(i);
+    std::swap(program[sends[0]].microbatch, program[sends[1]].microbatch);
+    auto topology = mario::PipelineTopology::build(*plan);
+    ASSERT_TRUE(topology.ok());
+    const auto order = LinkOrder::build(*plan, *topology);
+    LinkBook receiver(order, 1);
+    const LinkMessage mb0{true, 1, 0}, mb1{true, 1, 1};
+    for (int iteration = 0; iteration < 2; ++iteration) {
+        // Device 1 wants mb 0 first: mb 1, sent first, must be posted before it.
+        EXPECT_EQ(receiver.receivesToPost(0, mb0), (std::vector<LinkMessage>{mb1, mb0})) << "iteration " << iteration;
+        receiver.taken(mb0);
+        EXPECT_TRUE(receiver.receivesToPost(0, mb1).empty()) << "posted already, it only waits";
+        receiver.taken(mb1);
+        EXPECT_THROW(receiver.receivesToPost(0, mb0), std::runtime_error) << "a second RECV of the same message";
+        EXPECT_NO_THROW(receiver.beginIteration());
+    }
+    EXPECT_THROW(receiver.receivesToPost(0, LinkMessage{true, 1, 5}), std::runtime_error);
+    // A message posted but never taken is reported when the next iteration starts.
+    (void)receiver.receivesToPost(0, mb1);
+    EXPECT_THROW(receiver.beginIteration(), std::runtime_error);
+}
+
+TEST(LinkBook, ARepeatedSendIsSkippedUntilTheNextIteration) {
+    auto plan = mario::test::makeUnitPlan(Scheme::OneFOneB, 2, 2);
+    ASSERT_TRUE(plan.ok());
+    auto topology = mario::PipelineTopology::build(*plan);
+    ASSERT_TRUE(topology.ok());
+    const auto order = LinkOrder::build(*plan, *topology);
+    LinkBook sender(order, 0);
+    EXPECT_TRUE(sender.firstSend(1, {true, 1, 0}));
+    EXPECT_FALSE(sender.firstSend(1, {true, 1, 0}));
+    EXPECT_TRUE(sender.firstSend(1, {true, 1, 1}));
+    sender.beginIteration();
+    EXPECT_TRUE(sender.firstSend(1, {true, 1, 0})) << "every iteration sends its messages again";
 }
 
 }  // namespace
