@@ -1,6 +1,9 @@
 #include "Profiler.h"
 
 #include "BlasThreads.h"
+#include "RunSetup.h"
+
+#include <torch/cuda.h>
 
 #include "cost/ProfileCostModel.h"
 
@@ -31,7 +34,7 @@ private:
     std::atomic<int64_t> live_{0};
 };
 
-double nowMs() {
+double wallMs() {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -49,8 +52,14 @@ struct Measured {
 // that forward, and recompute (a forward with grad from the saved, detached stage input).
 // Activation bytes: live CPU bytes after the forward (graph and output alive) minus before.
 Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
-                 const torch::Tensor& targets, int repeats) {
+                 const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype) {
     ParamMap params = model.cloneSlice(slice);
+    for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
+    // GPU kernels run asynchronously: a time stamp counts only once the device is done.
+    auto nowMs = [&device] {
+        if (device.is_cuda()) torch::cuda::synchronize(device.index());
+        return wallMs();
+    };
     Measured m;
     for (const auto& [name, p] : params) m.static_bytes += double(p.numel() * p.element_size()) * 4;
     const bool floating = input.is_floating_point();
@@ -127,15 +136,26 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     const GptModel model(spec, options.seed);
     const int B = options.micro_batch_size;
     torch::manual_seed(options.seed + 1);
-    const torch::Tensor hidden = torch::randn({B, spec.seq, spec.hidden}, torch::kFloat64);
-    const torch::Tensor tokens = model.syntheticTokens(options.seed, 0, B);
+    ExecutorOptions where;
+    where.device = options.device;
+    where.dtype = options.dtype;
+    torch::Device device(torch::kCPU);
+    torch::ScalarType dtype = torch::kFloat64;
+    try {
+        device = torchDevice(where);
+        dtype = torchDtype(where);
+    } catch (const std::exception& e) {
+        return makeError(e.what());
+    }
+    const torch::Tensor hidden = torch::randn({B, spec.seq, spec.hidden}, torch::kFloat64).to(device, dtype);
+    const torch::Tensor tokens = model.syntheticTokens(options.seed, 0, B).to(device);
     const torch::Tensor inputs = tokens.slice(1, 0, spec.seq).contiguous();
     const torch::Tensor targets = tokens.slice(1, 1, spec.seq + 1).contiguous();
 
     ProfileResult result;
     std::vector<double> xs, f, bw, rc, act, st;
     for (int x = 1; x <= options.max_blocks; ++x) {
-        const Measured m = measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats);
+        const Measured m = measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats, device, dtype);
         result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
         xs.push_back(x);
         f.push_back(m.forward_ms);
@@ -149,13 +169,13 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     result.recompute = fitLine(xs, rc);
     result.activation = fitLine(xs, act);
     result.statics = fitLine(xs, st);
-    const Measured embed = measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats);
-    const Measured head = measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats);
+    const Measured embed = measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats, device, dtype);
+    const Measured head = measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats, device, dtype);
     auto extra = [](const Measured& m) {
         return ProfileExtra{m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes};
     };
     auto line = [](const LineFit& f) { return LinearFit{f.a, f.b}; };
-    const double boundary = double(B) * spec.seq * spec.hidden * sizeof(double);
+    const double boundary = double(B) * spec.seq * spec.hidden * hidden.element_size();
 
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : result.points)
@@ -179,18 +199,19 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.head = extra(head);
     result.profile = ProfileCostModel(fits).toJson();
     nlohmann::json& j = result.profile;
-    j["name"] = options.name.empty() ? "cpu-" + describe(spec) : options.name;
+    j["name"] = options.name.empty() ? options.device + "-" + describe(spec) : options.name;
     j["model"] = describe(spec);
-    j["hardware"] = "cpu";
+    j["hardware"] = options.device;
     j["notes"] =
-        "Measured on CPU by mario-executor profile (LibTorch, float64, " + std::to_string(torch::get_num_threads()) +
+        "Measured on " + options.device + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
+        std::to_string(torch::get_num_threads()) +
         " intra-op threads): `" + options.command_line + "`. Stages of 1.." + std::to_string(options.max_blocks) +
         " transformer blocks; times are the median of " + std::to_string(options.repeats) +
         " runs after one warm-up; forward is with grad, recompute is a forward with grad from the saved stage "
         "input, backward is that forward's backward. activation_bytes: live CPU bytes after the forward minus "
         "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
-        "parameters x 8 bytes x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
-        "[micro_batch, seq, hidden] float64 boundary tensor. embedding/head: those slices measured alone. "
+        "parameters x element size x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
+        "[micro_batch, seq, hidden] boundary tensor. embedding/head: those slices measured alone. "
         "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
     j["source"] = {{"tool", "mario-executor profile"},
                    {"r2", {{"forward_ms", result.forward.r2}, {"backward_ms", result.backward.r2},

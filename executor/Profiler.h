@@ -16,6 +16,8 @@ namespace mario::exec {
 
 struct ProfileOptions {
     ModelSpec model;          // layers is raised to max_blocks when smaller
+    std::string device = "cpu";     // or "cuda", "cuda:N": timings then wait for the GPU
+    std::string dtype = "float64";  // float32/bfloat16 for GPU profiles that match a real run
     int micro_batch_size = 1;
     int max_blocks = 4;       // stages of 1..max_blocks blocks are measured
     int repeats = 5;          // timings are the median of `repeats` runs after one warm-up

@@ -7,8 +7,8 @@
 // MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
 // CPU processes, NCCL between GPUs.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
-//                          [--seed S] [--name NAME] -o OUT.profile.json
-// profile measures stages of 1..K blocks on the CPU and writes a "mario-profile" v1 document
+//                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] -o OUT.profile.json
+// profile measures stages of 1..K blocks on the CPU or a GPU and writes a "mario-profile" v1 document
 // (core/cost/ProfileCostModel.h); one summary line on stdout; bad arguments: one line, exit 2.
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration).
@@ -62,6 +62,8 @@ int profileMain(int argc, char** argv) {
             else if (arg == "--repeats") options.repeats = std::stoi(value());
             else if (arg == "--seed") options.seed = std::stoull(value());
             else if (arg == "--name") options.name = value();
+            else if (arg == "--device") options.device = value();
+            else if (arg == "--dtype") options.dtype = value();
             else if (arg == "-o" || arg == "--output") out = value();
             else return profileUsage("unknown option " + arg);
         }
