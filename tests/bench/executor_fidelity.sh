@@ -5,17 +5,25 @@
 # simulated ms, measured ms (median of the iterations after the first, and their spread), error.
 # Devices run as threads, so keep devices <= cores for a fair number.
 #   bash tests/bench/executor_fidelity.sh [BUILD_DIR] [MODEL] [ITERATIONS]
+# On a GPU machine: BACKEND=cuda DTYPE=float32 bash tests/bench/executor_fidelity.sh build-node
+# (single-GPU mode: the pipeline devices share the GPU, one stream each, so their kernels
+# contend where separate GPUs would not — read the error with that in mind).
 set -euo pipefail
 build="${1:-build}"
 model="${2:-layers=8,hidden=128,heads=4,seq=64,vocab=256}"
 iterations="${3:-7}"
+backend="${BACKEND:-cpu}"
+dtype="${DTYPE:-float64}"
+device=cpu
+[[ "$backend" == cuda ]] && device=cuda:0
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 IFS=, read -ra kv <<<"$model"
 declare -A m=([layers]=8 [hidden]=32 [heads]=4 [seq]=16 [vocab]=64)
 for pair in "${kv[@]}"; do m[${pair%%=*}]=${pair#*=}; done
 
-"$build/executor/mario-executor" profile --model "$model" --max-blocks 4 --repeats 5 -o "$work/cpu.profile.json" >/dev/null
+"$build/executor/mario-executor" profile --model "$model" --max-blocks 4 --repeats 5 --device "$device" \
+    --dtype "$dtype" -o "$work/cpu.profile.json" >/dev/null
 printf '%-26s %10s %10s %10s %8s\n' schedule simulated measured spread error
 for scheme in 1f1b:2:8 gpipe:2:8 chimera:2:8 1f1b:2:8:all chimera:2:8:all; do
   IFS=: read -r name pp mb passes <<<"$scheme"
@@ -29,8 +37,8 @@ for scheme in 1f1b:2:8 gpipe:2:8 chimera:2:8 1f1b:2:8:all chimera:2:8:all; do
 JSON
   "$build/app/mario" plan "$work/c.config.json" --passes "${passes:-none}" -o "$work/p.mario.json" >/dev/null
   simulated=$("$build/app/mario" simulate "$work/p.mario.json" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan"])')
-  "$build/executor/mario-executor" run "$work/p.mario.json" --backend cpu --model "$model" \
-      --iterations "$iterations" >"$work/run.json"
+  "$build/executor/mario-executor" run "$work/p.mario.json" --backend "$backend" --dtype "$dtype" \
+      --model "$model" --iterations "$iterations" >"$work/run.json"
   python3 - "$work/run.json" "$simulated" "$name ${pp}x$mb ${passes:-none}" <<'PY'
 import json, statistics, sys
 steps = json.loads(open(sys.argv[1]).read().splitlines()[-1])["step_ms"][1:]
