@@ -103,9 +103,17 @@ void DeviceWorker::run() {
             return;
         }
     }
-    // A REDUCE_GRAD without a later OPT still leaves the summed gradients behind.
+    // The end of the program closes the step for what the plan left open (no REDUCE_GRAD, no
+    // OPT: a hand-written plan, or one planned for dp = 1 run with replicas), so every iteration
+    // ends with summed gradients and one optimizer step. All contributions go out before any
+    // collect, so workers finishing in any order cannot wait on each other in a cycle.
     try {
-        for (auto& [index, st] : stages_) collectReduce(*st);
+        for (auto& [index, st] : stages_)
+            if (!st->stepped) contributeUnlessReduced(*st);
+        for (auto& [index, st] : stages_) {
+            collectReduce(*st);
+            if (!st->stepped) optimizerStep(*st, place_.lr, place_.adam);
+        }
     } catch (const RunAborted&) {
     } catch (const std::exception& e) {
         transport_.fail(where() + ", end of program: " + e.what());
@@ -220,12 +228,8 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         return;
     case Op::ReduceGrad: {
         StageRuntime& st = stage(s);
-        if (st.reduce.participants > 1) {
-            transport_.contribute(st.reduce, st.params);
-            st.reducePending = true;
-        } else {
-            st.reduced = true;  // dp = 1 and no replica: nothing to sum
-        }
+        if (st.reduce.participants > 1) contributeUnlessReduced(st);
+        else st.reduced = true;  // dp = 1 and no replica: nothing to sum
         return;
     }
     case Op::Optimizer: {
@@ -233,15 +237,18 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         // No REDUCE_GRAD before this OPT (a plan made for dp = 1 run with replicas): reduce here.
         // Only replicas of this very device share the group then, and they run the same program,
         // so they reach their OPTs in the same order and this cannot wait in a cycle.
-        if (st.reduce.participants > 1 && !st.reducePending && !st.reduced) {
-            transport_.contribute(st.reduce, st.params);
-            st.reducePending = true;
-        }
+        contributeUnlessReduced(st);
         collectReduce(st);
         optimizerStep(st, place_.lr, place_.adam);
         return;
     }
     }
+}
+
+void DeviceWorker::contributeUnlessReduced(StageRuntime& st) {
+    if (st.reduce.participants <= 1 || st.reducePending || st.reduced) return;
+    transport_.contribute(st.reduce, st.params);
+    st.reducePending = true;
 }
 
 void DeviceWorker::collectReduce(StageRuntime& st) {

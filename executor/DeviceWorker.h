@@ -98,6 +98,9 @@ private:
     void backward(int stage, int microbatch);
     bool sameDevice(int stage) const { return stage >= 0 && topology_.deviceOf(stage) == device_; }
     StageRuntime& stage(int index);
+    // Sends this stage's gradients to its REDUCE_GRAD group unless they are summed or on their
+    // way already; collectReduce then waits for the sum.
+    void contributeUnlessReduced(StageRuntime& stage);
     void collectReduce(StageRuntime& stage);
     // "device 2", or "device 2 of replica 1" when data-parallel replicas run too.
     std::string where() const;

@@ -25,16 +25,20 @@
 namespace mario::exec {
 namespace {
 
-std::vector<std::byte> doubleBytes(double value) {
-    std::vector<std::byte> out(sizeof value);
-    std::memcpy(out.data(), &value, sizeof value);
-    return out;
-}
-
-double bytesDouble(const std::vector<std::byte>& bytes) {
-    double value = 0;
-    if (bytes.size() == sizeof value) std::memcpy(&value, bytes.data(), sizeof value);
-    return value;
+// Rank 0 gets every rank's numbers, in rank order (the others get an empty list).
+Result<std::vector<std::vector<double>>> gatherNumbers(dist::TcpMesh& mesh, const std::vector<double>& mine,
+                                                       double timeout_s) {
+    std::vector<std::byte> bytes(mine.size() * sizeof(double));
+    std::memcpy(bytes.data(), mine.data(), bytes.size());
+    auto all = mesh.gather(std::move(bytes), 0, timeout_s);
+    if (!all) return all.error();
+    std::vector<std::vector<double>> numbers;
+    for (const auto& b : *all) {
+        if (b.size() != mine.size() * sizeof(double)) return makeError("a rank sent a malformed summary");
+        numbers.emplace_back(mine.size());
+        std::memcpy(numbers.back().data(), b.data(), b.size());
+    }
+    return numbers;
 }
 
 // Per REDUCE_GRAD group (slice key), the ranks holding the slice in ascending order.
@@ -137,9 +141,6 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
         const auto origin = std::chrono::steady_clock::now();
         for (int iteration = 0; iteration < options.iterations; ++iteration) {
             for (auto& st : stages) st.reduced = st.stepped = false;
-#ifdef MARIO_HAVE_NCCL
-            if (nccl) static_cast<NcclTransport&>(*nccl).beginIteration();
-#endif
             TcpTransport tcp(mesh, topology, rankOfDevice, *groups, iteration, options.recv_timeout_s);
             Transport& transport = nccl ? *nccl : static_cast<Transport&>(tcp);
             const WorkerPlace workerPlace{place.device, place.replica, replicas, iteration, options.lr, options.adam};
@@ -147,47 +148,28 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             if (options.on_event) worker.setEventSink(options.on_event, origin);
             const auto stepStart = std::chrono::steady_clock::now();
             worker.run();
-#ifdef MARIO_HAVE_NCCL
-            if (nccl) static_cast<NcclTransport&>(*nccl).drain();
-#endif
+            transport.finishIteration();
             if (auto failure = tcp.failure()) return makeError(*failure);
-            // A plan without REDUCE_GRAD/OPT (hand-written, or dp = 1 when planned) still ends the
-            // step with summed gradients and one optimizer step; every rank runs the same plan, so
-            // all members of a group take this path together, in stage order.
-            for (auto& [index, st] : mine)
-                if (st->reduce.participants > 1 && !st->reduced && !st->stepped) transport.contribute(st->reduce, st->params);
-            for (auto& [index, st] : mine) {
-                if (st->reduce.participants > 1 && !st->reduced && !st->stepped) {
-                    transport.collect(st->reduce, st->params);
-                    st->reduced = true;
-                }
-                if (!st->stepped) DeviceWorker::optimizerStep(*st, options.lr, options.adam);
-            }
-#ifdef MARIO_HAVE_NCCL
-            if (nccl) static_cast<NcclTransport&>(*nccl).drain();
-#endif
             const double myStepMs =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepStart).count();
-            auto steps = mesh.gather(doubleBytes(myStepMs), 0, options.recv_timeout_s);
-            if (!steps) return steps.error();
+            // One message per rank: step time, loss share, activation peak, allocator peak.
+            auto numbers = gatherNumbers(
+                mesh, {myStepMs, worker.lossSum(), worker.peakActivationBytes(), worker.peakAllocatedBytes()},
+                options.recv_timeout_s);
+            if (!numbers) return numbers.error();
             double stepMs = 0;
-            for (const auto& bytes : *steps) stepMs = std::max(stepMs, bytesDouble(bytes));
-            report.step_ms.push_back(stepMs);
-            auto losses = mesh.gather(doubleBytes(worker.lossSum()), 0, options.recv_timeout_s);
-            if (!losses) return losses.error();
-            auto peaks = mesh.gather(doubleBytes(worker.peakActivationBytes()), 0, options.recv_timeout_s);
-            if (!peaks) return peaks.error();
-            auto allocated = mesh.gather(doubleBytes(worker.peakAllocatedBytes()), 0, options.recv_timeout_s);
-            if (!allocated) return allocated.error();
             report.loss = 0;
             report.peak_activation_bytes.assign(devices, 0.0);
             report.peak_allocated_bytes.assign(devices, 0.0);
-            for (int r = 0; r < static_cast<int>(losses->size()); ++r) {
-                report.loss += bytesDouble((*losses)[r]);
+            for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
+                const auto& n = (*numbers)[r];
                 const int device = dist::placeOf(r, 1, replicas).device;
-                report.peak_activation_bytes[device] = std::max(report.peak_activation_bytes[device], bytesDouble((*peaks)[r]));
-                report.peak_allocated_bytes[device] = std::max(report.peak_allocated_bytes[device], bytesDouble((*allocated)[r]));
+                stepMs = std::max(stepMs, n[0]);
+                report.loss += n[1];
+                report.peak_activation_bytes[device] = std::max(report.peak_activation_bytes[device], n[2]);
+                report.peak_allocated_bytes[device] = std::max(report.peak_allocated_bytes[device], n[3]);
             }
+            report.step_ms.push_back(stepMs);
             if (backend != "cuda") report.peak_allocated_bytes.clear();
             if (options.on_event && env.rank == 0)
                 options.on_event(nlohmann::json{{"event", "iteration"},
@@ -198,32 +180,25 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
                                      .dump());
         }
         if (options.reference) {
-            // Every rank's stages (grads and weights) to rank 0, which runs the reference.
-            std::vector<std::byte> mineBytes;
-            {
-                std::vector<std::byte> grads, weights;
-                ParamMap allGrads, allWeights;
-                for (auto& [index, st] : mine) {
-                    for (auto& [name, g] : st->gradSnapshot) allGrads[name] = g;
-                    for (auto& [name, w] : st->params) allWeights[name] = w;
-                }
-                grads = paramBytes(allGrads);
-                weights = paramBytes(allWeights);
-                mineBytes = grads;
-                mineBytes.insert(mineBytes.end(), weights.begin(), weights.end());
-                std::vector<std::byte> header = doubleBytes(static_cast<double>(grads.size()));
-                mineBytes.insert(mineBytes.begin(), header.begin(), header.end());
+            // Every rank's stages (grads, then weights) to rank 0, which runs the reference.
+            ParamMap grads, weights;
+            for (auto& [index, st] : mine) {
+                grads.insert(st->gradSnapshot.begin(), st->gradSnapshot.end());
+                weights.insert(st->params.begin(), st->params.end());
             }
-            auto outcomes = mesh.gather(std::move(mineBytes), 0, options.recv_timeout_s);
+            std::vector<std::byte> bytes;
+            appendParams(bytes, grads);
+            appendParams(bytes, weights);
+            auto outcomes = mesh.gather(std::move(bytes), 0, options.recv_timeout_s);
             if (!outcomes) return outcomes.error();
             if (env.rank == 0) {
                 std::vector<StageOutcome> gathered;
-                for (const auto& bytes : *outcomes) {
-                    const auto split = static_cast<std::size_t>(
-                        bytesDouble(std::vector<std::byte>(bytes.begin(), bytes.begin() + sizeof(double))));
-                    const std::span<const std::byte> all(bytes);
-                    gathered.push_back({paramsFromBytes(all.subspan(sizeof(double), split)),
-                                        paramsFromBytes(all.subspan(sizeof(double) + split))});
+                for (const auto& rankBytes : *outcomes) {
+                    std::size_t at = 0;
+                    StageOutcome outcome;
+                    outcome.grads = readParams(rankBytes, at);
+                    outcome.weights = readParams(rankBytes, at);
+                    gathered.push_back(std::move(outcome));
                 }
                 checkAgainstReference(model, batch, local, gathered, report);
             }

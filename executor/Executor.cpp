@@ -120,9 +120,6 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
             }
             report.peak_allocated_bytes.clear();
             if (allocated > 0) report.peak_allocated_bytes.push_back(allocated);
-            std::vector<StageRuntime*> all;
-            for (auto& st : stages) all.push_back(&st);
-            implicitReduceAndStep(all, options.lr, options.adam);
             if (sink)
                 sink(nlohmann::json{{"event", "iteration"},
                                     {"iteration", iteration},

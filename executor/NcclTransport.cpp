@@ -313,7 +313,7 @@ void NcclTransport::fail(const std::string& message) {
     impl_->abortAll(message);
 }
 
-void NcclTransport::drain() {
+void NcclTransport::finishIteration() {
     for (;;) {
         {
             std::lock_guard lock(impl_->mutex);
@@ -324,9 +324,8 @@ void NcclTransport::drain() {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     check(cudaStreamSynchronize(kCompute), "cudaStreamSynchronize");
+    impl_->book->beginIteration();
 }
-
-void NcclTransport::beginIteration() { impl_->book->beginIteration(); }
 
 std::optional<std::string> NcclTransport::failure() const {
     std::lock_guard lock(impl_->mutex);

@@ -58,11 +58,10 @@ public:
     void collect(const ReduceGroup& group, ParamMap& params) override;
     void fail(const std::string& message) override;
 
-    // Waits until every queued transfer has finished (end of an iteration); throws on failure.
-    void drain();
-    // Every iteration sends the same messages again: forget which were sent and received.
-    // Throws when a message of the last iteration arrived but was never taken (a plan error).
-    void beginIteration();
+    // Waits until every queued transfer has finished, then forgets which messages were sent and
+    // received (every iteration sends them again). Throws on failure, and when a message arrived
+    // but no RECV took it (a plan error).
+    void finishIteration() override;
     std::optional<std::string> failure() const;
 
     struct Impl;

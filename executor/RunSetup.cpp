@@ -124,31 +124,6 @@ Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int micr
     return batch;
 }
 
-void implicitReduceAndStep(std::vector<StageRuntime*> stages, double lr, bool adam) {
-    std::map<std::string, std::vector<StageRuntime*>> bySlice;
-    for (auto* st : stages)
-        if (!st->stepped) bySlice[st->slice.key()].push_back(st);
-    torch::NoGradGuard noGrad;
-    for (auto& [key, group] : bySlice) {
-        if (group.size() > 1 && !group.front()->reduced) {
-            for (auto& [name, p] : group.front()->params) {
-                if (!p.grad().defined()) continue;
-                torch::Tensor sum = p.grad().clone();
-                for (std::size_t i = 1; i < group.size(); ++i) {
-                    const auto& other = group[i]->params.at(name).grad();
-                    if (other.defined()) sum += other;
-                }
-                for (auto* st : group) {
-                    auto& q = st->params.at(name);
-                    if (q.grad().defined()) q.mutable_grad().copy_(sum);
-                    else q.mutable_grad() = sum.clone();
-                }
-            }
-        }
-        for (auto* st : group) DeviceWorker::optimizerStep(*st, lr, adam);
-    }
-}
-
 void checkAgainstReference(const GptModel& model, const Batch& batch, const ExecutorOptions& options,
                            const std::vector<StageOutcome>& outcomes, RunReport& report) {
     const torch::Device device = batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device();

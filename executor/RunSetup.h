@@ -35,10 +35,6 @@ std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& 
 Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int microbatches, int microBatchSize,
                  int replicas, const torch::Device& device);
 
-// Sums the gradients of replicas that no REDUCE_GRAD summed (plans without REDUCE_GRAD), then
-// steps the stages whose program has no OPT, so every iteration ends with one optimizer step.
-void implicitReduceAndStep(std::vector<StageRuntime*> stages, double lr, bool adam);
-
 // The gradients and weights one stage ended a run with (what the reference is compared with).
 struct StageOutcome {
     ParamMap grads;    // just before the last optimizer step

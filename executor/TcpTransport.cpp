@@ -1,5 +1,6 @@
 #include "TcpTransport.h"
 
+#include <iterator>
 #include <stdexcept>
 
 #include "TensorWire.h"
@@ -19,12 +20,9 @@ TcpTransport::TcpTransport(dist::TcpMesh& mesh, const PipelineTopology& topology
       iteration_(iteration), timeout_s_(timeout_s) {}
 
 int TcpTransport::groupIndex(const std::string& key) const {
-    int index = 0;
-    for (const auto& [k, ranks] : groupRanks_) {
-        if (k == key) return index;
-        ++index;
-    }
-    throw std::runtime_error("no REDUCE_GRAD group for layers " + key);
+    const auto it = groupRanks_.find(key);
+    if (it == groupRanks_.end()) throw std::runtime_error("no REDUCE_GRAD group for layers " + key);
+    return static_cast<int>(std::distance(groupRanks_.begin(), it));
 }
 
 void TcpTransport::send(Direction direction, int stage, int microbatch, const torch::Tensor& tensor) {
@@ -49,12 +47,10 @@ torch::Tensor TcpTransport::receive(Direction direction, int stage, int microbat
 
 void TcpTransport::contribute(const ReduceGroup& group, const ParamMap& params) {
     const auto& ranks = groupRanks_.at(group.key);
-    const std::vector<std::byte> bytes = [&] {
-        ParamMap grads;
-        for (const auto& [name, p] : params) grads[name] = p.grad().defined() ? p.grad() : torch::zeros_like(p);
-        contributed_[group.key] = grads;
-        return paramBytes(grads);
-    }();
+    ParamMap& grads = contributed_[group.key];
+    for (const auto& [name, p] : params) grads[name] = p.grad().defined() ? p.grad() : torch::zeros_like(p);
+    std::vector<std::byte> bytes;
+    appendParams(bytes, grads);
     const dist::MessageKey key{kReduce, groupIndex(group.key), 0, iteration_};
     for (int rank : ranks)
         if (rank != mesh_.rank()) mesh_.send(rank, key, bytes);
@@ -71,7 +67,8 @@ void TcpTransport::collect(const ReduceGroup& group, ParamMap& params) {
         } else {
             auto bytes = mesh_.receive(rank, key, timeout_s_);
             if (!bytes) throw std::runtime_error("REDUCE_GRAD of layers " + group.key + ": " + bytes.error().message);
-            part = paramsFromBytes(*bytes);
+            std::size_t at = 0;
+            part = readParams(*bytes, at);
         }
         for (auto& [name, g] : part) {
             auto& s = sum[name];

@@ -65,19 +65,16 @@ torch::Tensor tensorFromBytes(std::span<const std::byte> bytes) {
     return readTensor(bytes, at);
 }
 
-std::vector<std::byte> paramBytes(const ParamMap& params) {
-    std::vector<std::byte> out;
+void appendParams(std::vector<std::byte>& out, const ParamMap& params) {
     putU64(out, params.size());
     for (const auto& [name, tensor] : params) {
         putU64(out, name.size());
         putRaw(out, name.data(), name.size());
         appendTensor(out, tensor);
     }
-    return out;
 }
 
-ParamMap paramsFromBytes(std::span<const std::byte> bytes) {
-    std::size_t at = 0;
+ParamMap readParams(std::span<const std::byte> bytes, std::size_t& at) {
     ParamMap params;
     const std::uint64_t count = getU64(bytes, at);
     for (std::uint64_t i = 0; i < count; ++i) {

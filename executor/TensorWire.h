@@ -19,7 +19,8 @@ torch::Tensor readTensor(std::span<const std::byte> bytes, std::size_t& at);
 std::vector<std::byte> tensorBytes(const torch::Tensor& tensor);
 torch::Tensor tensorFromBytes(std::span<const std::byte> bytes);
 
-std::vector<std::byte> paramBytes(const ParamMap& params);
-ParamMap paramsFromBytes(std::span<const std::byte> bytes);
+void appendParams(std::vector<std::byte>& out, const ParamMap& params);
+// Reads the map at `at` and moves `at` past it; throws std::runtime_error.
+ParamMap readParams(std::span<const std::byte> bytes, std::size_t& at);
 
 }  // namespace mario::exec

@@ -47,6 +47,10 @@ public:
 
     // Records the first failure of the run and wakes every waiter (they throw RunAborted).
     virtual void fail(const std::string& message) = 0;
+
+    // After a worker's program: waits for transfers still in flight and gets ready for the next
+    // iteration; throws on failure. Only transports with asynchronous transfers need it.
+    virtual void finishIteration() {}
 };
 
 }  // namespace mario::exec

@@ -15,7 +15,6 @@
 #include "RunCli.h"
 #include "Executor.h"
 #include "UnitPlans.h"
-#include "passes/PassManager.h"
 #include "sim/ProgramMemory.h"
 
 namespace {
@@ -30,14 +29,9 @@ struct Case {
 };
 
 mario::Plan makePlan(const Case& c) {
-    auto plan = mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    auto plan = c.passes ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks)
+                         : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
     EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
-    if (c.passes) {
-        auto passes = mario::parsePassList("all");
-        EXPECT_TRUE(passes.ok());
-        auto run = mario::runPasses(*plan, *passes);
-        EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-    }
     return std::move(plan).value();
 }
 
@@ -106,6 +100,26 @@ TEST(Executor, SeveralIterationsStayEqual) {
     EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
     EXPECT_TRUE(report->grads_match);
     EXPECT_LT(report->max_weight_abs_diff, 1e-9);  // the optimizer steps gave the same weights
+}
+
+TEST(Executor, APlanWithoutReduceOrOptimizerEndsEveryStepWithOneSummedStep) {
+    // The end of each device's program sums what no REDUCE_GRAD summed (Chimera's two copies ×
+    // two replicas) and steps what no OPT stepped.
+    mario::Plan plan = makePlan({"x", Scheme::Chimera, 4, 4, 1, true});
+    for (auto& device : plan.devices)
+        std::erase_if(device.program, [](const mario::Instruction& in) {
+            return in.op == mario::Op::ReduceGrad || in.op == mario::Op::Optimizer;
+        });
+    mario::exec::ExecutorOptions options;
+    options.reference = true;
+    options.iterations = 3;
+    options.adam = true;
+    options.data_parallel = 2;
+    auto report = mario::exec::runPlan(plan, options);
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
+    EXPECT_TRUE(report->grads_match);
+    EXPECT_LT(report->max_weight_abs_diff, 1e-9);
 }
 
 TEST(Executor, AdamStepsGiveTheSameWeights) {
