@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "passes/PassManager.h"
 #include "schedule/Generators.h"
 #include "schedule/PlanBuilder.h"
 
@@ -40,6 +41,16 @@ inline Result<Plan> makeUnitPlan(Scheme scheme, int devices, int microbatches, i
     auto order = generateComputeOrder(shape);
     if (!order) return order.error();
     return planFromComputeOrder(std::move(plan), *order);
+}
+
+// The same plan after the paper's four passes (the executor tests run both).
+inline Result<Plan> makeUnitPlanWithPasses(Scheme scheme, int devices, int microbatches, int chunks = 1) {
+    auto plan = makeUnitPlan(scheme, devices, microbatches, chunks);
+    if (!plan) return plan;
+    auto passes = parsePassList("all");
+    if (!passes) return passes.error();
+    if (auto run = runPasses(*plan, *passes); !run) return run.error();
+    return plan;
 }
 
 }  // namespace mario::test

@@ -15,7 +15,6 @@
 #include "MultiProcess.h"
 #include "UnitPlans.h"
 #include "io/PlanJson.h"
-#include "passes/PassManager.h"
 
 namespace {
 
@@ -30,12 +29,9 @@ struct WorldCase {
 };
 
 fs::path writePlan(const WorldCase& c) {
-    auto plan = mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
-    EXPECT_TRUE(plan.ok());
-    if (c.passes) {
-        auto passes = mario::parsePassList("all");
-        EXPECT_TRUE(mario::runPasses(*plan, *passes).ok());
-    }
+    auto plan = c.passes ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks)
+                         : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
     const fs::path dir = fs::temp_directory_path() / ("mario_dist_" + std::string(c.name));
     fs::create_directories(dir);
     const fs::path file = dir / "plan.mario.json";

@@ -14,12 +14,32 @@ using mario::exec::LinkBook;
 using mario::exec::LinkMessage;
 using mario::exec::LinkOrder;
 
+// A generated unit plan; `swapSends` makes device 0 send mb 1 before mb 0 (GPipe 2 × 2: both
+// SEND_Fs stand after both forwards, so swapping their micro-batches keeps the plan valid).
+mario::Plan unitPlan(Scheme scheme, int devices, int microbatches, bool swapSends = false) {
+    auto plan = mario::test::makeUnitPlan(scheme, devices, microbatches);
+    EXPECT_TRUE(plan.ok());
+    if (swapSends) {
+        auto& program = plan->devices[0].program;
+        std::vector<std::size_t> sends;
+        for (std::size_t i = 0; i < program.size(); ++i)
+            if (program[i].op == Op::SendForward) sends.push_back(i);
+        EXPECT_EQ(sends.size(), 2u);
+        std::swap(program[sends[0]].microbatch, program[sends[1]].microbatch);
+    }
+    return std::move(plan).value();
+}
+
+mario::PipelineTopology topologyOf(const mario::Plan& plan) {
+    auto topology = mario::PipelineTopology::build(plan);
+    EXPECT_TRUE(topology.ok());
+    return std::move(topology).value();
+}
+
+LinkOrder orderOf(const mario::Plan& plan) { return LinkOrder::build(plan, topologyOf(plan)); }
+
 TEST(LinkOrder, OneFOneBCarriesActivationsDownAndGradientsUpInMicroBatchOrder) {
-    auto plan = mario::test::makeUnitPlan(Scheme::OneFOneB, 2, 3);
-    ASSERT_TRUE(plan.ok());
-    auto topology = mario::PipelineTopology::build(*plan);
-    ASSERT_TRUE(topology.ok());
-    const auto order = LinkOrder::build(*plan, *topology);
+    const auto order = orderOf(unitPlan(Scheme::OneFOneB, 2, 3));
     using Link = std::pair<int, int>;
     EXPECT_EQ(order.links(), (std::vector<Link>{{0, 1}, {1, 0}}));
     // Hand-worked: device 0 sends F of stage 0 for mb 0, 1, 2 to stage 1; device 1 sends the
@@ -32,36 +52,23 @@ TEST(LinkOrder, OneFOneBCarriesActivationsDownAndGradientsUpInMicroBatchOrder) {
 }
 
 TEST(LinkOrder, FollowsTheSenderWhenItSendsOutOfMicroBatchOrder) {
-    auto plan = mario::test::makeUnitPlan(Scheme::GPipe, 2, 2);
-    ASSERT_TRUE(plan.ok());
-    // Device 0 sends mb 1 before mb 0: swap its two SEND_Fs (each after both forwards is valid).
-    auto& program = plan->devices[0].program;
-    std::vector<std::size_t> sends;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i].op == Op::SendForward) sends.push_back(i);
-    ASSERT_EQ(sends.size(), 2u);
-    std::swap(program[sends[0]].microbatch, program[sends[1]].microbatch);
-    auto topology = mario::PipelineTopology::build(*plan);
-    ASSERT_TRUE(topology.ok());
-    const auto order = LinkOrder::build(*plan, *topology);
+    const auto order = orderOf(unitPlan(Scheme::GPipe, 2, 2, true));
     EXPECT_EQ(order.position(0, 1, {true, 1, 1}), 0u);
     EXPECT_EQ(order.position(0, 1, {true, 1, 0}), 1u);
 }
 
 TEST(LinkOrder, ChimeraLinksCarryBothChainsInTheSendersOrder) {
-    auto plan = mario::test::makeUnitPlan(Scheme::Chimera, 4, 4);
-    ASSERT_TRUE(plan.ok());
-    auto topology = mario::PipelineTopology::build(*plan);
-    ASSERT_TRUE(topology.ok());
-    const auto order = LinkOrder::build(*plan, *topology);
+    const auto plan = unitPlan(Scheme::Chimera, 4, 4);
+    const auto topology = topologyOf(plan);
+    const auto order = orderOf(plan);
     // Independently: walk device 1's program and list what it sends to device 2.
     std::vector<LinkMessage> expected;
-    for (const auto& in : plan->devices[1].program) {
-        if (in.op == Op::SendForward && topology->deviceOf(topology->nextStage(in.stage)) == 2)
-            expected.push_back({true, topology->nextStage(in.stage), in.microbatch});
-        if (in.op == Op::SendBackward && topology->previousStage(in.stage) >= 0 &&
-            topology->deviceOf(topology->previousStage(in.stage)) == 2)
-            expected.push_back({false, topology->previousStage(in.stage), in.microbatch});
+    for (const auto& in : plan.devices[1].program) {
+        if (in.op == Op::SendForward && topology.deviceOf(topology.nextStage(in.stage)) == 2)
+            expected.push_back({true, topology.nextStage(in.stage), in.microbatch});
+        if (in.op == Op::SendBackward && topology.previousStage(in.stage) >= 0 &&
+            topology.deviceOf(topology.previousStage(in.stage)) == 2)
+            expected.push_back({false, topology.previousStage(in.stage), in.microbatch});
     }
     EXPECT_EQ(order.messages(1, 2), expected);
     // Both chains use the link: down-chain activations and up-chain gradients.
@@ -74,16 +81,7 @@ TEST(LinkOrder, ChimeraLinksCarryBothChainsInTheSendersOrder) {
 
 // The receiving side of the NCCL transport, without a GPU: device 0 sends mb 1 before mb 0.
 TEST(LinkBook, PostsReceivesInTheSendersOrderAndStartsOverEveryIteration) {
-    auto plan = mario::test::makeUnitPlan(Scheme::GPipe, 2, 2);
-    ASSERT_TRUE(plan.ok());
-    auto& program = plan->devices[0].program;
-    std::vector<std::size_t> sends;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i].op == Op::SendForward) sends.push_back(i);
-    std::swap(program[sends[0]].microbatch, program[sends[1]].microbatch);
-    auto topology = mario::PipelineTopology::build(*plan);
-    ASSERT_TRUE(topology.ok());
-    const auto order = LinkOrder::build(*plan, *topology);
+    const auto order = orderOf(unitPlan(Scheme::GPipe, 2, 2, true));
     LinkBook receiver(order, 1);
     const LinkMessage mb0{true, 1, 0}, mb1{true, 1, 1};
     for (int iteration = 0; iteration < 2; ++iteration) {
@@ -102,11 +100,7 @@ TEST(LinkBook, PostsReceivesInTheSendersOrderAndStartsOverEveryIteration) {
 }
 
 TEST(LinkBook, ARepeatedSendIsSkippedUntilTheNextIteration) {
-    auto plan = mario::test::makeUnitPlan(Scheme::OneFOneB, 2, 2);
-    ASSERT_TRUE(plan.ok());
-    auto topology = mario::PipelineTopology::build(*plan);
-    ASSERT_TRUE(topology.ok());
-    const auto order = LinkOrder::build(*plan, *topology);
+    const auto order = orderOf(unitPlan(Scheme::OneFOneB, 2, 2));
     LinkBook sender(order, 0);
     EXPECT_TRUE(sender.firstSend(1, {true, 1, 0}));
     EXPECT_FALSE(sender.firstSend(1, {true, 1, 0}));

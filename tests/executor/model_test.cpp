@@ -14,7 +14,6 @@
 #include "ModelSpec.h"
 #include "TokenFile.h"
 #include "UnitPlans.h"
-#include "passes/PassManager.h"
 
 namespace {
 
@@ -120,14 +119,8 @@ struct LlamaCase {
 };
 
 mario::Plan unitPlan(Scheme scheme, bool passes) {
-    auto plan = mario::test::makeUnitPlan(scheme, 4, 4, 1);
+    auto plan = passes ? mario::test::makeUnitPlanWithPasses(scheme, 4, 4) : mario::test::makeUnitPlan(scheme, 4, 4);
     EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
-    if (passes) {
-        auto list = mario::parsePassList("all");
-        EXPECT_TRUE(list.ok());
-        auto run = mario::runPasses(*plan, *list);
-        EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-    }
     return std::move(plan).value();
 }
 

@@ -21,7 +21,6 @@
 
 #include "Executor.h"
 #include "UnitPlans.h"
-#include "passes/PassManager.h"
 #include "schedule/CheckpointedForwards.h"
 #include "schedule/PlanEdit.h"
 #include "sim/ProgramMemory.h"
@@ -51,14 +50,9 @@ std::string caseText(const ReorderCase& c) {
 }
 
 Plan makeBasePlan(const ReorderCase& c) {
-    auto plan = mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    auto plan = c.passes ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks)
+                         : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
     EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
-    if (c.passes) {
-        auto passes = mario::parsePassList("all");
-        EXPECT_TRUE(passes.ok());
-        auto run = mario::runPasses(*plan, *passes);
-        EXPECT_TRUE(run.ok()) << (run.ok() ? "" : run.error().message);
-    }
     return std::move(plan).value();
 }
 
