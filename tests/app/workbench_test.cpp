@@ -51,6 +51,16 @@ void drag(MainWindow& window, int device, const char* action, double dropTimeMs)
 
 class WorkbenchTest : public QObject {
     Q_OBJECT
+    // The window on screen (drags need real geometry) with Figure 2's base 1F1B, no passes.
+    static bool showBaseFigure2(MainWindow& window) {
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window) || !window.openFile(kFigure2)) return false;
+        window.document()->setPasses({}, "base");
+        return true;
+    }
+
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
@@ -69,12 +79,7 @@ private slots:
 
     void draggingABoxMovesItInThePlanAndUndoRestoresIt() {
         MainWindow window;
-        window.document()->setSynchronous(true);
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.openFile(kFigure2));
-        window.document()->setPasses({}, "base");
+        QVERIFY(showBaseFigure2(window));
         const Plan before = window.document()->current().plan;
         QVERIFY(indexOf(before, 1, "1F3") > indexOf(before, 1, "1B0"));
         // Base 1F1B: device 1 idles from 4 until B0 at 8; drop F3 into that bubble.
@@ -88,12 +93,7 @@ private slots:
 
     void aDragThatBreaksADependencyIsRefusedAndChangesNothing() {
         MainWindow window;
-        window.document()->setSynchronous(true);
-        window.resize(1400, 900);
-        window.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&window));
-        QVERIFY(window.openFile(kFigure2));
-        window.document()->setPasses({}, "base");
+        QVERIFY(showBaseFigure2(window));
         const Plan before = window.document()->current().plan;
         QSignalSpy messages(window.document(), &ScheduleDocument::statusMessage);
         drag(window, 0, "0B0", 0.5);  // before its own forward
