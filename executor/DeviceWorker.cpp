@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "DeviceMemory.h"
-#include "StreamSync.h"
 
 namespace mario::exec {
 
@@ -65,35 +64,31 @@ StageRuntime& DeviceWorker::stage(int index) {
 void DeviceWorker::run() {
     // One intra-op thread per device thread: the devices are the parallelism.
     at::set_num_threads(1);
+    // Made here, on the worker's thread, so that its marks go on this thread's stream.
+    if (sink_) clock_ = std::make_unique<InstructionClock>(torchDevice_, origin_);
     const auto& program = plan_.devices[device_].program;
     for (std::size_t i = 0; i < program.size(); ++i) {
         try {
             current_ = where() + " at " + toActionString(program[i]);
-            const auto start = std::chrono::steady_clock::now();
+            const auto start = clock_ ? clock_->mark() : InstructionClock::Mark{};
             execute(program[i], i);
             measureMemory();
             const auto memory = readDeviceMemory(torchDevice_);
             if (memory) peakAllocated_ = std::max(peakAllocated_, memory->peak_bytes);
-            if (sink_) {
-                // GPU work is asynchronous: the instruction ends when its stream has drained. The
-                // wait costs the launch-ahead between instructions, so only live runs pay it.
-                finishCurrentStream(torchDevice_);
-                const auto end = std::chrono::steady_clock::now();
-                auto us = [&](auto t) { return std::chrono::duration<double, std::micro>(t - origin_).count(); };
+            if (clock_) {
                 nlohmann::json event{{"event", "instruction"},
                                      {"iteration", place_.step},
                                      {"device", device_},
                                      {"replica", place_.replica},
                                      {"index", i},
                                      {"instruction", toActionString(program[i])},
-                                     {"start_us", us(start)},
-                                     {"end_us", us(end)},
                                      {"activation_bytes", peakBytesNow_}};
                 if (memory) {
                     event["allocated_bytes"] = memory->allocated_bytes;
                     event["peak_allocated_bytes"] = memory->peak_bytes;
                 }
-                sink_(event.dump());
+                timed_.push_back({start, clock_->mark(), std::move(event)});
+                publishTimed(false);
             }
         } catch (const RunAborted&) {
             return;
@@ -115,8 +110,23 @@ void DeviceWorker::run() {
             if (!st->stepped) optimizerStep(*st, place_.lr, place_.adam);
         }
     } catch (const RunAborted&) {
+        return;
     } catch (const std::exception& e) {
         transport_.fail(where() + ", end of program: " + e.what());
+        return;
+    }
+    if (clock_) publishTimed(true);
+}
+
+void DeviceWorker::publishTimed(bool wait) {
+    // In program order: an instruction is published once the device has passed its end.
+    while (!timed_.empty() && (wait || clock_->reached(timed_.front().end))) {
+        TimedInstruction& front = timed_.front();
+        front.event["start_us"] = clock_->microseconds(front.start);
+        front.event["end_us"] = clock_->microseconds(front.end);
+        sink_(front.event.dump());
+        clock_->release(front.end);
+        timed_.pop_front();
     }
 }
 

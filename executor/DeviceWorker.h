@@ -3,17 +3,21 @@
 // interpreter serves every backend: what differs is the Transport it talks through and the
 // torch device its tensors live on.
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "GptModel.h"
+#include "InstructionClock.h"
 #include "Transport.h"
 #include "schedule/PipelineTopology.h"
 #include "schedule/Plan.h"
@@ -58,7 +62,8 @@ public:
                  std::map<int, StageRuntime*> stages, const Batch& batch, Transport& transport);
 
     // Live profiling: `sink` (already thread-safe) receives one JSON line per instruction with
-    // start/end in microseconds since `origin`.
+    // start/end in microseconds since `origin`, in program order. On a GPU a line goes out once
+    // the GPU has finished the instruction (InstructionClock), so lines trail the host a little.
     void setEventSink(std::function<void(const std::string&)> sink, std::chrono::steady_clock::time_point origin) {
         sink_ = std::move(sink);
         origin_ = origin;
@@ -105,6 +110,8 @@ private:
     // "device 2", or "device 2 of replica 1" when data-parallel replicas run too.
     std::string where() const;
     void measureMemory();
+    // Sends the live lines of the instructions whose times are known; with `wait`, of all.
+    void publishTimed(bool wait);
     // Hand-over between two stages of this device (no SEND/RECV in the plan): same thread, so a
     // missing tensor is a plan error at once, not a wait.
     void handOver(Direction direction, int stage, int microbatch, torch::Tensor tensor);
@@ -131,6 +138,13 @@ private:
     double peakBytesNow_ = 0;  // activation bytes held after the latest instruction
     std::function<void(const std::string&)> sink_;
     std::chrono::steady_clock::time_point origin_;
+    // An instruction's live line waiting for its times (a GPU runs behind the interpreter).
+    struct TimedInstruction {
+        InstructionClock::Mark start, end;
+        nlohmann::json event;
+    };
+    std::unique_ptr<InstructionClock> clock_;  // only with a sink
+    std::deque<TimedInstruction> timed_;
     std::string current_;  // "device D at INSTRUCTION", for other devices' timeout messages
 };
 

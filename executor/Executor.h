@@ -31,8 +31,9 @@ struct ExecutorOptions {
     double rtol = 1e-5;   // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
     double atol = 4e-5;
     // Live profiling (issue 5): called with one JSON object per line — every instruction's
-    // start and end on a steady clock ({"event":"instruction",...}) and a summary per iteration
-    // ({"event":"iteration",...}). Calls are serialised; they come from the device threads.
+    // start and end ({"event":"instruction",...}; steady clock on CPU, CUDA events on a GPU,
+    // see InstructionClock) and a summary per iteration ({"event":"iteration",...}). Calls are
+    // serialised; they come from the device threads.
     std::function<void(const std::string&)> on_event;
 };
 

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <tuple>
 #include <string>
 #include <sys/wait.h>
 
@@ -15,6 +17,7 @@
 #include "RunCli.h"
 #include "Executor.h"
 #include "UnitPlans.h"
+#include "schedule/PipelineTopology.h"
 #include "sim/ProgramMemory.h"
 
 namespace {
@@ -156,26 +159,62 @@ TEST(Executor, PlanLayersAreHonouredWhenTheyFitTheModel) {
     EXPECT_TRUE(report->grads_match);
 }
 
-TEST(Executor, EveryInstructionIsReportedLive) {
+TEST(Executor, EveryInstructionIsReportedLiveInProgramOrderOnOneCausalTimeline) {
     const mario::Plan plan = makePlan({"x", Scheme::Chimera, 4, 4, 1, true});
+    const auto topology = mario::PipelineTopology::build(plan);
+    ASSERT_TRUE(topology.ok());
     std::vector<std::string> lines;
     mario::exec::ExecutorOptions options;
     options.iterations = 2;
     options.on_event = [&](const std::string& line) { lines.push_back(line); };
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    std::size_t instructions = 0, iterations = 0;
+
+    struct Span {
+        double start, end;
+    };
+    // (iteration, device) → the spans in arrival order; (iteration, op, stage, mb) → its span.
+    std::map<std::pair<int, int>, std::vector<Span>> byDevice;
+    std::map<std::tuple<int, mario::Op, int, int>, Span> byInstruction;
+    std::size_t iterations = 0;
     for (const auto& line : lines) {
         const auto event = nlohmann::json::parse(line);
-        if (event["event"] == "instruction") {
-            ++instructions;
-            EXPECT_LE(event["start_us"].get<double>(), event["end_us"].get<double>()) << line;
-        } else if (event["event"] == "iteration") {
+        if (event["event"] == "iteration") {
             ++iterations;
+            continue;
         }
+        if (event["event"] != "instruction") continue;
+        const int iteration = event["iteration"], device = event["device"];
+        auto& spans = byDevice[{iteration, device}];
+        // Lines of one device arrive in program order and name the instruction at that index.
+        ASSERT_EQ(event["index"].get<std::size_t>(), spans.size()) << line;
+        const mario::Instruction& in = plan.devices[device].program[spans.size()];
+        EXPECT_EQ(event["instruction"], mario::toActionString(in)) << line;
+        const Span span{event["start_us"], event["end_us"]};
+        EXPECT_LE(span.start, span.end) << line;
+        // One device runs one instruction at a time.
+        if (!spans.empty()) EXPECT_LE(spans.back().end, span.start) << line;
+        spans.push_back(span);
+        byInstruction[{iteration, in.op, in.stage, in.microbatch}] = span;
     }
-    EXPECT_EQ(instructions, 2 * plan.instructionCount());
     EXPECT_EQ(iterations, 2u);
+    for (int iteration = 0; iteration < 2; ++iteration)
+        for (int d = 0; d < static_cast<int>(plan.devices.size()); ++d)
+            EXPECT_EQ((byDevice[{iteration, d}].size()), plan.devices[d].program.size());
+    // All devices share one clock: no RECV ends before the SEND it waits for has started.
+    int receives = 0;
+    for (const auto& [key, span] : byInstruction) {
+        const auto [iteration, op, stage, mb] = key;
+        if (op != mario::Op::RecvForward && op != mario::Op::RecvBackward) continue;
+        const bool forward = op == mario::Op::RecvForward;
+        const int sender = forward ? topology->previousStage(stage) : topology->nextStage(stage);
+        const auto send =
+            byInstruction.find({iteration, forward ? mario::Op::SendForward : mario::Op::SendBackward, sender, mb});
+        ASSERT_NE(send, byInstruction.end());
+        EXPECT_LE(send->second.start, span.end);
+        ++receives;
+    }
+    EXPECT_GT(receives, 0);
 }
 
 TEST(Executor, MissingSendEndsWithAnErrorNamingTheReceive) {
