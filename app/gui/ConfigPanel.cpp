@@ -2,13 +2,26 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileInfo>
 #include <QFormLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTimer>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
 
 namespace mario::gui {
 namespace {
+
+constexpr int kProfilePathRole = Qt::UserRole;      // a measured entry's normalised path
+constexpr int kFromConfigRole = Qt::UserRole + 1;   // an entry that only the shown config needs
+constexpr int kUnitIndex = 1;                       // after "analytical"
+constexpr int kFirstProfileIndex = 2;               // measured profiles follow the two cost models
+constexpr std::string_view kProfileSuffix = ".profile.json";
 
 QSpinBox* spin(QWidget* parent, int lo, int hi) {
     auto* box = new QSpinBox(parent);
@@ -21,17 +34,82 @@ void choose(QComboBox* box, const std::string& value) {
     if (index >= 0) box->setCurrentIndex(index);
 }
 
+// Entries added for one config (its inline model, a profile beside its file) go when
+// another config is shown, so the boxes do not collect every file ever opened.
+void removeEntriesFromConfig(QComboBox* box) {
+    for (int i = box->count() - 1; i >= 0; --i)
+        if (box->itemData(i, kFromConfigRole).toBool()) box->removeItem(i);
+}
+
+bool isFromConfig(const QComboBox* box) { return box->currentData(kFromConfigRole).toBool(); }
+
+// A model or hardware written inline in the config file is no preset. It gets an entry of
+// its own, so that editing another setting keeps it instead of swapping in whichever preset
+// the box happened to show. `defined` is false for unit mode's empty placeholders.
+void choosePresetOrOwn(QComboBox* box, const std::string& name, bool defined) {
+    removeEntriesFromConfig(box);
+    const int index = box->findText(QString::fromStdString(name), Qt::MatchFixedString);
+    if (index >= 0 || !defined) {
+        if (index >= 0) box->setCurrentIndex(index);
+        return;
+    }
+    box->addItem(name.empty() ? ConfigPanel::tr("(from config)")
+                              : ConfigPanel::tr("%1 (from config)").arg(QString::fromStdString(name)));
+    box->setItemData(box->count() - 1, true, kFromConfigRole);
+    box->setCurrentIndex(box->count() - 1);
+}
+
+// A profile path as the costs box stores and compares it: a config's relative or unnormalised
+// spelling of a library profile must still find that profile's entry.
+QString normalisedProfilePath(const std::string& path) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    if (ec) absolute = path;
+    return QString::fromStdString(absolute.lexically_normal().string());
+}
+
+QString profileLabel(const QString& path) {
+    QString name = QFileInfo(path).fileName();
+    if (name.endsWith(QLatin1String(kProfileSuffix))) name.chop(int(kProfileSuffix.size()));
+    return ConfigPanel::tr("measured: %1").arg(name);
+}
+
+// What the profile was measured on, so a user can tell which entry fits the model before
+// choosing it. The files are small; an unreadable one still shows its path.
+QString profileToolTip(const QString& path) {
+    QStringList lines{path};
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return lines.front();
+    const QJsonObject profile = QJsonDocument::fromJson(file.readAll()).object();
+    for (const char* key : {"model", "hardware"})
+        if (const QJsonValue value = profile.value(QLatin1String(key)); value.isString())
+            lines << QStringLiteral("%1: %2").arg(QLatin1String(key), value.toString());
+    if (const int seq = profile.value(QLatin1String("sequence_length")).toInt(); seq > 0)
+        lines << ConfigPanel::tr("sequence length: %1").arg(seq);
+    return lines.join('\n');
+}
+
 }  // namespace
 
 ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     : QGroupBox(tr("Settings"), parent), presets_(presets) {
     auto* form = new QFormLayout(this);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     model_ = new QComboBox(this);
+    model_->setObjectName("model");
     hardware_ = new QComboBox(this);
     for (const auto& name : presets.modelNames()) model_->addItem(QString::fromStdString(name));
     for (const auto& name : presets.hardwareNames()) hardware_->addItem(QString::fromStdString(name));
     costs_ = new QComboBox(this);
+    costs_->setObjectName("costs");
     costs_->addItems({tr("analytical"), tr("unit (teaching)")});
+    // Resolved as the config reader resolves a bare file name, so a config naming a bundled
+    // profile selects that profile's entry.
+    for (const auto& name : presets.profileNames())
+        addProfileEntry(normalisedProfilePath(presets.resolve(name + std::string(kProfileSuffix))), false);
+    // Profile names can be long and the side panel has a fixed width: the costs box asks
+    // for its longest entry, and the form gives it a line of its own when that does not fit.
+    costs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     scheme_ = new QComboBox(this);
     scheme_->setObjectName("scheme");
     scheme_->addItems({"gpipe", "1f1b", "interleaved", "chimera"});
@@ -80,16 +158,41 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
 
 void ConfigPanel::changed() {
     if (showing_) return;
-    showCostMode(costs_->currentIndex() == 1);
+    showCostMode(costMode());
     debounce_->start();
 }
 
-// Unit costs need no model or hardware and count micro-batches directly.
-void ConfigPanel::showCostMode(bool unit) {
+ConfigPanel::CostMode ConfigPanel::costMode() const {
+    const int index = costs_->currentIndex();
+    if (index == kUnitIndex) return CostMode::Unit;
+    return index >= kFirstProfileIndex ? CostMode::Measured : CostMode::Analytical;
+}
+
+// Unit costs need no model or hardware and count micro-batches directly. A measured profile
+// still needs the model (its layer count and sequence length) and the hardware (the links).
+void ConfigPanel::showCostMode(CostMode mode) {
+    const bool unit = mode == CostMode::Unit;
     microbatches_->setEnabled(unit);
     global_->setEnabled(!unit);
     model_->setEnabled(!unit);
     hardware_->setEnabled(!unit);
+}
+
+void ConfigPanel::addProfileEntry(const QString& path, bool fromConfig) {
+    costs_->addItem(profileLabel(path), path);
+    const int index = costs_->count() - 1;
+    costs_->setItemData(index, profileToolTip(path), Qt::ToolTipRole);
+    if (fromConfig) costs_->setItemData(index, true, kFromConfigRole);
+}
+
+// The entry for a profile path, added when the profile is not the library's (one beside a
+// config file elsewhere).
+int ConfigPanel::profileEntry(const std::string& path) {
+    const QString wanted = normalisedProfilePath(path);
+    for (int i = kFirstProfileIndex; i < costs_->count(); ++i)
+        if (costs_->itemData(i, kProfilePathRole).toString() == wanted) return i;
+    addProfileEntry(wanted, true);
+    return costs_->count() - 1;
 }
 
 void ConfigPanel::showConfig(const std::optional<Config>& config) {
@@ -99,9 +202,12 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
     note_->setText(config ? QString() : tr("A plan file fixes its own stages and costs."));
     if (config) {
         const ParallelConfig& p = config->parallel;
-        choose(model_, config->model.name);
-        choose(hardware_, config->hardware.name);
-        costs_->setCurrentIndex(config->unit_costs ? 1 : 0);
+        choosePresetOrOwn(model_, config->model.name, config->model.layers > 0);
+        choosePresetOrOwn(hardware_, config->hardware.name, config->hardware.peak_tflops > 0);
+        removeEntriesFromConfig(costs_);
+        if (config->unit_costs) costs_->setCurrentIndex(kUnitIndex);
+        else if (config->profile) costs_->setCurrentIndex(profileEntry(*config->profile));
+        else costs_->setCurrentIndex(0);
         choose(scheme_, std::string(schemeName(p.scheme)));
         pp_->setValue(p.pp);
         dp_->setValue(p.dp);
@@ -111,7 +217,7 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
         global_->setValue(p.global_batch_size);
         microbatches_->setValue(config->microbatchCount());
         memory_->setValue(config->memory_limit_bytes ? *config->memory_limit_bytes / 1e9 : 0);
-        showCostMode(config->unit_costs.has_value());
+        showCostMode(costMode());
     }
     showing_ = false;
 }
@@ -119,17 +225,26 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
 std::optional<Config> ConfigPanel::editedConfig() const {
     if (!shown_) return std::nullopt;
     Config config = *shown_;
-    const bool unit = costs_->currentIndex() == 1;
-    if (!unit) {
-        auto model = presets_.model(model_->currentText().toStdString());
-        auto hardware = presets_.hardware(hardware_->currentText().toStdString());
-        if (model) config.model = *model;
-        if (hardware) config.hardware = *hardware;
+    const CostMode mode = costMode();
+    if (mode != CostMode::Unit) {
+        // An entry from the config keeps the config's own model or hardware.
+        if (!isFromConfig(model_))
+            if (auto model = presets_.model(model_->currentText().toStdString())) config.model = *model;
+        if (!isFromConfig(hardware_))
+            if (auto hardware = presets_.hardware(hardware_->currentText().toStdString())) config.hardware = *hardware;
         config.unit_costs.reset();
         config.microbatches.reset();
     } else {
         if (!config.unit_costs) config.unit_costs = UnitCosts{};
         config.microbatches = microbatches_->value();
+    }
+    if (mode == CostMode::Measured) {
+        const QString path = costs_->currentData(kProfilePathRole).toString();
+        // The same file keeps the config's own spelling of its path.
+        const bool same = shown_->profile && normalisedProfilePath(*shown_->profile) == path;
+        if (!same) config.profile = path.toStdString();
+    } else {
+        config.profile.reset();
     }
     ParallelConfig& p = config.parallel;
     p.scheme = parseScheme(scheme_->currentText().toStdString()).value_or(Scheme::OneFOneB);

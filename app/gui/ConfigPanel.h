@@ -1,9 +1,11 @@
 #pragma once
-// The schedule's settings: model and hardware presets, cost mode, scheme and parallel sizes,
-// micro-batching and the memory limit. Every change is reported (debounced) as a whole
-// Config; the document decides whether it can be built.
+// The schedule's settings: model and hardware presets, cost mode (analytical, unit, or a
+// measured profile), scheme and parallel sizes, micro-batching and the memory limit. Every
+// change is reported (debounced) as a whole Config; the document decides whether it can be
+// built.
 #include <QGroupBox>
 #include <optional>
+#include <string>
 
 #include "model/Config.h"
 #include "model/PresetLibrary.h"
@@ -25,14 +27,20 @@ public:
     std::optional<Config> editedConfig() const;
 
     QComboBox* schemeBox() const { return scheme_; }
+    QComboBox* costsBox() const { return costs_; }
     QSpinBox* pipelineBox() const { return pp_; }
 
 signals:
     void configEdited(const mario::Config& config);
 
 private:
+    enum class CostMode { Analytical, Unit, Measured };
+
     void changed();
-    void showCostMode(bool unit);
+    CostMode costMode() const;
+    void showCostMode(CostMode mode);
+    void addProfileEntry(const QString& path, bool fromConfig);
+    int profileEntry(const std::string& path);
 
     const PresetLibrary& presets_;
     std::optional<Config> shown_;

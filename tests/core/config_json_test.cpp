@@ -172,6 +172,12 @@ TEST(ConfigJson, WritingThenReadingRoundTrips) {
     EXPECT_EQ(*profiled->profile,
               (std::filesystem::path(kProfiles) / "example-gpt-small.profile.json").lexically_normal().string());
     expectRoundTrip(*profiled);
+
+    // The bare name that PresetLibrary::profileNames() lists names the same file.
+    auto byName = read(json::parse(R"({"model": "gpt3-1.6b", "hardware": "a100-40g",
+        "parallel": {"scheme": "1f1b", "pp": 8, "global_batch_size": 16}, "profile": "example-gpt-small"})"));
+    ASSERT_TRUE(byName.ok()) << byName.error().message;
+    EXPECT_EQ(byName->profile, profiled->profile);
 }
 
 TEST(ConfigJson, FileErrorsNameTheFile) {

@@ -1,0 +1,216 @@
+// The settings panel's cost modes with measured profiles: the costs box lists the library's
+// profiles, a chosen profile reaches the document and sets the simulated stage costs, and a
+// profile that does not fit the model is refused by name without touching the schedule.
+#include <QComboBox>
+#include <algorithm>
+#include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "ConfigPanel.h"
+#include "MainWindow.h"
+#include "SummaryPanel.h"
+#include "io/ConfigJson.h"
+
+using namespace mario;
+using namespace mario::gui;
+
+namespace {
+
+const QString kProfilesDir = QStringLiteral(MARIO_TEST_SOURCE_DIR "/profiles");
+const QString kLlamaConfig = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
+
+QJsonObject readJsonObject(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+QString profilePath(const QString& fileName) { return QDir::cleanPath(QDir(kProfilesDir).absoluteFilePath(fileName)); }
+
+// The shape cpu-tiny.profile.json was measured on ("layers=8,hidden=32,heads=4,seq=16,vocab=64"),
+// inline because no preset is that small; 1F1B over 4 stages of 2 blocks each.
+nlohmann::json tinyConfig() {
+    return {{"format", "mario-config"},
+            {"version", 1},
+            {"model",
+             {{"name", "tiny"}, {"layers", 8}, {"hidden", 32}, {"heads", 4}, {"vocab", 64}, {"sequence_length", 16}}},
+            {"hardware", "a100-40g"},
+            {"parallel", {{"scheme", "1f1b"}, {"pp", 4}, {"micro_batch_size", 1}, {"global_batch_size", 8}}},
+            {"passes", nlohmann::json::array()}};
+}
+
+bool writeFile(const QString& path, const nlohmann::json& document) {
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(QByteArray::fromStdString(document.dump(2))) > 0;
+}
+
+}  // namespace
+
+class ConfigPanelTest : public QObject {
+    Q_OBJECT
+    PresetLibrary presets_{kProfilesDir.toStdString()};
+
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        // The window's document locates its presets; make it this source tree's, not an install.
+        qputenv("MARIO_PROFILES_DIR", kProfilesDir.toUtf8());
+    }
+
+    void theCostsBoxListsEveryMeasuredProfile() {
+        ConfigPanel panel(presets_);
+        const QStringList files = QDir(kProfilesDir).entryList({"*.profile.json"}, QDir::Files, QDir::Name);
+        QVERIFY(files.size() >= 2);
+        QComboBox* costs = panel.costsBox();
+        QCOMPARE(costs->count(), 2 + files.size());
+        QCOMPARE(costs->itemText(0), QStringLiteral("analytical"));
+        QCOMPARE(costs->itemText(1), QStringLiteral("unit (teaching)"));
+        for (int i = 0; i < files.size(); ++i) {
+            const QString stem = files[i].chopped(int(qstrlen(".profile.json")));
+            QCOMPARE(costs->itemText(2 + i), QStringLiteral("measured: ") + stem);
+            QCOMPARE(costs->itemData(2 + i).toString(), profilePath(files[i]));
+            const QString tip = costs->itemData(2 + i, Qt::ToolTipRole).toString();
+            QVERIFY2(tip.contains(profilePath(files[i])), qPrintable(tip));
+            QVERIFY2(tip.contains(readJsonObject(profilePath(files[i])).value("model").toString()), qPrintable(tip));
+        }
+    }
+
+    void choosingAProfileEmitsItsPathAndAnalyticalClearsIt() {
+        ConfigPanel panel(presets_);
+        auto config = readConfigFile(kLlamaConfig.toStdString(), presets_);
+        QVERIFY(config.ok());
+        panel.showConfig(*config);
+        QCOMPARE(panel.costsBox()->currentText(), QStringLiteral("analytical"));
+        QSignalSpy edited(&panel, &ConfigPanel::configEdited);
+        panel.costsBox()->setCurrentText("measured: example-gpt-small");
+        QCOMPARE(edited.count(), 0);  // debounced: nothing until the user pauses
+        QTRY_COMPARE_WITH_TIMEOUT(edited.count(), 1, 3000);
+        const Config measured = edited.last().at(0).value<Config>();
+        QCOMPARE(measured.profile.value_or(""), profilePath("example-gpt-small.profile.json").toStdString());
+        QVERIFY(!measured.unit_costs && !measured.microbatches);
+        QCOMPARE(measured.model.name, std::string("llama2-13b"));
+        QVERIFY(panel.findChild<QComboBox*>("model")->isEnabled());  // the profile needs the layer count
+
+        panel.costsBox()->setCurrentText("analytical");
+        QTRY_COMPARE_WITH_TIMEOUT(edited.count(), 2, 3000);
+        QVERIFY(!edited.last().at(0).value<Config>().profile);
+
+        panel.costsBox()->setCurrentText("unit (teaching)");
+        QTRY_COMPARE_WITH_TIMEOUT(edited.count(), 3, 3000);
+        const Config unit = edited.last().at(0).value<Config>();
+        QVERIFY(unit.unit_costs && !unit.profile);
+        QVERIFY(!panel.findChild<QComboBox*>("model")->isEnabled());
+    }
+
+    void aConfigWithAProfileSelectsItAndRoundTrips() {
+        ConfigPanel panel(presets_);
+        nlohmann::json document = tinyConfig();
+        document["profile"] = "cpu-tiny";  // the bare name, as the library lists it
+        auto config = readConfig(document, presets_);
+        QVERIFY2(config.ok(), config.ok() ? "" : config.error().message.c_str());
+        panel.showConfig(*config);
+        QCOMPARE(panel.costsBox()->currentText(), QStringLiteral("measured: cpu-tiny"));
+        QCOMPARE(panel.costsBox()->currentData().toString(), profilePath("cpu-tiny.profile.json"));
+        // Inline model included: nothing the panel shows may change the config.
+        auto edited = panel.editedConfig();
+        QVERIFY(edited);
+        QCOMPARE(writeConfig(*edited).dump(), writeConfig(*config).dump());
+    }
+
+    void aProfileBesideAConfigGetsItsOwnEntryWhileShown() {
+        ConfigPanel panel(presets_);
+        const int libraryEntries = panel.costsBox()->count();
+        QTemporaryDir dir;
+        QVERIFY(QFile::copy(profilePath("cpu-tiny.profile.json"), dir.filePath("mine.profile.json")));
+        nlohmann::json document = tinyConfig();
+        document["profile"] = "mine.profile.json";
+        QVERIFY(writeFile(dir.filePath("tiny.config.json"), document));
+        auto config = readConfigFile(dir.filePath("tiny.config.json").toStdString(), presets_);
+        QVERIFY2(config.ok(), config.ok() ? "" : config.error().message.c_str());
+        panel.showConfig(*config);
+        QCOMPARE(panel.costsBox()->count(), libraryEntries + 1);
+        QCOMPARE(panel.costsBox()->currentText(), QStringLiteral("measured: mine"));
+        QCOMPARE(panel.costsBox()->currentData().toString(), QDir::cleanPath(dir.filePath("mine.profile.json")));
+        QCOMPARE(panel.editedConfig()->profile, config->profile);
+        // Another config: the entry goes with the file it came from.
+        panel.showConfig(*readConfigFile(kLlamaConfig.toStdString(), presets_));
+        QCOMPARE(panel.costsBox()->count(), libraryEntries);
+        QCOMPARE(panel.costsBox()->currentText(), QStringLiteral("analytical"));
+    }
+
+    void aMeasuredProfileSetsTheSimulatedStageCosts() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("tiny.config.json");
+        QVERIFY(writeFile(path, tinyConfig()));
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY2(window.openFile(path), qPrintable(window.errorText()));
+        window.configPanel()->costsBox()->setCurrentText("measured: cpu-tiny");
+        QTRY_VERIFY_WITH_TIMEOUT(window.document()->state().config->profile.has_value(), 3000);
+        QCOMPARE(QString::fromStdString(*window.document()->state().config->profile),
+                 profilePath("cpu-tiny.profile.json"));
+
+        const QJsonObject profile = readJsonObject(profilePath("cpu-tiny.profile.json"));
+        const double a = profile["forward_ms"].toObject()["a"].toDouble();
+        const double b = profile["forward_ms"].toObject()["b"].toDouble();
+        const double embedding = profile["embedding"].toObject()["forward_ms"].toDouble();
+        const double head = profile["head"].toObject()["forward_ms"].toDouble();
+        QVERIFY(a > 0 && embedding > 0 && head > 0);
+        const int blocks = 8 / 4;  // tinyConfig: 8 layers, 1F1B over pp = 4, micro-batch size as profiled
+        const double expected[] = {a * blocks + b + embedding, a * blocks + b, a * blocks + b, a * blocks + b + head};
+
+        const ComputedSchedule& shown = window.document()->current();
+        QCOMPARE(shown.plan.stages.size(), std::size_t(4));
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(shown.plan.stages[s].layers, std::make_pair(s * blocks, (s + 1) * blocks));
+            QCOMPARE(shown.plan.stages[s].cost.forward_ms, expected[s]);
+        }
+        // The simulator runs each forward for exactly that long.
+        for (int device = 0; device < 4; ++device) {
+            const auto& program = shown.plan.devices[device].program;
+            const auto forward = std::find_if(program.begin(), program.end(),
+                                              [](const Instruction& i) { return i.op == Op::Forward; });
+            QVERIFY(forward != program.end());
+            const InstructionTiming& timing = shown.result.devices[device].timings[forward - program.begin()];
+            QCOMPARE(timing.end - timing.start, expected[device]);
+        }
+    }
+
+    void aProfileForAnotherSequenceLengthIsRefusedByName() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlamaConfig));
+        const Plan before = window.document()->current().plan;
+        const QString stepBefore = window.summary()->stepTimeText();
+        const int undoBefore = window.document()->undoStack()->count();
+
+        window.configPanel()->costsBox()->setCurrentText("measured: cpu-tiny");
+        QTRY_VERIFY_WITH_TIMEOUT(!window.errorText().isEmpty(), 3000);
+        const QString error = window.errorText();
+        const int profileSeq = readJsonObject(profilePath("cpu-tiny.profile.json"))["sequence_length"].toInt();
+        const int modelSeq = readJsonObject(kProfilesDir + "/models/llama2-13b.json")["sequence_length"].toInt();
+        QVERIFY(profileSeq > 0 && modelSeq > 0 && profileSeq != modelSeq);
+        QVERIFY2(error.contains("\"cpu-tiny\"") && error.contains("sequence length " + QString::number(profileSeq)) &&
+                     error.contains(QString::number(modelSeq)),
+                 qPrintable(error));
+
+        // Nothing of the user's schedule is lost: same config, plan, step time and history.
+        QVERIFY(!window.document()->state().config->profile);
+        QCOMPARE(window.document()->undoStack()->count(), undoBefore);
+        QCOMPARE(window.document()->current().plan.devices.size(), before.devices.size());
+        for (std::size_t d = 0; d < before.devices.size(); ++d)
+            QCOMPARE(window.document()->current().plan.devices[d].program, before.devices[d].program);
+        QCOMPARE(window.document()->current().plan.stages.front().cost.forward_ms,
+                 before.stages.front().cost.forward_ms);
+        QCOMPARE(window.summary()->stepTimeText(), stepBefore);
+    }
+};
+
+QTEST_MAIN(ConfigPanelTest)
+#include "config_panel_test.moc"
