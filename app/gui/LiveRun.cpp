@@ -1,5 +1,6 @@
 #include "LiveRun.h"
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonParseError>
 #include <QTimer>
@@ -78,6 +79,15 @@ bool LiveRun::start(const QString& planPath, const QString& executablePath, cons
     args += extraArgs;
     process_->start(executablePath, args, QIODevice::ReadOnly);
     return true;
+}
+
+QString LiveRun::modelSpecFor(const std::optional<std::string>& profilePath) {
+    const QString fallback = QStringLiteral("tiny");
+    if (!profilePath) return fallback;
+    QFile file(QString::fromStdString(*profilePath));
+    if (!file.open(QIODevice::ReadOnly)) return fallback;
+    const QString model = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("model")).toString();
+    return model.trimmed().isEmpty() ? fallback : model;
 }
 
 void LiveRun::stop() {

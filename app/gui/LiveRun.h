@@ -7,6 +7,8 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <optional>
+#include <string>
 
 class QTimer;
 
@@ -22,6 +24,10 @@ public:
     // when a run is already under way; a missing executable is reported through failed().
     bool start(const QString& planPath, const QString& executablePath, const QString& modelSpec = QStringLiteral("tiny"),
                const QStringList& extraArgs = {});
+    // The executor model to run a schedule on: the model a measured profile was measured on
+    // (its "model" field), so the live run measures what the simulation was costed with;
+    // "tiny" without a profile, or when the profile names none.
+    static QString modelSpecFor(const std::optional<std::string>& profilePath);
     // Ends the run cleanly: terminate, then kill when it is still alive after 2 s. finished()
     // follows; failed() does not (the user asked for it).
     void stop();

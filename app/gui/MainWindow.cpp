@@ -23,6 +23,7 @@
 #include "PassStepper.h"
 #include "SummaryPanel.h"
 #include "TunerPanel.h"
+#include "LiveRun.h"
 #include "LiveRunWindow.h"
 #include "io/PlanJson.h"
 #include <QCoreApplication>
@@ -269,7 +270,8 @@ void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
     auto* live = new LiveRunWindow(this);
     live->setAttribute(Qt::WA_DeleteOnClose);
     live->setPlan(document_.current().plan, document_.current().result);
-    live->start(plan, exe, QStringLiteral("tiny"), extraArgs);
+    const auto& config = document_.state().config;
+    live->start(plan, exe, LiveRun::modelSpecFor(config ? config->profile : std::nullopt), extraArgs);
     live->show();
 }
 

@@ -106,6 +106,30 @@ private slots:
         QVERIFY2(message.contains("no-such-mario-executor"), qPrintable(message));
     }
 
+    void aMeasuredProfileRunsTheModelItWasMeasuredOn() {
+        // A profile records the executor model it was measured on; the live run of a schedule
+        // costed with it must run that model, not the default one.
+        const QString spec = QStringLiteral("layers=4,hidden=16,heads=2,seq=8,vocab=32");
+        const QString profile = dir_.filePath("small.profile.json");
+        {
+            QFile file(profile);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QStringLiteral(R"({"format": "mario-profile", "model": "%1"})").arg(spec).toUtf8());
+        }
+        QCOMPARE(LiveRun::modelSpecFor(profile.toStdString()), spec);
+        QCOMPARE(LiveRun::modelSpecFor(std::nullopt), QStringLiteral("tiny"));
+        QCOMPARE(LiveRun::modelSpecFor(dir_.filePath("missing.profile.json").toStdString()), QStringLiteral("tiny"));
+
+        LiveRun run;
+        QSignalSpy finished(&run, &LiveRun::finished);
+        QSignalSpy failed(&run, &LiveRun::failed);
+        QVERIFY(run.start(planPath_, MARIO_EXECUTOR_BIN, LiveRun::modelSpecFor(profile.toStdString())));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.first().first().toString()));
+        QCOMPARE(run.hello().value("model").toString(), spec);  // the executor names its model
+        QVERIFY(run.summary().contains("loss"));
+    }
+
     void gpuRunMeasuresOrSaysWhyNotInOneLine() {
         // Tools → Run on one GPU. Where LibTorch has no CUDA (Debian's build, CI) the executor's
         // one line reaches the window; on a CUDA machine the run measures every instruction.

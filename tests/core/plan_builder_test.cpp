@@ -86,7 +86,7 @@ TEST(PlanBuilder, InterleavedPutsStageCTimesPPlusDOnDeviceD) {
 }
 
 TEST(PlanBuilder, BundledExamplesLoadAndTheFigure2ExampleTakes22) {
-    for (const char* name : {"figure2", "gpt3-13b-chimera", "llama2-13b-1f1b"}) {
+    for (const char* name : {"figure2", "gpt3-13b-chimera", "llama2-13b-1f1b", "cpu-small-measured"}) {
         auto input = loadInputFile(kRoot + "/resources/examples/" + name + ".config.json", kPresets);
         ASSERT_TRUE(input.ok()) << name << ": " << input.error().message;
         EXPECT_EQ(input->file_passes.size(), 4u) << name;
