@@ -42,7 +42,7 @@ TEST(PresetLibrary, ListsTheShippedPresets) {
     EXPECT_EQ(presets.modelNames(), (std::vector<std::string>{"gpt3-1.6b", "gpt3-13b", "llama2-13b", "llama2-3b",
                                                               "llama2-7b", "llama3-70b", "llama3-8b"}));
     EXPECT_EQ(presets.hardwareNames(), (std::vector<std::string>{"a100-40g", "a100-80g", "h100", "h200"}));
-    EXPECT_EQ(presets.profileNames(), (std::vector<std::string>{"cpu-tiny", "example-gpt-small"}));
+    EXPECT_EQ(presets.profileNames(), (std::vector<std::string>{"cpu-small", "cpu-tiny", "example-gpt-small"}));
 }
 
 TEST(PresetLibrary, EveryPresetFileLoadsAndNamesItself) {
