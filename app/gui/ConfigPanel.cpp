@@ -3,7 +3,6 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFile>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,7 +10,6 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <filesystem>
-#include <string_view>
 #include <system_error>
 
 namespace mario::gui {
@@ -21,7 +19,6 @@ constexpr int kProfilePathRole = Qt::UserRole;      // a measured entry's normal
 constexpr int kFromConfigRole = Qt::UserRole + 1;   // an entry that only the shown config needs
 constexpr int kUnitIndex = 1;                       // after "analytical"
 constexpr int kFirstProfileIndex = 2;               // measured profiles follow the two cost models
-constexpr std::string_view kProfileSuffix = ".profile.json";
 
 QSpinBox* spin(QWidget* parent, int lo, int hi) {
     auto* box = new QSpinBox(parent);
@@ -69,9 +66,7 @@ QString normalisedProfilePath(const std::string& path) {
 }
 
 QString profileLabel(const QString& path) {
-    QString name = QFileInfo(path).fileName();
-    if (name.endsWith(QLatin1String(kProfileSuffix))) name.chop(int(kProfileSuffix.size()));
-    return ConfigPanel::tr("measured: %1").arg(name);
+    return ConfigPanel::tr("measured: %1").arg(QString::fromStdString(PresetLibrary::profileName(path.toStdString())));
 }
 
 // What the profile was measured on, so a user can tell which entry fits the model before
@@ -103,10 +98,10 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     costs_ = new QComboBox(this);
     costs_->setObjectName("costs");
     costs_->addItems({tr("analytical"), tr("unit (teaching)")});
-    // Resolved as the config reader resolves a bare file name, so a config naming a bundled
+    // Resolved as the config reader resolves a profile's name, so a config naming a bundled
     // profile selects that profile's entry.
     for (const auto& name : presets.profileNames())
-        addProfileEntry(normalisedProfilePath(presets.resolve(name + std::string(kProfileSuffix))), false);
+        addProfileEntry(normalisedProfilePath(presets.resolveProfile(name)), false);
     // Profile names can be long and the side panel has a fixed width: the costs box asks
     // for its longest entry, and the form gives it a line of its own when that does not fit.
     costs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);

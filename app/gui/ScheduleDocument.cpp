@@ -8,10 +8,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <fstream>
-#include <optional>
 
 #include "SetStateCommand.h"
-#include "cost/ProfileCostModel.h"
 #include "io/ConfigJson.h"
 #include "io/InputFile.h"
 #include "io/PlanJson.h"
@@ -31,26 +29,6 @@ QString passListText(const std::vector<PassId>& passes) {
     QStringList names;
     for (PassId pass : passes) names << QString::fromUtf8(passName(pass).data(), passName(pass).size());
     return names.isEmpty() ? QStringLiteral("none") : names.join(", ");
-}
-
-// The config reader rejects a profile measured for another sequence length or tp, but
-// settings edited in the panel never pass through it, and the cost model's own refusal does
-// not say which profile it was. Same check, worded with the profile's name.
-std::optional<QString> profileMismatch(const Config& config) {
-    if (!config.profile || config.unit_costs) return std::nullopt;
-    const QString path = QString::fromStdString(*config.profile);
-    QString name = QFileInfo(path).fileName();
-    if (name.endsWith(QStringLiteral(".profile.json"))) name.chop(int(qstrlen(".profile.json")));
-    auto profile = ProfileCostModel::load(*config.profile);
-    if (!profile)
-        return ScheduleDocument::tr("measured profile \"%1\" cannot be used: %2")
-            .arg(name, QString::fromStdString(profile.error().message));
-    auto fits = profile->stageCosts(config, {StageLayout{}});
-    if (fits) return std::nullopt;
-    QString reason = QString::fromStdString(fits.error().message);
-    if (reason.startsWith(QStringLiteral("profile: "))) reason.remove(0, int(qstrlen("profile: ")));
-    return ScheduleDocument::tr("measured profile \"%1\" does not fit these settings: %2 (%3)")
-        .arg(name, reason, path);
 }
 
 }  // namespace
@@ -122,7 +100,7 @@ void ScheduleDocument::setPasses(const std::vector<PassId>& passes, const QStrin
 bool ScheduleDocument::setConfig(const Config& config, QString* error) {
     auto plan = buildPlan(config);
     if (!plan) {
-        *error = profileMismatch(config).value_or(QString::fromStdString(plan.error().message));
+        *error = QString::fromStdString(plan.error().message);
         emit statusMessage(tr("Settings not applied: %1").arg(*error));
         return false;
     }

@@ -4,6 +4,7 @@
 
 #include "cost/AnalyticalCostModel.h"
 #include "cost/ProfileCostModel.h"
+#include "model/PresetLibrary.h"
 
 namespace mario {
 
@@ -40,9 +41,14 @@ Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std
 
     if (auto error = checkLayouts(layouts, config.model.layers)) return *error;
     if (config.profile) {
+        // Settings edited in the workbench never pass the config reader's check, so the
+        // refusal names the profile itself: "profile "cpu-tiny": measured at …".
+        const std::string name = PresetLibrary::profileName(*config.profile);
         auto profile = ProfileCostModel::load(*config.profile);
-        if (!profile) return makeError("profile: " + profile.error().message);
-        return profile->stageCosts(config, layouts);
+        if (!profile) return makeError("profile \"" + name + "\": " + profile.error().message);
+        auto costs = profile->stageCosts(config, layouts);
+        if (!costs) return makeError("profile \"" + name + "\": " + costs.error().message);
+        return costs;
     }
 
     auto model = AnalyticalCostModel::create(config);

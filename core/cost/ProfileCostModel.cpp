@@ -132,10 +132,10 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
                                                             const std::vector<StageLayout>& layouts) const {
     int seq = config.model.sequence_length;
     if (sequence_length_ > 0 && seq > 0 && seq != sequence_length_)
-        return makeError("profile: measured at sequence length " + std::to_string(sequence_length_) +
+        return makeError("measured at sequence length " + std::to_string(sequence_length_) +
                          " but model.sequence_length is " + std::to_string(seq));
     if (tp_ > 0 && config.parallel.tp != tp_)
-        return makeError("profile: measured at tp " + std::to_string(tp_) + " but parallel.tp is " +
+        return makeError("measured at tp " + std::to_string(tp_) + " but parallel.tp is " +
                          std::to_string(config.parallel.tp));
     double r = double(config.parallel.micro_batch_size) / micro_batch_size_;
     // Slopes scale with the micro-batch, intercepts do not; clamp a negative fitted line.

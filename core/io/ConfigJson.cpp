@@ -221,20 +221,16 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         if (root.error()) return *root.error();
         // A path next to the config wins over one in the presets folder.
         std::error_code ec;
-        // A bare name, as `PresetLibrary::profileNames()` lists it, means NAME.profile.json.
-        auto named = [&](const fs::path& path) {
-            fs::path withSuffix = path;
-            withSuffix += ".profile.json";
-            return !fs::exists(path, ec) && fs::exists(withSuffix, ec) ? withSuffix : path;
-        };
-        fs::path local = named(baseDir.empty() ? fs::path(profile) : fs::path(baseDir) / profile);
+        const fs::path local = PresetLibrary::profileFile(
+            (baseDir.empty() ? fs::path(profile) : fs::path(baseDir) / profile).string());
         std::string resolved = fs::path(profile).is_absolute() || fs::exists(local, ec)
                                    ? fs::absolute(local, ec).lexically_normal().string()
-                                   : named(presets.resolve(profile)).string();
+                                   : presets.resolveProfile(profile);
         auto loaded = ProfileCostModel::load(resolved);
         if (!loaded) return makeError("profile: " + loaded.error().message);
         // Catch a profile measured for another sequence length or tp now, not at plan time.
-        if (auto fits = loaded->stageCosts(c, {StageLayout{}}); !fits) return fits.error();
+        if (auto fits = loaded->stageCosts(c, {StageLayout{}}); !fits)
+            return makeError("profile: " + fits.error().message);
         c.profile = resolved;
     }
 

@@ -133,6 +133,20 @@ std::string PresetLibrary::resolve(const std::string& path) const {
     return (fs::path(directory_) / p).lexically_normal().string();
 }
 
+std::string PresetLibrary::profileName(const std::string& path) {
+    constexpr std::string_view suffix = ".profile.json";
+    std::string name = fs::path(path).filename().string();
+    if (name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+    return name;
+}
+
+std::string PresetLibrary::profileFile(const std::string& path) {
+    std::error_code ec;
+    if (fs::exists(path, ec)) return path;
+    const std::string named = path + ".profile.json";
+    return fs::exists(named, ec) ? named : path;
+}
+
 Result<ModelConfig> PresetLibrary::parseModel(const nlohmann::json& object, const std::string& path) {
     using Need = JsonFieldReader::Need;
     using Check = JsonFieldReader::Check;

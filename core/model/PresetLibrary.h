@@ -42,6 +42,14 @@ public:
 
     // A relative path made absolute against the library folder (absolute paths pass through).
     std::string resolve(const std::string& path) const;
+    // A measured profile by file name or by the bare name profileNames() lists
+    // ("cpu-tiny" → <folder>/cpu-tiny.profile.json), resolved as resolve() does.
+    std::string resolveProfile(const std::string& nameOrPath) const { return profileFile(resolve(nameOrPath)); }
+    // PATH.profile.json when PATH is a bare profile name (no file of its own, but that one
+    // exists); PATH otherwise.
+    static std::string profileFile(const std::string& path);
+    // What a profile is called in lists and messages: its file name without .profile.json.
+    static std::string profileName(const std::string& path);
 
     // Parse an object in preset form. path is the object's JSON path ("model") for errors.
     // Validation covers what makes the cost model meaningless (non-positive sizes, heads that

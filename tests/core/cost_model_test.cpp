@@ -245,6 +245,14 @@ TEST(CostModel, ShippedProfileDrivesComputeStageCosts) {
     ASSERT_TRUE(costs.ok()) << costs.error().message;
     EXPECT_DOUBLE_EQ((*costs)[1].forward_ms, 1.72 * 8 + 0.35);
     EXPECT_GT((*costs)[3].forward_ms, (*costs)[1].forward_ms);  // the LM head
+
+    // Settings that never passed the config reader (the workbench's panel): the refusal names
+    // the profile. example-gpt-small was measured at sequence length 2048.
+    c.model.sequence_length = 4096;
+    auto misfit = computeStageCosts(c, evenLayout(32, 4));
+    ASSERT_FALSE(misfit.ok());
+    EXPECT_EQ(misfit.error().message,
+              "profile \"example-gpt-small\": measured at sequence length 2048 but model.sequence_length is 4096");
 }
 
 TEST(CostModel, UnitModeGivesEveryStageTheSameCosts) {

@@ -37,6 +37,18 @@ private:
     std::optional<std::string> old_;
 };
 
+TEST(PresetLibrary, ProfilesResolveByBareNameOrFileName) {
+    PresetLibrary presets(kProfiles);
+    const std::string file = (std::filesystem::path(kProfiles) / "cpu-tiny.profile.json").lexically_normal().string();
+    EXPECT_EQ(presets.resolveProfile("cpu-tiny"), file);
+    EXPECT_EQ(presets.resolveProfile("cpu-tiny.profile.json"), file);
+    EXPECT_EQ(PresetLibrary::profileName(file), "cpu-tiny");
+    EXPECT_EQ(PresetLibrary::profileName("/elsewhere/mine.json"), "mine.json");
+    // No such profile: the path stays as given, so the reader's "cannot open" names it.
+    EXPECT_EQ(presets.resolveProfile("nothing"),
+              (std::filesystem::path(kProfiles) / "nothing").lexically_normal().string());
+}
+
 TEST(PresetLibrary, ListsTheShippedPresets) {
     PresetLibrary presets(kProfiles);
     EXPECT_EQ(presets.modelNames(), (std::vector<std::string>{"gpt3-1.6b", "gpt3-13b", "llama2-13b", "llama2-3b",
