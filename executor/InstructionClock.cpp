@@ -24,9 +24,7 @@ struct InstructionClock::GpuMarks {
     std::deque<at::cuda::CUDAEvent> events;        // mark first_ + i is events[i]
 };
 #else
-struct InstructionClock::GpuMarks {
-    std::deque<int> events;  // never used: without CUDA every clock is a host clock
-};
+struct InstructionClock::GpuMarks {};  // without CUDA every clock is a host clock
 #endif
 
 InstructionClock::InstructionClock([[maybe_unused]] const c10::Device& device,
@@ -83,13 +81,15 @@ double InstructionClock::microseconds(Mark mark) {
 
 void InstructionClock::release(Mark mark) {
     for (; first_ <= mark; ++first_) {
+#ifdef MARIO_TORCH_CUDA
         if (gpu_) {
-            if (gpu_->events.empty()) break;
+            if (gpu_->events.empty()) return;
             gpu_->events.pop_front();
-        } else {
-            if (hostMicros_.empty()) break;
-            hostMicros_.pop_front();
+            continue;
         }
+#endif
+        if (hostMicros_.empty()) return;
+        hostMicros_.pop_front();
     }
 }
 

@@ -12,8 +12,8 @@
 // workers of one run share one time axis.
 #include <chrono>
 #include <cstddef>
-#include <memory>
 #include <deque>
+#include <memory>
 
 #include <c10/core/Device.h>
 
