@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ReferenceChecks.h"
 #include "RunCli.h"
 #include "Executor.h"
 #include "UnitPlans.h"
@@ -48,10 +49,7 @@ TEST_P(ReferenceEquality, LossAndEveryGradientMatchTheSingleDeviceRun) {
     options.seed = 7;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    ASSERT_TRUE(report->reference_loss.has_value());
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9 * std::abs(*report->reference_loss));
-    EXPECT_TRUE(report->grads_match) << "first mismatch: " << report->mismatched.front();
-    EXPECT_LT(report->max_grad_rel_diff, 1e-9);
+    mario::test::expectMatchesReference(*report);
     EXPECT_EQ(report->devices, GetParam().devices);
     // 8 blocks × 12 tensors + token and position embeddings + final norm (2) + head (2).
     EXPECT_EQ(report->compared_parameters, 8u * 12 + 2 + 4);

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ReferenceChecks.h"
 #include "Executor.h"
 #include "UnitPlans.h"
 #include "schedule/CheckpointedForwards.h"
@@ -220,11 +221,7 @@ TEST_P(Reorder, RandomlyReorderedPlanMatchesTheReferenceAndTheSimulatedPeak) {
     options.seed = 7;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    ASSERT_TRUE(report->reference_loss.has_value());
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9 * std::abs(*report->reference_loss));
-    EXPECT_TRUE(report->grads_match) << "first mismatch: "
-                                     << (report->mismatched.empty() ? "" : report->mismatched.front());
-    EXPECT_LT(report->max_grad_rel_diff, 1e-9);
+    mario::test::expectMatchesReference(*report);
     EXPECT_EQ(report->compared_parameters, 8u * 12 + 2 + 4);
 
     // Unit plans have no static bytes, so the program peak is the activation peak.
@@ -276,11 +273,7 @@ TEST(ReorderDataParallel, ReorderedChimeraWithPassesMatchesWithTwoReplicas) {
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
     EXPECT_EQ(report->data_parallel, 2);
-    ASSERT_TRUE(report->reference_loss.has_value());
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9 * std::abs(*report->reference_loss));
-    EXPECT_TRUE(report->grads_match) << "first mismatch: "
-                                     << (report->mismatched.empty() ? "" : report->mismatched.front());
-    EXPECT_LT(report->max_grad_rel_diff, 1e-9);
+    mario::test::expectMatchesReference(*report);
     ASSERT_EQ(report->peak_activation_bytes.size(), plan.devices.size());
     for (std::size_t d = 0; d < plan.devices.size(); ++d)
         EXPECT_DOUBLE_EQ(report->peak_activation_bytes[d], mario::programPeakBytes(plan, static_cast<int>(d)))
