@@ -43,10 +43,7 @@ class ReferenceEquality : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ReferenceEquality, LossAndEveryGradientMatchTheSingleDeviceRun) {
     const mario::Plan plan = makePlan(GetParam());
-    mario::exec::ExecutorOptions options;
-    options.reference = true;
-    options.recv_timeout_s = 20;
-    options.seed = 7;
+    auto options = mario::test::referenceOptions();
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
     mario::test::expectMatchesReference(*report);
@@ -98,9 +95,7 @@ TEST(Executor, SeveralIterationsStayEqual) {
     options.lr = 0.1;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
-    EXPECT_TRUE(report->grads_match);
-    EXPECT_LT(report->max_weight_abs_diff, 1e-9);  // the optimizer steps gave the same weights
+    mario::test::expectSameStepsAsReference(*report);  // the optimizer steps gave the same weights
 }
 
 TEST(Executor, APlanWithoutReduceOrOptimizerEndsEveryStepWithOneSummedStep) {
@@ -118,9 +113,7 @@ TEST(Executor, APlanWithoutReduceOrOptimizerEndsEveryStepWithOneSummedStep) {
     options.data_parallel = 2;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
-    EXPECT_TRUE(report->grads_match);
-    EXPECT_LT(report->max_weight_abs_diff, 1e-9);
+    mario::test::expectSameStepsAsReference(*report);
 }
 
 TEST(Executor, AdamStepsGiveTheSameWeights) {
@@ -131,9 +124,7 @@ TEST(Executor, AdamStepsGiveTheSameWeights) {
     options.adam = true;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
-    EXPECT_NEAR(report->loss, *report->reference_loss, 1e-9);
-    EXPECT_TRUE(report->grads_match);
-    EXPECT_LT(report->max_weight_abs_diff, 1e-9);
+    mario::test::expectSameStepsAsReference(*report);
 }
 
 TEST(Executor, PlanLayersAreHonouredWhenTheyFitTheModel) {

@@ -215,10 +215,7 @@ TEST_P(Reorder, RandomlyReorderedPlanMatchesTheReferenceAndTheSimulatedPeak) {
         EXPECT_GT(log.moved_recomputes + log.moved_checkpointed, 0) << "no checkpointed F or R was moved";
     }
 
-    mario::exec::ExecutorOptions options;
-    options.reference = true;
-    options.recv_timeout_s = 20;
-    options.seed = 7;
+    auto options = mario::test::referenceOptions();
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
     mario::test::expectMatchesReference(*report);
@@ -265,10 +262,7 @@ TEST(ReorderDataParallel, ReorderedChimeraWithPassesMatchesWithTwoReplicas) {
     ASSERT_GE(log.accepted, 5);
     ASSERT_FALSE(sameOrder(base, plan));
 
-    mario::exec::ExecutorOptions options;
-    options.reference = true;
-    options.recv_timeout_s = 20;
-    options.seed = 7;
+    auto options = mario::test::referenceOptions();
     options.data_parallel = 2;
     auto report = mario::exec::runPlan(plan, options);
     ASSERT_TRUE(report.ok()) << report.error().message;
