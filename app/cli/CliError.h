@@ -1,11 +1,11 @@
 #pragma once
-// How a command fails: one line for stderr and the exit code the issue promises
-// (2: bad input, 3: the plan deadlocks, 4: the tuner found nothing that fits).
+// How a command fails: one line for stderr and an exit code from the project's one table
+// (util/ExitCode.h: 2 bad input, 3 deadlock, 4 the tuner found nothing that fits).
 #include <string>
 
-namespace mario::cli {
+#include "util/ExitCode.h"
 
-enum ExitCode { kOk = 0, kBadInput = 2, kDeadlock = 3, kNothingFits = 4 };
+namespace mario::cli {
 
 struct CliError {
     int code = kBadInput;
