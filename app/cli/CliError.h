@@ -7,6 +7,12 @@
 
 namespace mario::cli {
 
+// Commands say kBadInput etc. unqualified, as they did when the table lived here.
+using mario::kBadInput;
+using mario::kDeadlock;
+using mario::kNothingFits;
+using mario::kOk;
+
 struct CliError {
     int code = kBadInput;
     std::string message;
