@@ -12,7 +12,9 @@
 // (core/cost/ProfileCostModel.h); one summary line on stdout; bad arguments: one line, exit 2.
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration).
-// Exit codes: 0 ok, 2 usage or unreadable/malformed plan, 3 a worker failed.
+// Exit codes (core/util/ExitCode.h, shared with `mario`): 0 ok, 2 usage or an unreadable,
+// malformed or out-of-range plan (and the last-resort handler), 3 the plan deadlocks, 5 the run
+// started and a worker or rank failed (the line names the rank that failed first).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -26,6 +28,8 @@
 #include "LaunchEnv.h"
 #include "Profiler.h"
 #include "io/PlanJson.h"
+#include "sim/Validator.h"
+#include "util/ExitCode.h"
 
 namespace {
 
@@ -34,12 +38,12 @@ int usage(const std::string& why) {
               << "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
                  "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
                  "[--tokens FILE] [--events]\n";
-    return 2;
+    return mario::kBadInput;
 }
 
 int profileUsage(const std::string& why) {
     std::cerr << "mario-executor profile: " << why << std::endl;
-    return 2;
+    return mario::kBadInput;
 }
 
 int profileMain(int argc, char** argv) {
@@ -85,13 +89,27 @@ int profileMain(int argc, char** argv) {
                                 {"forward_r2", result->forward.r2}}
                      .dump()
               << std::endl;
-    return 0;
+    return mario::kOk;
 }
 
-}  // namespace
+// Reads and checks the plan: a structural problem is bad input (2), a deadlock has its own code
+// (3), as in `mario validate`.
+int loadPlan(const std::string& path, mario::Plan& plan) {
+    auto read = mario::readPlanFile(path, {.validate = false});
+    if (!read) {
+        std::cerr << "mario-executor: " << read.error().message << std::endl;
+        return mario::kBadInput;
+    }
+    const mario::ValidationReport report = mario::Validator::validate(*read);
+    if (!report.ok()) {
+        std::cerr << "mario-executor: " << path << ": " << report.summary() << std::endl;
+        return report.issues.empty() ? mario::kDeadlock : mario::kBadInput;
+    }
+    plan = std::move(*read);
+    return mario::kOk;
+}
 
-int main(int argc, char** argv) {
-    if (argc >= 2 && std::string(argv[1]) == "profile") return profileMain(argc, argv);
+int runMain(int argc, char** argv) {
     if (argc < 3 || std::string(argv[1]) != "run") return usage("expected: run PLAN");
     const std::string planPath = argv[2];
     mario::exec::ExecutorOptions options;
@@ -129,8 +147,14 @@ int main(int argc, char** argv) {
         return usage(std::string("bad option value: ") + e.what());
     }
     if (backend != "cpu" && backend != "cuda") return usage("unknown backend \"" + backend + "\" (cpu or cuda)");
-    if (options.iterations < 1) return usage("--iterations must be at least 1");
-    if (options.data_parallel < 1) return usage("--dp must be at least 1");
+    // Each replica is a thread per device and each iteration a whole step: bounds that no real
+    // run reaches, so that a typo ends in one line instead of a machine out of threads or time.
+    if (options.iterations < 1 || options.iterations > 1'000'000)
+        return usage("--iterations must be in [1, 1000000] (got " + std::to_string(options.iterations) + ")");
+    if (options.data_parallel < 1 || options.data_parallel > 256)
+        return usage("--dp must be in [1, 256] (got " + std::to_string(options.data_parallel) + ")");
+    if (!(options.recv_timeout_s > 0 && options.recv_timeout_s <= 86400))
+        return usage("--recv-timeout-s must be in (0, 86400] seconds");
     // torchrun / srun: one process per (device, replica). Without WORLD_SIZE (or a world of one)
     // every device runs in this process: threads on the CPU, or streams on one GPU.
     auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
@@ -139,11 +163,9 @@ int main(int argc, char** argv) {
     if (backend == "cuda" && !distributed)
         options.device = "cuda:" + std::to_string(launch->has_value() ? (*launch)->local_rank : 0);
 
-    auto plan = mario::readPlanFile(planPath);
-    if (!plan) {
-        std::cerr << "mario-executor: " << plan.error().message << std::endl;
-        return 2;
-    }
+    mario::Plan loaded;
+    if (int code = loadPlan(planPath, loaded); code != mario::kOk) return code;
+    const mario::Plan* plan = &loaded;
     if (events) {
         std::cout << nlohmann::json{{"event", "hello"},
                                     {"protocol", 1},
@@ -159,9 +181,9 @@ int main(int argc, char** argv) {
                               : mario::exec::runPlan(*plan, options);
     if (!report) {
         std::cerr << "mario-executor: " << report.error().message << std::endl;
-        return 3;
+        return mario::kRunFailed;
     }
-    if (report->rank != 0) return 0;  // rank 0 prints the run's summary
+    if (report->rank != 0) return mario::kOk;  // rank 0 prints the run's summary
     nlohmann::json line = {{"loss", report->loss},
                            {"instructions", report->instructions},
                            {"devices", report->devices},
@@ -176,5 +198,21 @@ int main(int argc, char** argv) {
         line["grads_match"] = report->grads_match;
     }
     std::cout << line.dump() << std::endl;
-    return 0;
+    return mario::kOk;
+}
+
+}  // namespace
+
+// The last resort: whatever escapes a command (an allocation failure, a LibTorch error outside a
+// worker) ends in one line and the bad-input code, never in an abort's core dump.
+int main(int argc, char** argv) {
+    try {
+        if (argc >= 2 && std::string(argv[1]) == "profile") return profileMain(argc, argv);
+        return runMain(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "mario-executor: internal error: " << e.what() << std::endl;
+    } catch (...) {
+        std::cerr << "mario-executor: internal error (an unknown exception)" << std::endl;
+    }
+    return mario::kBadInput;
 }

@@ -16,6 +16,7 @@ constexpr std::int32_t kBroadcast = -1;
 constexpr std::int32_t kBarrierArrive = -2;
 constexpr std::int32_t kBarrierRelease = -3;
 constexpr std::int32_t kGather = -4;
+constexpr std::int32_t kFailureNotice = -5;  // payload: the failing rank's one-line reason
 
 }  // namespace
 
@@ -117,6 +118,10 @@ void TcpMesh::readLoop(int peer) {
                 mailbox_.closeSender(peer, cut(read, "payload"));
                 return;
             }
+            if (header->key.kind == kFailureNotice) {
+                mailbox_.abort(std::string(reinterpret_cast<const char*>(payload.data()), payload.size()));
+                continue;
+            }
             mailbox_.deliver(peer, header->key, std::move(payload));
         }
     } catch (const std::exception& e) {
@@ -176,6 +181,15 @@ Result<std::vector<std::byte>> TcpMesh::receiveUntil(int peer, const MessageKey&
 }
 
 void TcpMesh::abort(std::string why) { mailbox_.abort(std::move(why)); }
+
+void TcpMesh::reportFailure(std::string why) {
+    mailbox_.abort(why);
+    const auto* bytes = reinterpret_cast<const std::byte*>(why.data());
+    const std::span<const std::byte> payload(bytes, why.size());
+    const MessageKey key{kFailureNotice, 0, rank_, 0};
+    for (int r = 0; r < world_; ++r)
+        if (r != rank_ && peers_[static_cast<std::size_t>(r)]) writeFrame(r, key, payload);
+}
 
 MessageKey TcpMesh::nextCollectiveKey(std::int32_t kind, int root) {
     return MessageKey{kind, collectiveSequence_.fetch_add(1), root, 0};

@@ -11,7 +11,8 @@
 // Failure. A peer's end of stream (it exited, crashed or destroyed its mesh) fails every wait on
 // that peer at once, not at the timeout; abort() fails every wait on this rank. Messages that
 // arrived before a close are still delivered. Every error is one line naming the ranks and the
-// key, so the first rank to report says what went wrong where.
+// key, so the first rank to report says what went wrong where; reportFailure() passes that line
+// on to every peer, so the whole world reports the same first cause.
 //
 // Teardown. Shut down after a barrier(): the destructor cuts the connections at once, and a
 // message still in flight towards a rank that has torn down is lost.
@@ -61,6 +62,11 @@ public:
     // For a local worker that failed while others wait. Peers learn of it when this process
     // exits and its connections close.
     void abort(std::string why);
+    // abort(why), and tell every peer: each of them aborts with the same `why`, so a rank that
+    // only saw its neighbour go quiet reports the failure that started it ("rank 2 closed its
+    // connection ... (did it die?)"), not "rank 1 closed its connection". Best effort: a peer
+    // already gone is skipped. Call it once, when this rank gives up.
+    void reportFailure(std::string why);
 
     // Collectives. Every rank must call the same collectives in the same order (as in MPI): each
     // call takes the next sequence number, which keeps consecutive collectives apart on the wire.

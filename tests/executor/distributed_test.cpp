@@ -15,6 +15,7 @@
 #include "MultiProcess.h"
 #include "UnitPlans.h"
 #include "io/PlanJson.h"
+#include "util/ExitCode.h"
 
 namespace {
 
@@ -105,11 +106,18 @@ TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
     EXPECT_LT(seconds, 10) << "the recv timeout is 60 s: survivors must notice the closed connection";
     for (int r : {0, 1, 3}) {
-        EXPECT_EQ(ranks[r].exitCode, 3) << "rank " << r << ": " << ranks.output(r);
+        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed) << "rank " << r << ": " << ranks.output(r);
         EXPECT_NE(ranks.output(r).find("mario-executor: "), std::string::npos) << ranks.output(r);
     }
-    // The neighbours of rank 2 name it; rank 0 hears of it through rank 1.
-    for (int r : {1, 3}) EXPECT_NE(ranks.output(r).find("rank 2"), std::string::npos) << ranks.output(r);
+    // Every survivor names rank 2, the one that died: its neighbours saw its connection close,
+    // rank 0 hears it from rank 1's failure notice (it used to blame rank 1 instead).
+    for (int r : {0, 1, 3}) {
+        const std::string out = ranks.output(r);
+        const auto line = out.substr(out.rfind("mario-executor: "));
+        EXPECT_NE(line.find("rank 2"), std::string::npos) << "rank " << r << ": " << line;
+        for (const char* blame : {"rank 1 closed", "connection to rank 1 ", "rank 3 closed", "connection to rank 3 "})
+            EXPECT_EQ(line.find(blame), std::string::npos) << "rank " << r << ": " << line;
+    }
 }
 
 TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
@@ -118,7 +126,7 @@ TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
     mario::test::Ranks ranks(3, {"run", plan.string(), "--backend", "cpu"}, plan.parent_path());
     ASSERT_TRUE(ranks.wait(30));
     for (int r = 0; r < 3; ++r) {
-        EXPECT_EQ(ranks[r].exitCode, 3);
+        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed);
         EXPECT_NE(ranks.output(r).find("WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices"),
                   std::string::npos)
             << ranks.output(r);
@@ -135,7 +143,7 @@ TEST(MultiProcessFailure, CudaRanksWithoutAUsableGpuSayWhyInOneLine) {
     for (int r = 0; r < 2; ++r) {
         const std::string out = ranks.output(r);
         if (ranks[r].exitCode == 0) GTEST_SKIP() << "this LibTorch has CUDA and a GPU: " << out;
-        EXPECT_EQ(ranks[r].exitCode, 3) << out;
+        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed) << out;
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
         EXPECT_TRUE(out.find("CUDA") != std::string::npos || out.find("GPU") != std::string::npos) << out;
     }

@@ -20,6 +20,8 @@
 #include "UnitPlans.h"
 #include "schedule/PipelineTopology.h"
 #include "sim/ProgramMemory.h"
+#include "io/PlanJson.h"
+#include "util/ExitCode.h"
 
 namespace {
 
@@ -239,6 +241,35 @@ TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     EXPECT_EQ(out.rfind("mario-executor: ", 0), 0u) << out;
     std::filesystem::remove(path);
+}
+
+TEST(ExecutorCli, DeadlockingPlanExitsThreeLikeTheCli) {
+    // Device 0 waits for the gradient of micro-batch 0 before sending that micro-batch forward:
+    // every instruction is in place, but device 1 can never start. `mario validate` exits 3 for
+    // this; the executor used to exit 2, as for a malformed file.
+    mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 2, 2, 1, false});
+    auto& program = plan.devices[0].program;
+    const auto send = std::find(program.begin(), program.end(), mario::Instruction{mario::Op::SendForward, 0, 0});
+    const auto recv = std::find(program.begin(), program.end(), mario::Instruction{mario::Op::RecvBackward, 0, 0});
+    ASSERT_TRUE(send != program.end() && recv != program.end() && send < recv);
+    std::rotate(send, send + 1, recv + 1);  // SEND_F0 now right after RECV_B0
+    const auto path = std::filesystem::temp_directory_path() / "mario_executor_deadlock.mario.json";
+    ASSERT_TRUE(mario::writePlanFile(plan, path.string()).ok());
+    int code = 0;
+    const std::string out = mario::test::runExecutorCli("run " + path.string() + " --backend cpu", code);
+    EXPECT_EQ(code, mario::kDeadlock) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_NE(out.find("deadlock"), std::string::npos) << out;
+    std::filesystem::remove(path);
+}
+
+TEST(ExecutorCli, AbsurdArgumentsAreRefusedWithTheirRange) {
+    for (const char* args : {"--dp 100000", "--iterations 0", "--recv-timeout-s -1"}) {
+        int code = 0;
+        const std::string out = mario::test::runExecutorCli(std::string("run nothing.mario.json ") + args, code);
+        EXPECT_EQ(code, mario::kBadInput) << args << ": " << out;
+        EXPECT_NE(out.find("must be in"), std::string::npos) << args << ": " << out;
+    }
 }
 
 TEST(ExecutorCli, CudaBackendWithoutAUsableGpuEndsWithOneLine) {
