@@ -1,5 +1,7 @@
 #include "Arguments.h"
 
+#include <charconv>
+
 namespace mario::cli {
 
 std::optional<CliError> Arguments::parse(const std::vector<std::string>& args, const std::set<std::string>& withValue,
@@ -43,6 +45,20 @@ std::optional<std::string> Arguments::value(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     return it->second;
+}
+
+std::optional<CliError> Arguments::integerIn(const std::string& name, int min, int max, int& out) const {
+    const auto text = value(name);
+    if (!text) return std::nullopt;
+    long long parsed = 0;
+    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
+    if (ec != std::errc() || end != text->data() + text->size() || parsed < min || parsed > max) {
+        const std::string shown = text->size() > 40 ? text->substr(0, 37) + "..." : *text;
+        return CliError{kBadInput, "--" + name + ": expected an integer in [" + std::to_string(min) + ", " +
+                                       std::to_string(max) + "] (got \"" + shown + "\")"};
+    }
+    out = static_cast<int>(parsed);
+    return std::nullopt;
 }
 
 }  // namespace mario::cli

@@ -22,6 +22,9 @@ public:
     const std::vector<std::string>& positional() const { return positional_; }
     bool has(const std::string& name) const { return values_.count(name) > 0; }
     std::optional<std::string> value(const std::string& name) const;
+    // An integer option in [min, max]; `out` keeps its default when the option is absent.
+    // Anything else ("1e9", "12x", 2^31) is an error naming the option and the range.
+    std::optional<CliError> integerIn(const std::string& name, int min, int max, int& out) const;
 
 private:
     std::vector<std::string> positional_;

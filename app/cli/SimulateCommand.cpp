@@ -11,6 +11,7 @@
 #include "AsciiGantt.h"
 #include "Commands.h"
 #include "PlanLoading.h"
+#include "model/Limits.h"
 #include "sim/Simulator.h"
 
 namespace mario::cli {
@@ -144,14 +145,7 @@ int simulateCommand(const Args& args, const std::string& executable) {
     if (auto error = Arguments::parse(args, {"passes", "width"}, {"json"}, parsed)) return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "simulate needs exactly one FILE (a config or a plan)");
     int width = 100;
-    if (auto text = parsed.value("width")) {
-        try {
-            width = std::stoi(*text);
-        } catch (...) {
-            width = 0;
-        }
-        if (width < 10) return fail(kBadInput, "--width: expected a number of columns ≥ 10, got \"" + *text + "\"");
-    }
+    if (auto error = parsed.integerIn("width", 10, limits::kMaxAsciiWidth, width)) return fail(error->code, error->message);
     auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable);
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const PreparedPlan& plan = std::get<PreparedPlan>(prepared);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "Arguments.h"
+#include "model/Limits.h"
 #include "Commands.h"
 #include "io/ConfigJson.h"
 #include "io/LaunchExport.h"
@@ -23,24 +24,16 @@ namespace {
 std::optional<double> parseMemory(const std::string& text) {
     char* end = nullptr;
     const double value = std::strtod(text.c_str(), &end);
-    if (end == text.c_str() || !(value > 0)) return std::nullopt;
+    if (end == text.c_str() || !(value > 0) || !std::isfinite(value)) return std::nullopt;
     std::string unit(end);
     std::erase(unit, ' ');
     for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (unit.empty() || unit == "G" || unit == "GB") return value * 1e9;
-    if (unit == "M" || unit == "MB") return value * 1e6;
-    if (unit == "T" || unit == "TB") return value * 1e12;
-    return std::nullopt;
-}
-
-std::optional<int> parsePositive(const std::string& text) {
-    try {
-        std::size_t used = 0;
-        const int value = std::stoi(text, &used);
-        if (used == text.size() && value > 0) return value;
-    } catch (...) {
-    }
-    return std::nullopt;
+    double bytes = 0;
+    if (unit.empty() || unit == "G" || unit == "GB") bytes = value * 1e9;
+    else if (unit == "M" || unit == "MB") bytes = value * 1e6;
+    else if (unit == "T" || unit == "TB") bytes = value * 1e12;
+    if (!(bytes > 0 && bytes <= 1e18)) return std::nullopt;  // up to an exabyte per device
+    return bytes;
 }
 
 nlohmann::json outcomeJson(const TuneOutcome& o) {
@@ -88,27 +81,17 @@ int tuneCommand(const Args& args, const std::string& executable) {
 
     TuneOptions options;
     options.devices = config->parallel.pp * config->parallel.dp * config->parallel.tp;
-    if (auto text = parsed.value("devices")) {
-        auto devices = parsePositive(*text);
-        if (!devices) return fail(kBadInput, "--devices: expected a positive number of devices, got \"" + *text + "\"");
-        options.devices = *devices;
-    }
+    if (auto error = parsed.integerIn("devices", 2, limits::kMaxDevices, options.devices))
+        return fail(error->code, error->message);
     if (auto text = parsed.value("memory")) {
         auto memory = parseMemory(*text);
         if (!memory) return fail(kBadInput, "--memory: expected a size like 40G or 80GB, got \"" + *text + "\"");
         options.memory_limit_bytes = *memory;
     }
-    if (auto text = parsed.value("threads")) {
-        auto threads = parsePositive(*text);
-        if (!threads) return fail(kBadInput, "--threads: expected a positive number, got \"" + *text + "\"");
-        options.threads = *threads;
-    }
+    if (auto error = parsed.integerIn("threads", 1, limits::kMaxThreads, options.threads))
+        return fail(error->code, error->message);
     int top = 10;
-    if (auto text = parsed.value("top")) {
-        auto value = parsePositive(*text);
-        if (!value) return fail(kBadInput, "--top: expected a positive number, got \"" + *text + "\"");
-        top = *value;
-    }
+    if (auto error = parsed.integerIn("top", 1, limits::kMaxTop, top)) return fail(error->code, error->message);
     if (parsed.has("tp")) options.tensor_parallel = {1, 2, 4, 8};
     if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
 

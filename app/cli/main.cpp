@@ -31,8 +31,11 @@ passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepos
         paper's four, also "all") and relax (beyond the paper: keep activations where the
         memory limit allows, skipping their recomputation), or none; e.g. --passes all,relax.
         Without --passes the file's own setting applies.
-exit codes: 0 success, 2 bad input (one line on stderr says what and where), 3 deadlock,
-            4 the tuner found nothing that fits (the line names the closest miss).
+exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
+            error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
+            miss). mario-executor shares the table and adds 5, a run that failed.
+limits: sizes beyond any real run are refused with the limit in the message (docs/limits.md):
+        e.g. 16384 micro-batches per step, 1024 pipeline devices, 65536 devices in all.
 )";
 
 }  // namespace
@@ -46,7 +49,9 @@ int fail(int code, const std::string& message) {
 
 }  // namespace mario::cli
 
-int main(int argc, char** argv) {
+namespace {
+
+int runCommand(int argc, char** argv) {
     using namespace mario::cli;
     const std::string executable = argc > 0 ? argv[0] : "mario";
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -71,4 +76,20 @@ int main(int argc, char** argv) {
     if (command == "import") return importCommand(rest, executable);
     if (command == "tune") return tuneCommand(rest, executable);
     return fail(kBadInput, "unknown command \"" + command + "\" (try mario --help)");
+}
+
+}  // namespace
+
+// The last resort: whatever escapes a command (an allocation failure above all) ends in one
+// line and the bad-input code, never in std::terminate's abort and core dump.
+int main(int argc, char** argv) {
+    try {
+        return runCommand(argc, argv);
+    } catch (const std::bad_alloc&) {
+        return mario::cli::fail(mario::kBadInput, "internal error: out of memory");
+    } catch (const std::exception& e) {
+        return mario::cli::fail(mario::kBadInput, std::string("internal error: ") + e.what());
+    } catch (...) {
+        return mario::cli::fail(mario::kBadInput, "internal error (an unknown exception)");
+    }
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cost/ProfileCostModel.h"
+#include "model/Limits.h"
 #include "model/PresetLibrary.h"
 #include "passes/PassManager.h"
 
@@ -83,9 +84,19 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
     const ParallelConfig& p = c.parallel;
     std::string mbPath = root.has("microbatches") ? "microbatches" : "parallel.global_batch_size";
     int m = c.microbatchCount();
-    if (!root.has("microbatches") && p.global_batch_size % (p.dp * p.micro_batch_size) != 0)
+    const long long samplesPerStep = static_cast<long long>(p.dp) * p.micro_batch_size;
+    if (!root.has("microbatches") && p.global_batch_size % samplesPerStep != 0)
         return makeError("parallel.global_batch_size: " + str(p.global_batch_size) +
-                         " is not divisible by dp * micro_batch_size = " + str(p.dp * p.micro_batch_size));
+                         " is not divisible by dp * micro_batch_size = " + std::to_string(samplesPerStep));
+    if (m > limits::kMaxMicrobatches)
+        return makeError(mbPath + ": " + str(m) + " micro-batches per step; the limit is " +
+                         str(limits::kMaxMicrobatches));
+    // The generated plan holds about six instructions per (stage, micro-batch).
+    const long long pairs = static_cast<long long>(p.pp) * p.chunks * (p.scheme == Scheme::Chimera ? 2 : 1) * m;
+    if (pairs > limits::kMaxStageMicrobatches)
+        return makeError(mbPath + ": " + str(m) + " micro-batches on " + str(p.pp * p.chunks) +
+                         " stages make " + std::to_string(pairs) + " (stage, micro-batch) pairs; the limit is " +
+                         str(limits::kMaxStageMicrobatches));
     if (p.scheme != Scheme::Interleaved && p.chunks != 1)
         return makeError("parallel.chunks: only the interleaved scheme uses chunks (got " + str(p.chunks) +
                          " with " + std::string(schemeName(p.scheme)) + ")");
@@ -182,32 +193,44 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
             c.parallel.scheme = *parsed;
     }
     ParallelConfig& p = c.parallel;
-    par.integer("pp", p.pp, Need::Required, Check::Positive);
-    par.integer("dp", p.dp, Need::Optional, Check::Positive);
-    par.integer("tp", p.tp, Need::Optional, Check::Positive);
-    par.integer("chunks", p.chunks, Need::Optional, Check::Positive);
-    par.integer("micro_batch_size", p.micro_batch_size, Need::Optional, Check::Positive);
-    par.integer("global_batch_size", p.global_batch_size, Need::Optional, Check::Positive);
-    par.integer("group_size", p.group_size, Need::Optional, Check::NonNegative);
+    par.integerIn("pp", p.pp, Need::Required, 1, limits::kMaxPipelineDevices);
+    par.integerIn("dp", p.dp, Need::Optional, 1, limits::kMaxDevices);
+    par.integerIn("tp", p.tp, Need::Optional, 1, limits::kMaxTensorParallel);
+    par.integerIn("chunks", p.chunks, Need::Optional, 1, limits::kMaxChunks);
+    par.integerIn("micro_batch_size", p.micro_batch_size, Need::Optional, 1, limits::kMaxMicroBatchSize);
+    par.integerIn("global_batch_size", p.global_batch_size, Need::Optional, 1, limits::kMaxGlobalBatch);
+    par.integerIn("group_size", p.group_size, Need::Optional, 0, limits::kMaxMicrobatches);
     par.boolean("distributed_optimizer", p.distributed_optimizer, Need::Optional);
     if (par.error()) return *par.error();
 
     int microbatches = 0;
-    root.integer("microbatches", microbatches, Need::Optional, Check::Positive);
+    root.integerIn("microbatches", microbatches, Need::Optional, 1, limits::kMaxMicrobatches);
     int devices = 0;
-    root.integer("devices", devices, Need::Optional, Check::Positive);
+    root.integerIn("devices", devices, Need::Optional, 1, limits::kMaxDevices);
     double limitGb = 0;
     root.number("memory_limit_gb", limitGb, Need::Optional, Check::Positive);
     if (root.error()) return *root.error();
     if (root.has("microbatches")) c.microbatches = microbatches;
     if (root.has("memory_limit_gb")) c.memory_limit_bytes = limitGb * 1e9;
+    // Products of in-range sizes are formed in 64 bits and checked against their own limits
+    // before anything narrows them back to int.
+    const long long samplesPerStep = static_cast<long long>(p.dp) * p.micro_batch_size;
     if (!par.has("global_batch_size")) {
         if (!c.microbatches) return makeError("parallel.global_batch_size: required unless microbatches is given");
-        p.global_batch_size = *c.microbatches * p.dp * p.micro_batch_size;
+        const long long global = *c.microbatches * samplesPerStep;
+        if (global > limits::kMaxGlobalBatch)
+            return makeError("microbatches: " + str(*c.microbatches) + " micro-batches of dp * micro_batch_size = " +
+                             std::to_string(samplesPerStep) + " samples exceed the global batch limit " +
+                             str(limits::kMaxGlobalBatch));
+        p.global_batch_size = static_cast<int>(global);
     }
-    if (root.has("devices") && devices != p.pp * p.dp * p.tp)
+    const long long allDevices = static_cast<long long>(p.pp) * p.dp * p.tp;
+    if (allDevices > limits::kMaxDevices)
+        return makeError("parallel: pp * dp * tp = " + std::to_string(allDevices) + " devices; the limit is " +
+                         str(limits::kMaxDevices));
+    if (root.has("devices") && devices != allDevices)
         return makeError("devices: " + str(devices) + " devices do not match parallel pp * dp * tp = " +
-                         str(p.pp * p.dp * p.tp));
+                         std::to_string(allDevices));
 
     if (root.has("passes")) {
         auto passes = readPasses(document["passes"]);

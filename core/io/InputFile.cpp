@@ -20,6 +20,13 @@ Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& pr
         input.plan = std::move(*plan);
         return input;
     }
+    // A plan without its "format" would otherwise be read as a config and fail on a plan key
+    // ("data_parallel: unknown key"), which says nothing about the real problem.
+    const bool planShaped = json->is_object() && !json->contains("format") &&
+                            (json->contains("stages") || (json->contains("devices") && (*json)["devices"].is_array()));
+    if (planShaped)
+        return makeError(path + ": format: required (\"mario-plan\" for a plan with stages and device programs, "
+                                "\"mario-config\" for a config)");
     auto config = readConfig(*json, presets, std::filesystem::path(path).parent_path().string());
     if (!config) return makeError(path + ": " + config.error().message);
     auto passes = parsePassNames(config->passes);

@@ -10,6 +10,18 @@ namespace mario {
 
 using json = nlohmann::json;
 
+namespace {
+
+// The offending value as the user wrote it, cut short: a megabyte string must not become a
+// megabyte error line.
+std::string shown(const json& value) {
+    std::string text = value.dump();
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return text;
+}
+
+}  // namespace
+
 JsonFieldReader::JsonFieldReader(const json& object, std::string path)
     : object_(object), path_(std::move(path)) {
     if (!object_.is_object())
@@ -44,10 +56,10 @@ void JsonFieldReader::number(std::string_view key, double& out, Need need, Check
     if (!value->is_number()) return fail(key, "expected a number");
     double x = value->get<double>();
     if (!std::isfinite(x)) return fail(key, "expected a finite number");
-    if (check == Check::Positive && !(x > 0)) return fail(key, "expected a positive number (got " + value->dump() + ")");
-    if (check == Check::NonNegative && x < 0) return fail(key, "must not be negative (got " + value->dump() + ")");
+    if (check == Check::Positive && !(x > 0)) return fail(key, "expected a positive number (got " + shown(*value) + ")");
+    if (check == Check::NonNegative && x < 0) return fail(key, "must not be negative (got " + shown(*value) + ")");
     if (check == Check::Fraction && !(x > 0 && x <= 1))
-        return fail(key, "expected a number in (0, 1] (got " + value->dump() + ")");
+        return fail(key, "expected a number in (0, 1] (got " + shown(*value) + ")");
     out = x;
 }
 
@@ -63,7 +75,18 @@ void JsonFieldReader::integer(std::string_view key, int& out, Need need, Check c
                                                      : "expected an integer";
     if (!integral) return fail(key, what);
     if ((check == Check::Positive && x <= 0) || (check == Check::NonNegative && x < 0))
-        return fail(key, std::string(what) + " (got " + value->dump() + ")");
+        return fail(key, std::string(what) + " (got " + shown(*value) + ")");
+    out = int(x);
+}
+
+void JsonFieldReader::integerIn(std::string_view key, int& out, Need need, int min, int max) {
+    const json* value = find(key, need);
+    if (!value) return;
+    const double x = value->is_number() ? value->get<double>() : 0.5;
+    const bool inRange = value->is_number() && std::floor(x) == x && x >= min && x <= max;
+    if (!inRange)
+        return fail(key, "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "] (got " +
+                             shown(*value) + ")");
     out = int(x);
 }
 

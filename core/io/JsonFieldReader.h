@@ -29,6 +29,10 @@ public:
 
     void number(std::string_view key, double& out, Need need, Check check = Check::Any);
     void integer(std::string_view key, int& out, Need need, Check check = Check::Any);
+    // An integer in [min, max]; anything else (2^40, 1e999 already refused by the parser, 4.5,
+    // a string) fails with the range in the message: "parallel.pp: expected an integer in
+    // [1, 1024] (got 5000)".
+    void integerIn(std::string_view key, int& out, Need need, int min, int max);
     void boolean(std::string_view key, bool& out, Need need);
     void string(std::string_view key, std::string& out, Need need);
     // Rejects keys outside the allowed set: typos like "micro_batch" must not pass silently.

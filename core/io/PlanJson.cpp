@@ -1,9 +1,13 @@
 #include "io/PlanJson.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
+#include <limits>
 
 #include "io/JsonFieldReader.h"
 #include "io/JsonFile.h"
+#include "model/Limits.h"
 #include "sim/Validator.h"
 
 namespace mario {
@@ -15,12 +19,21 @@ using Check = JsonFieldReader::Check;
 
 std::string indexed(const std::string& path, std::size_t index) { return path + "[" + std::to_string(index) + "]"; }
 
+// An integer JSON value as 64 bits (unsigned ones above 2^63 saturate), or -1 for anything else:
+// comparing this to a range is safe where get<int>() would wrap 2^32 + 3 to 3.
+std::int64_t integerOrMinusOne(const json& value) {
+    if (!value.is_number_integer()) return -1;
+    if (value.is_number_unsigned())
+        return std::int64_t(std::min<std::uint64_t>(value.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()));
+    return value.get<std::int64_t>();
+}
+
 Result<StageSpec> readStage(const json& node, const std::string& path) {
     JsonFieldReader in(node, path);
     StageSpec stage;
     StageCost& c = stage.cost;
-    in.integer("index", stage.index, Need::Required, Check::NonNegative);
-    in.integer("device", stage.device, Need::Required, Check::NonNegative);
+    in.integerIn("index", stage.index, Need::Required, 0, limits::kMaxStages - 1);
+    in.integerIn("device", stage.device, Need::Required, 0, limits::kMaxDevices - 1);
     in.number("forward_ms", c.forward_ms, Need::Required, Check::NonNegative);
     in.number("backward_ms", c.backward_ms, Need::Required, Check::NonNegative);
     // Recompute re-runs the forward: that is its cost unless the file says otherwise.
@@ -43,12 +56,14 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
     if (in.ok() && c.checkpoint_bytes > c.activation_bytes)
         in.fail("checkpoint_bytes", "larger than activation_bytes (a checkpoint keeps part of the activations)");
     if (in.ok() && in.has("layers")) {
+        // Read as 64-bit before comparing: get<int>() would wrap 2^32 + 3 to 3.
         const json& layers = node["layers"];
-        if (!layers.is_array() || layers.size() != 2 || !layers[0].is_number_integer() || !layers[1].is_number_integer() ||
-            layers[0].get<int>() < 0 || layers[1].get<int>() < layers[0].get<int>())
-            in.fail("layers", "expected [begin, end) with 0 <= begin <= end");
+        const bool pair = layers.is_array() && layers.size() == 2;
+        const std::int64_t begin = pair ? integerOrMinusOne(layers[0]) : -1, end = pair ? integerOrMinusOne(layers[1]) : -1;
+        if (!pair || begin < 0 || end < begin || end > limits::kMaxLayers)
+            in.fail("layers", "expected [begin, end) with 0 <= begin <= end <= " + std::to_string(limits::kMaxLayers));
         else
-            stage.layers = std::make_pair(layers[0].get<int>(), layers[1].get<int>());
+            stage.layers = std::make_pair(int(begin), int(end));
     }
     if (!in.ok()) return *in.error();
     return stage;
@@ -60,9 +75,9 @@ Result<bool> readInfo(const json& root, Plan& plan) {
     in.string("name", info.name, Need::Optional);
     in.string("scheme", info.scheme, Need::Optional);
     in.string("notes", info.notes, Need::Optional);
-    in.integer("micro_batch_size", info.micro_batch_size, Need::Optional, Check::NonNegative);
+    in.integerIn("micro_batch_size", info.micro_batch_size, Need::Optional, 0, limits::kMaxMicroBatchSize);
     in.integer("sequence_length", info.sequence_length, Need::Optional, Check::NonNegative);
-    in.integer("data_parallel", info.data_parallel, Need::Optional, Check::Positive);
+    in.integerIn("data_parallel", info.data_parallel, Need::Optional, 1, limits::kMaxDevices);
     if (in.has("memory_limit_bytes")) {
         double limit = 0;
         in.number("memory_limit_bytes", limit, Need::Required, Check::Positive);
@@ -95,8 +110,12 @@ Result<bool> readChains(const json& root, Plan& plan) {
         if (!chains[c].is_array()) return makeError(path + ": expected an array of stages");
         std::vector<int> chain;
         for (std::size_t p = 0; p < chains[c].size(); ++p) {
-            if (!chains[c][p].is_number_integer()) return makeError(indexed(path, p) + ": expected a stage index");
-            chain.push_back(chains[c][p].get<int>());
+            // Range-checked as a 64-bit value: get<int>() would read 4294967299 as stage 3.
+            const json& entry = chains[c][p];
+            const std::int64_t stage = integerOrMinusOne(entry);
+            if (stage < 0 || stage >= limits::kMaxStages)
+                return makeError(indexed(path, p) + ": expected a stage index in [0, " + std::to_string(limits::kMaxStages - 1) + "]");
+            chain.push_back(static_cast<int>(stage));
         }
         plan.pipelines.push_back(std::move(chain));
     }
@@ -106,16 +125,24 @@ Result<bool> readChains(const json& root, Plan& plan) {
 Result<bool> readPrograms(const json& root, Plan& plan) {
     if (!root.contains("devices") || !root["devices"].is_array() || root["devices"].empty())
         return makeError("devices: missing or empty (an array of device programs is required)");
+    if (root["devices"].size() > std::size_t(limits::kMaxDevices))
+        return makeError("devices: " + std::to_string(root["devices"].size()) + " devices; the limit is " +
+                         std::to_string(limits::kMaxDevices));
+    std::int64_t instructions = 0;
     for (std::size_t d = 0; d < root["devices"].size(); ++d) {
         const json& node = root["devices"][d];
         const std::string path = indexed("devices", d);
         JsonFieldReader in(node, path);
         DeviceProgram device{static_cast<int>(d), {}};
-        in.integer("index", device.index, Need::Optional, Check::NonNegative);
+        in.integerIn("index", device.index, Need::Optional, 0, limits::kMaxDevices - 1);
         if (!in.ok()) return *in.error();
         if (!node.contains("program") || !node["program"].is_array())
             return makeError(path + ".program: missing (an array of action strings is required)");
         const json& program = node["program"];
+        instructions += static_cast<std::int64_t>(program.size());
+        if (instructions > limits::kMaxInstructions)
+            return makeError(path + ".program: the plan has more than " + std::to_string(limits::kMaxInstructions) +
+                             " instructions, the limit");
         device.program.reserve(program.size());
         for (std::size_t i = 0; i < program.size(); ++i) {
             const std::string where = indexed(path + ".program", i);
@@ -148,6 +175,9 @@ Result<Plan> readPlan(const nlohmann::json& root, const PlanReadOptions& options
     if (auto ok = readChains(root, plan); !ok) return ok.error();
     if (!root.contains("stages") || !root["stages"].is_array() || root["stages"].empty())
         return makeError("stages: missing or empty (an array of stages is required)");
+    if (root["stages"].size() > std::size_t(limits::kMaxStages))
+        return makeError("stages: " + std::to_string(root["stages"].size()) + " stages; the limit is " +
+                         std::to_string(limits::kMaxStages));
     for (std::size_t s = 0; s < root["stages"].size(); ++s) {
         auto stage = readStage(root["stages"][s], indexed("stages", s));
         if (!stage) return stage.error();

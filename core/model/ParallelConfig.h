@@ -22,8 +22,12 @@ struct ParallelConfig {
     int group_size = 0;         // interleaved micro-batch group; 0 means pp (Megatron's default)
     bool distributed_optimizer = false;
 
-    // Micro-batches per pipeline per step: global / (dp * mbs).
-    int microbatches() const { return global_batch_size / (dp * micro_batch_size); }
+    // Micro-batches per pipeline per step: global / (dp * mbs). In 64 bits: dp * mbs of two
+    // in-range values can exceed int (65536 * 65536 wrapped to 0 and divided by it).
+    int microbatches() const {
+        const long long samplesPerStep = static_cast<long long>(dp) * micro_batch_size;
+        return samplesPerStep > 0 ? static_cast<int>(global_batch_size / samplesPerStep) : 0;
+    }
 };
 
 }  // namespace mario

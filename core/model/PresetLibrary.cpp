@@ -1,5 +1,7 @@
 #include "model/PresetLibrary.h"
 
+#include "model/Limits.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -149,19 +151,20 @@ std::string PresetLibrary::profileFile(const std::string& path) {
 
 Result<ModelConfig> PresetLibrary::parseModel(const nlohmann::json& object, const std::string& path) {
     using Need = JsonFieldReader::Need;
-    using Check = JsonFieldReader::Check;
     JsonFieldReader in(object, path);
     in.header("mario-model");
     in.onlyKeys(kModelKeys);
     ModelConfig m;
     in.string("name", m.name, Need::Optional);
-    in.integer("layers", m.layers, Need::Required, Check::Positive);
-    in.integer("hidden", m.hidden, Need::Required, Check::Positive);
-    in.integer("heads", m.heads, Need::Required, Check::Positive);
-    in.integer("kv_heads", m.kv_heads, Need::Optional, Check::NonNegative);
-    in.integer("ffn_hidden", m.ffn_hidden, Need::Optional, Check::NonNegative);
-    in.integer("vocab", m.vocab, Need::Required, Check::Positive);
-    in.integer("sequence_length", m.sequence_length, Need::Required, Check::Positive);
+    // Bounds far above any published model, low enough that the cost model's products of
+    // these sizes stay finite and exact in a double.
+    in.integerIn("layers", m.layers, Need::Required, 1, limits::kMaxLayers);
+    in.integerIn("hidden", m.hidden, Need::Required, 1, 1 << 20);
+    in.integerIn("heads", m.heads, Need::Required, 1, 1 << 16);
+    in.integerIn("kv_heads", m.kv_heads, Need::Optional, 0, 1 << 16);
+    in.integerIn("ffn_hidden", m.ffn_hidden, Need::Optional, 0, 1 << 22);
+    in.integerIn("vocab", m.vocab, Need::Required, 1, 1 << 24);
+    in.integerIn("sequence_length", m.sequence_length, Need::Required, 1, 1 << 24);
     in.boolean("gated_mlp", m.gated_mlp, Need::Optional);
     in.boolean("tied_embeddings", m.tied_embeddings, Need::Optional);
     if (in.ok() && m.hidden % m.heads != 0)
@@ -190,7 +193,7 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
     in.number("intra_node_gb_per_s", h.intra_node_gb_per_s, Need::Required, Check::Positive);
     in.number("inter_node_gb_per_s", h.inter_node_gb_per_s, Need::Required, Check::Positive);
     in.number("link_latency_ms", h.link_latency_ms, Need::Optional, Check::NonNegative);
-    in.integer("gpus_per_node", h.gpus_per_node, Need::Optional, Check::Positive);
+    in.integerIn("gpus_per_node", h.gpus_per_node, Need::Optional, 1, 1024);
     if (in.error()) return *in.error();
     return h;
 }

@@ -3,11 +3,29 @@
 #include <algorithm>
 #include <string>
 
+#include "model/Limits.h"
+
 namespace mario {
 
 Result<bool> checkShape(const ScheduleShape& shape) {
     if (shape.devices < 1) return makeError("pipeline needs at least one device, got " + std::to_string(shape.devices));
     if (shape.microbatches < 1) return makeError("needs at least one micro-batch, got " + std::to_string(shape.microbatches));
+    // The same limits the config reader applies, here too for configs built in memory (the
+    // window's settings, the tuner): the work a plan costs grows with stages * micro-batches.
+    if (shape.devices > limits::kMaxPipelineDevices)
+        return makeError(std::to_string(shape.devices) + " pipeline devices; the limit is " +
+                         std::to_string(limits::kMaxPipelineDevices));
+    if (shape.microbatches > limits::kMaxMicrobatches)
+        return makeError(std::to_string(shape.microbatches) + " micro-batches per step; the limit is " +
+                         std::to_string(limits::kMaxMicrobatches));
+    if (shape.chunks > limits::kMaxChunks)
+        return makeError(std::to_string(shape.chunks) + " chunks per device; the limit is " + std::to_string(limits::kMaxChunks));
+    const long long stages = static_cast<long long>(shape.devices) * std::max(1, shape.chunks) *
+                             (shape.scheme == Scheme::Chimera ? 2 : 1);
+    if (stages * shape.microbatches > limits::kMaxStageMicrobatches)
+        return makeError(std::to_string(shape.microbatches) + " micro-batches on " + std::to_string(stages) +
+                         " stages exceed the limit of " + std::to_string(limits::kMaxStageMicrobatches) +
+                         " (stage, micro-batch) pairs");
     switch (shape.scheme) {
         case Scheme::Chimera:
             if (shape.devices % 2 != 0)

@@ -28,6 +28,15 @@ bool parseNonNegative(std::string_view digits, std::int32_t& out) {
     return ec == std::errc() && ptr == digits.data() + digits.size() && out >= 0;
 }
 
+// The action as the user wrote it, cut short for a one-line message.
+std::string quoted(std::string_view text) {
+    std::string shown(text.substr(0, 40));
+    if (text.size() > 40) shown.replace(37, 3, "...");
+    shown.insert(shown.begin(), '"');
+    shown.push_back('"');
+    return shown;
+}
+
 }  // namespace
 
 std::string_view opName(Op op) {
@@ -48,7 +57,7 @@ Result<Instruction> parseAction(std::string_view text) {
     while (digitsEnd < text.size() && text[digitsEnd] >= '0' && text[digitsEnd] <= '9') ++digitsEnd;
     Instruction instruction;
     if (!parseNonNegative(text.substr(0, digitsEnd), instruction.stage))
-        return makeError("instruction \"" + std::string(text) + "\" does not start with a stage number");
+        return makeError("instruction " + quoted(text) + " does not start with a stage number");
     const std::string_view rest = text.substr(digitsEnd);
     for (const auto& [name, op] : kOpNames) {
         if (rest.substr(0, name.size()) != name) continue;
@@ -60,11 +69,11 @@ Result<Instruction> parseAction(std::string_view text) {
             return instruction;
         }
         if (!parseNonNegative(tail, instruction.microbatch))
-            return makeError("instruction \"" + std::string(text) + "\" lacks a micro-batch number after " +
+            return makeError("instruction " + quoted(text) + " lacks a micro-batch number after " +
                              std::string(name));
         return instruction;
     }
-    return makeError("unknown instruction \"" + std::string(text) + "\"");
+    return makeError("unknown instruction " + quoted(text));
 }
 
 }  // namespace mario

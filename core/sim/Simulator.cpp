@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 #include <limits>
 #include <string>
 
@@ -69,6 +71,30 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
         longest = std::max(longest, total);
     }
     return longest;
+}
+
+// Times and bytes are sums of the plan's costs; each cost is finite, but 1.8e308 twice is not.
+// An overflowed sum is an error naming the largest cost, never an "inf" or "null" result.
+std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
+    bool finite = std::isfinite(result.makespan_ms);
+    for (const auto& stats : result.devices)
+        finite = finite && std::isfinite(stats.busy_ms) && std::isfinite(stats.peak_bytes);
+    if (finite) return std::nullopt;
+    std::string field = "a cost";
+    double largest = -1;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+        const StageCost& c = plan.stages[s].cost;
+        for (auto [name, value] : {std::pair{"forward_ms", c.forward_ms}, std::pair{"backward_ms", c.backward_ms},
+                                   std::pair{"recompute_ms", c.recompute_ms}, std::pair{"activation_bytes", c.activation_bytes},
+                                   std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes}})
+            if (value > largest) {
+                largest = value;
+                field = "stages[" + std::to_string(s) + "]." + name;
+            }
+    }
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%.3g", largest);
+    return makeError(field + ": " + shown + " makes the step's times or memory overflow (not a finite number)");
 }
 
 }  // namespace
@@ -207,6 +233,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
         result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
     }
+    if (auto overflow = checkFinite(plan, result)) return *overflow;
     return result;
 }
 

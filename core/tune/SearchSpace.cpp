@@ -3,6 +3,7 @@
 // global batch fixed.
 #include <cstdio>
 
+#include "model/Limits.h"
 #include "tune/Tuner.h"
 
 namespace mario {
@@ -18,14 +19,18 @@ std::string TuneCandidate::label() const {
 
 Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options) {
     if (base.unit_costs) return makeError("the tuner needs a model and hardware (unit costs have no memory or FLOPs to trade)");
-    if (options.devices < 2) return makeError("--devices: the tuner needs at least 2 devices, got " + std::to_string(options.devices));
+    if (options.devices < 2 || options.devices > limits::kMaxDevices)
+        return makeError("--devices: the tuner searches 2 to " + std::to_string(limits::kMaxDevices) + " devices, got " +
+                         std::to_string(options.devices));
     if (base.parallel.global_batch_size < 1) return makeError("parallel.global_batch_size: must be positive");
     if (options.schemes.empty()) return makeError("no scheme to search");
     if (options.checkpointing.empty()) return makeError("no checkpointing setting to search");
     for (int tp : options.tensor_parallel)
         if (tp < 1) return makeError("tensor parallel sizes must be positive, got " + std::to_string(tp));
     if (options.memory_limit_bytes && *options.memory_limit_bytes <= 0) return makeError("--memory: must be positive");
-    if (options.threads < 0) return makeError("--threads: must not be negative");
+    if (options.threads < 0 || options.threads > limits::kMaxThreads)
+        return makeError("--threads: expected 0 (one per core) to " + std::to_string(limits::kMaxThreads) + ", got " +
+                         std::to_string(options.threads));
     return true;
 }
 
@@ -48,8 +53,11 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
                     if (pp * chunks > layers) continue;
                     if (scheme == Scheme::Chimera && pp % 2 != 0) continue;
                     for (int mbs = 1; mbs <= options.max_micro_batch_size; mbs *= 2) {
-                        if (global % (dp * mbs) != 0) continue;
-                        const int m = global / (dp * mbs);
+                        // 64-bit: dp * mbs of in-range values can exceed int (and wrap to 0).
+                        const long long samples = static_cast<long long>(dp) * mbs;
+                        if (global % samples != 0) continue;
+                        const int m = static_cast<int>(global / samples);
+                        if (m > limits::kMaxMicrobatches) continue;
                         if (scheme == Scheme::Chimera && m % 2 != 0) continue;
                         if (scheme == Scheme::Interleaved && m % pp != 0) continue;
                         for (bool checkpoint : options.checkpointing)

@@ -77,8 +77,8 @@ TEST(ConfigJson, ErrorsNameTheirJsonPath) {
         {"chunks without interleaving", {{"parallel", {{"chunks", 2}}}}, "parallel.chunks: only the interleaved scheme"},
         {"layers", {{"devices", 64}, {"parallel", {{"pp", 64}}}}, "model.layers: 40 layers cannot fill pp * chunks = 64 stages"},
         {"pass", {{"passes", {"checkpoint", "fast"}}}, "passes[1]: unknown pass \"fast\""},
-        {"pp zero", {{"parallel", {{"pp", 0}}}}, "parallel.pp: expected a positive integer (got 0)"},
-        {"pp fraction", {{"parallel", {{"pp", 2.5}}}}, "parallel.pp: expected a positive integer"},
+        {"pp zero", {{"parallel", {{"pp", 0}}}}, "parallel.pp: expected an integer in [1, 1024] (got 0)"},
+        {"pp fraction", {{"parallel", {{"pp", 2.5}}}}, "parallel.pp: expected an integer in [1, 1024] (got 2.5)"},
         {"memory", {{"memory_limit_gb", -1}}, "memory_limit_gb: expected a positive number (got -1)"},
         {"model name", {{"model", "gpt5"}}, "model: unknown model preset \"gpt5\" (known: gpt3-1.6b, gpt3-13b"},
         {"hardware type", {{"hardware", {{"peak_tflops", "fast"}}}}, "hardware.peak_tflops: expected a number"},
@@ -187,7 +187,7 @@ TEST(ConfigJson, FileErrorsNameTheFile) {
     std::ofstream(broken) << "{\"model\": \"gpt3-13b\",,}";
     auto config = readConfigFile(broken, PresetLibrary(kProfiles));
     ASSERT_FALSE(config.ok());
-    EXPECT_EQ(config.error().message, broken + ":1:22: malformed JSON");
+    EXPECT_EQ(config.error().message, broken + ":1:22: malformed JSON: unexpected ','; expected string literal");
 
     std::string bad = (dir / "bad.config.json").string();
     std::ofstream(bad) << "// comments are fine\n{\"unit_costs\": {}, \"parallel\": {\"scheme\": \"x\", \"pp\": 3}, "

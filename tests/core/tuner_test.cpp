@@ -172,7 +172,7 @@ TEST(Tuner, BadOptionsAreRefusedWithAReason) {
     const Config base = baseConfig("gpt3-1.6b", "a100-40g", 16);
     TuneOptions options;
     options.devices = 1;
-    EXPECT_EQ(Tuner::checkOptions(base, options).error().message, "--devices: the tuner needs at least 2 devices, got 1");
+    EXPECT_EQ(Tuner::checkOptions(base, options).error().message, "--devices: the tuner searches 2 to 65536 devices, got 1");
     options.devices = 8;
     options.memory_limit_bytes = -1;
     EXPECT_FALSE(Tuner::checkOptions(base, options).ok());

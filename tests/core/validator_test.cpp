@@ -152,7 +152,7 @@ TEST(PlanFiles, MalformedJsonGivesLineAndColumn) {
     std::ofstream(path) << "{\n  \"format\": \"mario-plan\",\n  \"version\": 1,,\n}\n";
     auto read = readPlanFile(path);
     ASSERT_FALSE(read.ok());
-    EXPECT_EQ(read.error().message, path + ":3:16: malformed JSON");
+    EXPECT_EQ(read.error().message, path + ":3:16: malformed JSON: unexpected ','; expected string literal");
 }
 
 TEST(PlanFiles, TheDesignDocumentsMinimalExampleReadsAndSimulates) {
