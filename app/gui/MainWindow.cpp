@@ -235,27 +235,33 @@ void MainWindow::buildMenus() {
     edit->addAction(undo);
     edit->addAction(redo);
 
+    // Object names: tests find menus and actions by them (the titles are translated).
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); });
+    view->setObjectName("viewMenu");
+    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); })
+        ->setObjectName("compareWithBase");
     view->addAction(tr("Compare with a &file…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(), tr("Mario files (*.json)"));
         if (!path.isEmpty()) compareWithFile(path);
-    });
-    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
+    })->setObjectName("compareWithFile");
+    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView)->setObjectName("fitToView");
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
+    shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
     connect(shadeBubbles_, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->setObjectName("toolsMenu");
     tools->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this, [this] {
         tuner()->show();
         tuner()->raise();
-    });
+    })->setObjectName("tune");
     // Live profiling (executor issue): the current schedule on CPU threads, or every device on
     // one GPU with a stream each (the executor says in the window when this LibTorch has no CUDA).
-    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); });
+    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })->setObjectName("runOnCpu");
     tools->addAction(tr("Run on one &GPU (executor)"), this,
-                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); });
+                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); })
+        ->setObjectName("runOnGpu");
 }
 
 void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
