@@ -1,6 +1,7 @@
 #include "DocumentLoader.h"
 
 #include <QFile>
+#include <QFileInfo>
 #include <exception>
 #include <new>
 
@@ -42,7 +43,8 @@ LoadedDocument load(const QString& path, const PresetLibrary& presets) {
     out.state.config = std::move(input->config);
     out.state.source = std::move(input->plan);
     out.state.passes = std::move(input->file_passes);
-    out.path = path;
+    // Absolute, so that a restored session names the same file from any working directory.
+    out.path = QFileInfo(path).absoluteFilePath();
     out.ok = true;
     return out;
 }
