@@ -174,7 +174,7 @@ void GanttView::updateLegend() {
     for (const auto& lane : timeline_.lanes)
         for (const TimelineBox& box : lane) present[static_cast<std::size_t>(box.kind)] = true;
     QCPLegend* legend = plot_->legend;
-    legend->clearItems();
+    clearLegend(legend);
     for (std::size_t k = 0; k < present.size(); ++k) {
         if (!present[k]) continue;
         const auto kind = static_cast<BoxKind>(k);
@@ -184,7 +184,7 @@ void GanttView::updateLegend() {
         legend->addItem(new SwatchLegendItem(legend, QColor(0xEE, 0xEE, 0xEE),
                                              QBrush(QColor(0xB0, 0xB0, 0xB0), Qt::FDiagPattern),
                                              QStringLiteral("idle (bubble)")));
-    legend->setVisible(legend->itemCount() > 0);
+    legend->setVisible(!legendItems(legend).isEmpty());
 }
 
 void GanttView::updateLaneTicks() {

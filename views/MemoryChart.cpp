@@ -123,7 +123,7 @@ void MemoryChart::rebuildCurves() {
     // One legend entry per device only while they fit on a line or two. A hidden legend
     // still counts in QCustomPlot's minimum size, so its entries go too.
     const bool legend = devices > 0 && devices <= 16;
-    if (!legend) curves_->legend->clearItems();
+    if (!legend) clearLegend(curves_->legend);
     curves_->legend->setVisible(legend);
     curves_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.1, 1e-9));
     if (!rangeFollowed_) {
@@ -156,7 +156,7 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
         (limitBytes_ && peak > *limitBytes_ ? over : within)->addData(d, peak / unitBytes_);
     }
     // Two series, not one per device: the legend explains the warning colour once.
-    peaks_->legend->clearItems();
+    clearLegend(peaks_->legend);
     if (within->dataCount() > 0) within->addToLegend(peaks_->legend);
     if (over->dataCount() > 0) over->addToLegend(peaks_->legend);
     peaks_->legend->setVisible(limitBytes_.has_value());

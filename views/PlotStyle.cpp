@@ -21,24 +21,44 @@ void applyPlotStyle(QCustomPlot* plot) {
     plot->setNoAntialiasingOnDrag(true);
 }
 
+QList<QCPAbstractLegendItem*> legendItems(const QCPLegend* legend) {
+    QList<QCPAbstractLegendItem*> items;
+    for (int i = 0; i < legend->elementCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i)) items.append(item);
+    return items;
+}
+
+void clearLegend(QCPLegend* legend) {
+    legend->clearItems();
+    legend->simplify();
+}
+
 namespace {
 
 // Legend entries keep their natural width (a grid cell would stretch them across the whole
 // plot), and as many go on a line as the plot's width allows.
 void fitLegend(QCustomPlot* plot, int maxColumns) {
     QCPLegend* legend = plot->legend;
-    if (!legend->visible() || legend->itemCount() == 0) return;
+    const QList<QCPAbstractLegendItem*> items = legendItems(legend);
+    if (!legend->visible() || items.isEmpty()) return;
     int widest = 1;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-        QCPAbstractLegendItem* item = legend->item(i);
+    for (QCPAbstractLegendItem* item : items) {
         item->setSizeConstraintRect(QCPLayoutElement::scrOuterRect);
         const QSize hint = item->minimumOuterSizeHint();
         item->setMaximumSize(hint);
         widest = std::max(widest, hint.width());
     }
     const int available = plot->width() - legend->margins().left() - legend->margins().right();
-    const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, maxColumns);
-    if (columns != legend->wrap()) legend->setWrap(columns > 1 ? columns : maxColumns);
+    const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, std::max(1, maxColumns));
+    // setWrap alone only places entries added later; re-filling the grid puts every entry on
+    // the new one and leaves no empty cell before the last entry (an emptied grid, after
+    // removals, is compacted the same way).
+    const int count = static_cast<int>(items.size());
+    const int rows = (count + columns - 1) / columns;
+    if (columns != legend->wrap() || legend->rowCount() != rows || legend->columnCount() != std::min(columns, count)) {
+        legend->setWrap(columns);
+        legend->setFillOrder(legend->fillOrder(), /*rearrange=*/true);
+    }
 }
 
 }  // namespace

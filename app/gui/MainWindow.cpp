@@ -5,13 +5,17 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "AutosaveFile.h"
 #include "ChartExport.h"
+#include "SessionAutosave.h"
 #include "CompareWindow.h"
 #include "io/InputFile.h"
 #include "passes/PassManager.h"
@@ -77,8 +81,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(&document_, &ScheduleDocument::computed, this, &MainWindow::showComputed);
     connect(&document_, &ScheduleDocument::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     connect(&document_, &ScheduleDocument::pathChanged, this, [this](const QString& path) {
-        setWindowTitle(tr("%1 — Mario Workbench").arg(QFileInfo(path).fileName()));
+        setWindowTitle(tr("%1 — Mario Workbench").arg(path.isEmpty() ? tr("restored session") : QFileInfo(path).fileName()));
     });
+    connect(&document_, &ScheduleDocument::openFinished, this, &MainWindow::finishOpen);
     connect(gantt_, &views::GanttView::moveRequested, this, [this](int lane, int index, double time) {
         if (stepper_->currentStep() >= 0) {
             statusBar()->showMessage(tr("Leave the pass stepper (done) to edit the schedule"), 8000);
@@ -104,7 +109,33 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         if (!document_.setConfig(config, &error)) showError(error);
     });
     buildMenus();
+    buildOpenProgress();
     resize(1500, 950);
+}
+
+void MainWindow::buildOpenProgress() {
+    openProgress_ = new QWidget(this);
+    openProgress_->setObjectName("openProgress");
+    auto* layout = new QHBoxLayout(openProgress_);
+    layout->setContentsMargins(0, 0, 0, 0);
+    openLabel_ = new QLabel(openProgress_);
+    auto* bar = new QProgressBar(openProgress_);
+    bar->setRange(0, 0);  // core reports no progress while reading: a busy bar
+    bar->setMaximumWidth(160);
+    cancelOpen_ = new QPushButton(tr("Cancel"), openProgress_);
+    layout->addWidget(openLabel_);
+    layout->addWidget(bar);
+    layout->addWidget(cancelOpen_);
+    statusBar()->addPermanentWidget(openProgress_);
+    openProgress_->hide();
+    connect(cancelOpen_, &QPushButton::clicked, this, [this] {
+        document_.cancelOpen();
+        openProgress_->hide();
+    });
+    connect(&document_, &ScheduleDocument::openStarted, this, [this](const QString& path) {
+        openLabel_->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
+        openProgress_->show();
+    });
 }
 
 QString MainWindow::errorText() const { return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString(); }
@@ -116,15 +147,34 @@ void MainWindow::showError(const QString& message) {
 }
 
 bool MainWindow::openFile(const QString& path) {
-    QString error;
-    if (!document_.open(path, &error)) {
-        showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
-        return false;
+    if (!document_.synchronous()) {
+        document_.openAsync(path);
+        return true;
     }
+    QString error;
+    const bool ok = document_.open(path, &error);
+    finishOpen(path, ok, error);
+    return ok;
+}
+
+void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) {
+    openProgress_->hide();
+    if (!ok) return showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
     banner_->hide();
     banner_->clear();
-    rememberRecent(path);
-    return true;
+    if (!AutosaveFile::isAutosavePath(path)) rememberRecent(path);
+}
+
+bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask) {
+    const QStringList orphans = SessionAutosave::orphans(directory);
+    if (orphans.isEmpty()) return false;
+    const QString newest = orphans.first();
+    switch (ask ? ask(newest) : askToRestore(this, newest)) {
+        case RestoreChoice::Restore: return openFile(newest);
+        case RestoreChoice::Discard: SessionAutosave::removeOrphan(newest); return false;
+        case RestoreChoice::Later: return false;
+    }
+    return false;
 }
 
 void MainWindow::showComputed() {
@@ -235,27 +285,33 @@ void MainWindow::buildMenus() {
     edit->addAction(undo);
     edit->addAction(redo);
 
+    // Object names: tests find menus and actions by them (the titles are translated).
     QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); });
+    view->setObjectName("viewMenu");
+    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); })
+        ->setObjectName("compareWithBase");
     view->addAction(tr("Compare with a &file…"), this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(), tr("Mario files (*.json)"));
         if (!path.isEmpty()) compareWithFile(path);
-    });
-    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
+    })->setObjectName("compareWithFile");
+    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView)->setObjectName("fitToView");
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
+    shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
     connect(shadeBubbles_, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    tools->setObjectName("toolsMenu");
     tools->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this, [this] {
         tuner()->show();
         tuner()->raise();
-    });
+    })->setObjectName("tune");
     // Live profiling (executor issue): the current schedule on CPU threads, or every device on
     // one GPU with a stream each (the executor says in the window when this LibTorch has no CUDA).
-    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); });
+    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })->setObjectName("runOnCpu");
     tools->addAction(tr("Run on one &GPU (executor)"), this,
-                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); });
+                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); })
+        ->setObjectName("runOnGpu");
 }
 
 void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
@@ -302,7 +358,8 @@ void MainWindow::rebuildRecentMenu() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings().setValue("cleanExit", true);
+    document_.cancelOpen();
+    document_.discardAutosave();  // a clean exit: nothing to offer back next time
     event->accept();
 }
 

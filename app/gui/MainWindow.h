@@ -3,9 +3,12 @@
 // the memory charts (sharing its time axis) in the middle; file, export and edit menus.
 #include <QMainWindow>
 
+#include "RestoreOffer.h"
 #include "ScheduleDocument.h"
 
 class QLabel;
+class QProgressBar;
+class QPushButton;
 
 namespace mario::views {
 class GanttView;
@@ -41,8 +44,15 @@ public:
     TunerPanel* tuner();  // the schedule tuner window (Tools → Tune…), created on first use
     QString errorText() const;  // the error banner, empty when none
 
-    // Opens a file; on failure the banner says why and the current session stays.
+    // Opens a file; on failure the banner says why and the current session stays. With an
+    // asynchronous document (the real window) the file is read on a worker thread behind a
+    // progress bar with Cancel, and true means "started".
     bool openFile(const QString& path);
+    QWidget* openProgress() const { return openProgress_; }  // the busy bar and its Cancel
+    QPushButton* cancelOpenButton() const { return cancelOpen_; }
+    // At start: when a crashed session left an autosave in `directory`, asks (ask, or a
+    // message box) to Restore it, Discard it or decide Later. True when a restore started.
+    bool offerRestore(const QString& directory, const RestoreAsker& ask = {});
     // Charts (Gantt + memory) as PNG, SVG or PDF by extension; Chrome trace (*.json) and
     // PyTorch CSV (*.csv) from the core writers. Errors go to the banner.
     bool exportTo(const QString& path);
@@ -59,6 +69,8 @@ private:
     void showError(const QString& message);
     void rememberRecent(const QString& path);
     void rebuildRecentMenu();
+    void buildOpenProgress();
+    void finishOpen(const QString& path, bool ok, const QString& error);
 
     ScheduleDocument document_;
     views::GanttView* gantt_;
@@ -73,6 +85,9 @@ private:
     QLabel* banner_;
     QWidget* charts_;
     QMenu* recentMenu_ = nullptr;
+    QWidget* openProgress_ = nullptr;
+    QLabel* openLabel_ = nullptr;
+    QPushButton* cancelOpen_ = nullptr;
 };
 
 }  // namespace mario::gui

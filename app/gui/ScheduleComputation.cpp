@@ -70,7 +70,9 @@ quint64 stateKey(const DocumentState& state) {
     return f.value();
 }
 
-ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation) {
+namespace {
+
+ComputedSchedule compute(const DocumentState& state, quint64 generation) {
     QElapsedTimer timer;
     timer.start();
     ComputedSchedule out;
@@ -91,6 +93,10 @@ ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation)
     out.steps = std::move(run->steps);
 
     for (const HandEdit& edit : state.edits) {
+        if (edit.device < 0 || edit.device >= static_cast<int>(plan.devices.size())) {
+            out.skippedEdits << QString::fromStdString(toActionString(edit.moved));
+            continue;
+        }
         const auto& program = plan.devices[edit.device].program;
         const int from = indexOf(program, edit.moved);
         const int before = edit.before ? indexOf(program, *edit.before) : static_cast<int>(program.size());
@@ -113,6 +119,21 @@ ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation)
     out.ok = true;
     out.compute_ms = timer.nsecsElapsed() / 1e6;
     return out;
+}
+
+}  // namespace
+
+ComputedSchedule computeSchedule(const DocumentState& state, quint64 generation) {
+    // Runs on a worker thread: whatever escapes below (memory on a huge schedule) becomes
+    // this schedule's error line, never the end of the session.
+    try {
+        return compute(state, generation);
+    } catch (const std::exception& e) {
+        ComputedSchedule out;
+        out.generation = generation;
+        out.error = QStringLiteral("cannot compute this schedule (%1)").arg(QString::fromLocal8Bit(e.what()));
+        return out;
+    }
 }
 
 }  // namespace mario::gui

@@ -1,21 +1,18 @@
 #include "ScheduleDocument.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
-#include <QStandardPaths>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <fstream>
 
+#include "SessionAutosave.h"
 #include "SetStateCommand.h"
 #include "io/ConfigJson.h"
-#include "io/InputFile.h"
 #include "io/PlanJson.h"
 #include "schedule/PlanBuilder.h"
 #include "schedule/PlanEdit.h"
-#include "sim/Validator.h"
 
 namespace mario::gui {
 namespace {
@@ -35,29 +32,60 @@ QString passListText(const std::vector<PassId>& passes) {
 
 ScheduleDocument::ScheduleDocument(QObject* parent) : QObject(parent), presets_(locatePresets()) {}
 
-ScheduleDocument::~ScheduleDocument() = default;
+ScheduleDocument::~ScheduleDocument() = default;  // a pending autosave write finishes first
 
-bool ScheduleDocument::open(const QString& path, QString* error) {
-    auto input = loadInputFile(path.toStdString(), presets_);
-    if (!input) {
-        *error = QString::fromStdString(input.error().message);
+bool ScheduleDocument::open(const QString& path, QString* error, bool* deadlocked) {
+    LoadedDocument loaded = loadDocument(path, presets_);
+    if (!loaded.ok) {
+        *error = loaded.error;
+        if (deadlocked) *deadlocked = loaded.deadlocked;
         return false;
     }
-    const ValidationReport report = Validator::validate(input->plan);
-    if (!report.ok()) {
-        *error = path + ": " + QString::fromStdString(report.summary());
-        return false;
-    }
-    DocumentState next;
-    next.config = input->config;
-    next.source = std::move(input->plan);
-    next.passes = input->file_passes;
-    path_ = path;
+    adopt(std::move(loaded), path);
+    return true;
+}
+
+void ScheduleDocument::openAsync(const QString& path) {
+    // Core has no cancellation hook: a cancelled or superseded load runs to its end on its
+    // worker and its result is dropped (the generation no longer matches). Nothing of the
+    // open session is touched until a result is accepted.
+    const quint64 generation = ++openGeneration_;
+    opening_ = path;
+    emit openStarted(path);
+    auto* watcher = new QFutureWatcher<LoadedDocument>(this);
+    connect(watcher, &QFutureWatcher<LoadedDocument>::finished, this, [this, watcher, path, generation] {
+        watcher->deleteLater();
+        if (generation != openGeneration_) return;
+        opening_.clear();
+        LoadedDocument loaded = watcher->result();
+        if (!loaded.ok) {
+            emit openFinished(path, false, loaded.error);
+            return;
+        }
+        adopt(std::move(loaded), path);
+        emit openFinished(path, true, QString());
+    });
+    watcher->setFuture(QtConcurrent::run(loadDocument, path, presets_));
+}
+
+void ScheduleDocument::cancelOpen() {
+    if (opening_.isEmpty()) return;
+    ++openGeneration_;
+    emit statusMessage(tr("Opening %1 cancelled; the current schedule is unchanged").arg(QFileInfo(opening_).fileName()));
+    opening_.clear();
+}
+
+void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
+    path_ = loaded.path;
     emit pathChanged(path_);
     undo_.clear();
-    applyState(next);
-    emit statusMessage(tr("Opened %1 (passes: %2)").arg(QFileInfo(path).fileName(), passListText(next.passes)));
-    return true;
+    if (loaded.restored) restoredFrom_ = file;
+    applyState(loaded.state);
+    const QString passes = passListText(loaded.state.passes);
+    emit statusMessage(loaded.restored
+                           ? tr("Restored the session of %1 (passes: %2, %n hand edit(s))", nullptr, int(loaded.state.edits.size()))
+                                 .arg(path_.isEmpty() ? tr("an unsaved schedule") : QFileInfo(path_).fileName(), passes)
+                           : tr("Opened %1 (passes: %2)").arg(QFileInfo(file).fileName(), passes));
 }
 
 bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
@@ -187,26 +215,31 @@ void ScheduleDocument::accept(ComputedSchedule result) {
         if (cacheOrder_.size() > 12) cache_.remove(cacheOrder_.takeFirst());
     }
     current_ = std::move(result);
-    autosave();
+    writeAutosave();
     emit computed();
 }
 
-QString ScheduleDocument::autosavePath() {
-    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/autosave.mario.json");
+void ScheduleDocument::enableAutosave(const QString& directory) {
+    autosave_ = std::make_unique<SessionAutosave>(directory);
+    connect(autosave_.get(), &SessionAutosave::writeFailed, this,
+            [this](const QString& error) { emit statusMessage(tr("Autosave failed: %1").arg(error)); });
+    connect(autosave_.get(), &SessionAutosave::written, this, [this] {
+        // The restored session now lives in ours: the crashed one's file can go.
+        if (restoredFrom_.isEmpty()) return;
+        SessionAutosave::removeOrphan(restoredFrom_);
+        restoredFrom_.clear();
+    });
 }
 
-// Every computed change is written to the autosave file (the plan as shown: passes and
-// edits applied), so a crash loses nothing; the next start offers it back (MainWindow).
-// Written off the GUI thread (a 32-device plan is a few MB of JSON); one writer at a time,
-// so consecutive autosaves never interleave in the file.
-void ScheduleDocument::autosave() {
-    Plan plan = current_.plan;
-    plan.info.notes = "autosave of " + (path_.isEmpty() ? std::string("an unsaved session") : path_.toStdString());
-    autosaver_.setMaxThreadCount(1);
-    (void)QtConcurrent::run(&autosaver_, [plan = std::move(plan), path = autosavePath()] {
-        QDir().mkpath(QFileInfo(path).absolutePath());
-        (void)writePlanFile(plan, path.toStdString());
-    });
+void ScheduleDocument::discardAutosave() {
+    if (autosave_) autosave_->discard();
+}
+
+// Every computed change is written to this session's autosave (the whole document: config,
+// source plan, passes, edits and the original path), so a crash loses nothing; the next
+// start offers it back (MainWindow::offerRestore).
+void ScheduleDocument::writeAutosave() {
+    if (autosave_) autosave_->save(state_, path_);
 }
 
 }  // namespace mario::gui

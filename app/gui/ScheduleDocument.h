@@ -9,11 +9,14 @@
 #include <QThreadPool>
 #include <memory>
 
+#include "DocumentLoader.h"
 #include "DocumentState.h"
 #include "ScheduleComputation.h"
 #include "model/PresetLibrary.h"
 
 namespace mario::gui {
+
+class SessionAutosave;
 
 class ScheduleDocument : public QObject {
     Q_OBJECT
@@ -28,9 +31,16 @@ public:
     const PresetLibrary& presets() const { return presets_; }
     QString path() const { return path_; }
 
-    // Opens a config or plan. On failure the session is left exactly as it was and `error`
-    // says what is wrong and where.
-    bool open(const QString& path, QString* error);
+    // Opens a config, a plan or an autosave (restore) on the calling thread. On failure the
+    // session is left exactly as it was and `error` says what is wrong and where.
+    // `deadlocked` (optional) tells a plan that deadlocks from a bad file (exit codes 3 and 2).
+    bool open(const QString& path, QString* error, bool* deadlocked = nullptr);
+    // The same on a worker thread (reading, validating and generating a large file takes
+    // seconds): openStarted now, then openFinished, or nothing more after cancelOpen().
+    // The session stays as it was until a successful result arrives.
+    void openAsync(const QString& path);
+    void cancelOpen();
+    bool isOpening() const { return !opening_.isEmpty(); }
     // A *.config.json path writes the config (when the schedule came from one); anything
     // else writes the current plan, passes and edits applied.
     bool saveAs(const QString& path, QString* error) const;
@@ -46,22 +56,30 @@ public:
 
     // Used by undo commands and by the above.
     void applyState(const DocumentState& state);
-    // Where every computed state is written, so that a crash loses nothing.
-    static QString autosavePath();
+    // Every computed state is then written to this session's own autosave file, so that a
+    // crash loses nothing (off by default: tests and --screenshot write none).
+    void enableAutosave(const QString& directory);
+    SessionAutosave* autosave() const { return autosave_.get(); }
+    // A clean exit: this session's autosave is removed.
+    void discardAutosave();
     // Tests and --screenshot: compute on the calling thread.
     void setSynchronous(bool synchronous) { synchronous_ = synchronous; }
+    bool synchronous() const { return synchronous_; }
 
 signals:
     void computed();
     void computationFailed(const QString& error);
     void statusMessage(const QString& message);
     void pathChanged(const QString& path);
+    void openStarted(const QString& path);
+    void openFinished(const QString& path, bool ok, const QString& error);
 
 private:
     void pushState(DocumentState next, const QString& description);
     void recompute();
     void accept(ComputedSchedule result);
-    void autosave();
+    void adopt(LoadedDocument loaded, const QString& file);
+    void writeAutosave();
 
     PresetLibrary presets_;
     QUndoStack undo_;
@@ -71,7 +89,10 @@ private:
     quint64 generation_ = 0;
     // Recent results by stateKey(): toggling a pass back, undo and redo show at once.
     QHash<quint64, ComputedSchedule> cache_;
-    QThreadPool autosaver_;  // one autosave writer; its destructor waits for a pending write
+    std::unique_ptr<SessionAutosave> autosave_;
+    QString restoredFrom_;  // the crashed session's autosave, removed once ours is written
+    quint64 openGeneration_ = 0;
+    QString opening_;  // the file being opened off the GUI thread, empty when none
     QList<quint64> cacheOrder_;
     bool synchronous_ = false;
 };

@@ -1,16 +1,18 @@
 // mario-workbench [FILE] [--screenshot OUT.png]: the GUI. With --screenshot it renders the
-// window offscreen into a PNG and exits (tests, docs, the README's picture).
-#include <QApplication>
+// window offscreen into a PNG and exits (tests, docs, the README's picture) with the exit
+// codes of core/util/ExitCode.h; it writes no autosave and offers none back.
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
-#include <QSettings>
 #include <QTimer>
 #include <cstdio>
 
-#include "MainWindow.h"
 #include "CompareWindow.h"
+#include "GuardedApplication.h"
+#include "MainWindow.h"
 #include "PassStepper.h"
+#include "SessionAutosave.h"
+#include "util/ExitCode.h"
 
 namespace {
 
@@ -30,12 +32,49 @@ QString defaultExample() {
     return {};
 }
 
+int fail(mario::ExitCode code, const QString& message) {
+    std::fprintf(stderr, "mario-workbench: %s\n", qPrintable(message));
+    return code;
+}
+
+int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser, const QString& file) {
+    using namespace mario;
+    window.document()->setSynchronous(true);
+    if (!file.isEmpty()) {
+        QString error;
+        bool deadlocked = false;
+        if (!window.document()->open(file, &error, &deadlocked)) return fail(deadlocked ? kDeadlock : kBadInput, error);
+        if (!window.document()->hasSchedule())
+            return fail(kBadInput, QStringLiteral("%1: cannot compute the schedule").arg(file));
+    }
+    if (parser.isSet("step")) {
+        bool ok = false;
+        const int steps = parser.value("step").toInt(&ok);
+        if (!ok || steps < 0 || steps > 64) return fail(kBadInput, QStringLiteral("--step: expected an integer in [0, 64]"));
+        for (int i = 0; i <= steps; ++i) window.stepper()->next();
+    }
+    window.resize(1600, 1000);
+    window.show();
+    QApplication::processEvents();
+    QWidget* shown = &window;
+    if (parser.isSet("compare-base")) {
+        shown = window.compareWithBase();
+        if (!shown) return fail(kBadInput, QStringLiteral("--compare-base: no schedule to compare"));
+        shown->resize(1600, 1000);
+        QApplication::processEvents();
+    }
+    const QString out = parser.value("screenshot");
+    if (!shown->grab().save(out, "PNG")) return fail(kBadInput, QStringLiteral("cannot write %1").arg(out));
+    return kOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const bool screenshot = wantsScreenshot(argc, argv);
-    if (screenshot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    const bool shot = wantsScreenshot(argc, argv);
+    if (shot && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    const bool headless = shot || qgetenv("QT_QPA_PLATFORM") == "offscreen";
+    mario::gui::GuardedApplication app(argc, argv, headless);
     QApplication::setApplicationName("mario-workbench");
     QApplication::setOrganizationName("Mario Workbench");
     QApplication::setApplicationVersion(MARIO_VERSION);
@@ -45,49 +84,23 @@ int main(int argc, char** argv) {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument("file", "A config (*.config.json) or plan (*.mario.json) to open.");
-    QCommandLineOption shot("screenshot", "Render the window into PNG file OUT and exit.", "OUT");
-    parser.addOption(shot);
-    QCommandLineOption step("step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N");
-    parser.addOption(step);
-    QCommandLineOption compare("compare-base", "With --screenshot: render the compare window (this schedule vs the base one).");
-    parser.addOption(compare);
+    parser.addOption({"screenshot", "Render the window into PNG file OUT and exit.", "OUT"});
+    parser.addOption({"step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N"});
+    parser.addOption({"compare-base", "With --screenshot: render the compare window (this schedule vs the base one)."});
     parser.process(app);
 
     mario::gui::MainWindow window;
     QString file = parser.positionalArguments().value(0);
-    QSettings settings;
-    const bool crashed = !screenshot && settings.contains("cleanExit") && !settings.value("cleanExit").toBool();
-    settings.setValue("cleanExit", false);
-    if (file.isEmpty() && crashed && QFileInfo::exists(mario::gui::ScheduleDocument::autosavePath()))
-        file = mario::gui::ScheduleDocument::autosavePath();  // the last session ended without closing
     if (file.isEmpty()) file = defaultExample();
+    if (shot) return screenshot(window, parser, file);
 
-    if (screenshot) {
-        window.document()->setSynchronous(true);
-        if (!file.isEmpty() && !window.openFile(file)) {
-            std::fprintf(stderr, "mario-workbench: %s\n", qPrintable(window.errorText()));
-            return 2;
-        }
-        if (parser.isSet(step))
-            for (int i = 0; i <= parser.value(step).toInt(); ++i) window.stepper()->next();
-        window.resize(1600, 1000);
-        window.show();
-        QApplication::processEvents();
-        const QString out = parser.value(shot);
-        QWidget* shown = &window;
-        if (parser.isSet(compare)) {
-            shown = window.compareWithBase();
-            if (!shown) return 2;
-            shown->resize(1600, 1000);
-            QApplication::processEvents();
-        }
-        if (!shown->grab().save(out, "PNG")) {
-            std::fprintf(stderr, "mario-workbench: cannot write %s\n", qPrintable(out));
-            return 2;
-        }
-        return 0;
-    }
+    window.document()->enableAutosave(mario::gui::SessionAutosave::defaultDirectory());
     window.show();
-    if (!file.isEmpty()) QTimer::singleShot(0, &window, [&window, file] { window.openFile(file); });
+    // After a crash the choice comes first, whatever file was asked for: Restore opens the
+    // crashed session instead; Discard and Later open the file.
+    QTimer::singleShot(0, &window, [&window, file] {
+        if (window.offerRestore(mario::gui::SessionAutosave::defaultDirectory())) return;
+        if (!file.isEmpty()) window.openFile(file);
+    });
     return app.exec();
 }

@@ -7,6 +7,7 @@
 
 #include "GanttPlottable.h"
 #include "GanttView.h"
+#include "PlotStyle.h"
 #include "SwatchLegendItem.h"
 #include "ViewTestPlans.h"
 
@@ -57,6 +58,7 @@ private slots:
     void tooltipNamesTheInstruction();
     void hoverReportsTheBox();
     void legendShowsEachKindPresent();
+    void wrappedLegendSurvivesShadingToggles();
     void setTimelineKeepsOrFitsRange();
     void hundredThousandBoxesDrawBounded();
 
@@ -263,10 +265,10 @@ void GanttViewTest::legendShowsEachKindPresent() {
     QVERIFY(kinds.contains(static_cast<int>(BoxKind::CheckpointedForward)));
     QCPLegend* legend = view->plot()->legend;
     QVERIFY(legend->visible());
-    QCOMPARE(legend->itemCount(), kinds.size());
+    QCOMPARE(legendItems(legend).size(), kinds.size());
     QSet<int> shown;
-    for (int i = 0; i < legend->itemCount(); ++i) {
-        auto* item = qobject_cast<SwatchLegendItem*>(legend->item(i));
+    for (QCPAbstractLegendItem* entry : legendItems(legend)) {
+        auto* item = qobject_cast<SwatchLegendItem*>(entry);
         QVERIFY(item);
         for (int k : kinds)
             if (item->text() == labelOf(static_cast<BoxKind>(k))) {
@@ -276,7 +278,36 @@ void GanttViewTest::legendShowsEachKindPresent() {
     }
     QCOMPARE(shown, kinds);
     view->setShadeBubbles(true);
-    QCOMPARE(legend->itemCount(), kinds.size() + 1);
+    QCOMPARE(legendItems(legend).size(), kinds.size() + 1);
+}
+
+// Seven entries on a plot too narrow for them on one line: the legend wraps into a grid with
+// empty cells, which QCPLegend::item() returns as nullptr (issue 10: SIGSEGV on View → Shade
+// bubbles for the LLaMA-2 and GPT-3 examples). Every toggle must keep one entry per kind.
+void GanttViewTest::wrappedLegendSurvivesShadingToggles() {
+    Timeline timeline = viewtest::syntheticTimeline(4, 12);
+    constexpr BoxKind extra[] = {BoxKind::BackwardInput, BoxKind::BackwardWeight};
+    for (int i = 0; i < 2; ++i) timeline.lanes[0][static_cast<std::size_t>(i)].kind = extra[i];
+    QSet<int> kinds;
+    for (const auto& lane : timeline.lanes)
+        for (const TimelineBox& box : lane) kinds.insert(static_cast<int>(box.kind));
+    QCOMPARE(kinds.size(), 7);  // the 5 of syntheticTimeline and the 2 above
+    for (int width : {1400, 700, 420, 1000}) {
+        auto view = showView(timeline, {width, 420});
+        for (int round = 0; round < 3; ++round) {
+            view->setShadeBubbles(true);
+            view->plot()->replot();
+            QCOMPARE(legendItems(view->plot()->legend).size(), kinds.size() + 1);
+            view->setShadeBubbles(false);
+            view->plot()->replot();
+            QCOMPARE(legendItems(view->plot()->legend).size(), kinds.size());
+            view->setTimeline(timeline);
+            view->plot()->replot();
+        }
+        // Wrapped, not cut off: the legend's entries lie within the plot's width.
+        for (QCPAbstractLegendItem* item : legendItems(view->plot()->legend))
+            QVERIFY2(item->outerRect().right() <= view->plot()->width() + 1, qPrintable(QString::number(width)));
+    }
 }
 
 void GanttViewTest::setTimelineKeepsOrFitsRange() {
