@@ -16,7 +16,7 @@ namespace {
 // megabyte error line.
 std::string shown(const json& value) {
     std::string text = value.dump();
-    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    if (text.size() > 40) text.replace(37, std::string::npos, "...");
     return text;
 }
 

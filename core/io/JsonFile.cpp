@@ -16,7 +16,7 @@ std::string whatWentWrong(const std::string& what) {
     std::string text = what;
     if (const auto dash = text.rfind(" - "); dash != std::string::npos) text = text.substr(dash + 3);
     else if (const auto bracket = text.find("] "); bracket != std::string::npos) text = text.substr(bracket + 2);
-    if (text.size() > 120) text = text.substr(0, 117) + "...";
+    if (text.size() > 120) text.replace(117, std::string::npos, "...");
     return text;
 }
 

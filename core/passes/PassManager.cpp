@@ -62,6 +62,11 @@ Result<std::vector<PassId>> parsePassList(std::string_view list) {
 
 namespace {
 
+// Instructions simulated by prepose-forward over a whole run (simulations × plan size): about
+// a second of simulation on one core.
+constexpr long long kPreposeWorkBudget = 400'000'000;
+constexpr long long kMinPreposeSimulations = 64;
+
 Result<bool> checkStillValid(const Plan& plan, PassId pass) {
     const ValidationReport report = Validator::validate(plan);
     if (report.ok()) return true;
@@ -104,7 +109,17 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         if (auto r = record(applyCheckpoint(plan)); !r) return r.error();
 
     auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
-    int preposeBudget = options.prepose_simulations;
+    // Without a cap from the caller, prepose-forward gets a work budget: each of its trials is a
+    // whole simulation, O(instructions), and the number of trials grows with the micro-batches,
+    // so an unbounded run is quadratic (8192 micro-batches took 48 s). The budget is never
+    // reached on plans below about 20 000 instructions; above, prepose stops early with a valid
+    // plan (docs/limits.md gives the measured cost in step time).
+    const int preposeSimulations =
+        options.prepose_simulations > 0
+            ? options.prepose_simulations
+            : static_cast<int>(std::clamp<long long>(kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
+                                                     kMinPreposeSimulations, std::numeric_limits<int>::max()));
+    int preposeBudget = preposeSimulations;
     for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {
         bool changed = false;
         if (selected(PassId::Overlap)) {
@@ -119,8 +134,8 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         }
         // The simulation budget spans every round: prepose-forward can keep finding moves
         // round after round, and the budget is what bounds the whole run.
-        if (selected(PassId::Prepose) && !(options.prepose_simulations > 0 && preposeBudget <= 0)) {
-            auto report = preposeForward(plan, caps, options.cancel, options.prepose_simulations > 0 ? preposeBudget : 0);
+        if (selected(PassId::Prepose) && preposeBudget > 0) {
+            auto report = preposeForward(plan, caps, options.cancel, preposeBudget);
             if (!report) return report.error();
             preposeBudget -= report->simulations;
             auto r = record(std::move(*report));

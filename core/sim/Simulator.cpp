@@ -48,11 +48,11 @@ Result<bool> checkOperands(const Plan& plan, int stageCount) {
 
 // Lower bound part two: the longest single micro-batch chain, ignoring device contention.
 double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
-                     const std::vector<std::uint8_t>& split, int microbatches) {
+                     const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf) {
     std::vector<int> chainOfMicrobatch(microbatches, -1);
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program)
-            if (ins.op == Op::Forward) chainOfMicrobatch[ins.microbatch] = topology.chainOf(ins.stage);
+            if (ins.op == Op::Forward) chainOfMicrobatch[denseOf[ins.microbatch]] = topology.chainOf(ins.stage);
     double longest = 0;
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
@@ -107,7 +107,21 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     const int deviceCount = static_cast<int>(plan.devices.size());
     if (auto ok = checkOperands(plan, stageCount); !ok) return ok.error();
 
-    const int microbatches = std::max(1, plan.microbatchCount());
+    // Micro-batch numbers map to dense indices in order of appearance, so the tables below are
+    // stages × (micro-batches that occur), not stages × (largest number): plans may skip numbers.
+    std::vector<int> denseOf(static_cast<std::size_t>(std::max(1, plan.microbatchCount())), -1);
+    int microbatches = 0;
+    for (const auto& device : plan.devices)
+        for (const auto& ins : device.program)
+            if (hasMicrobatch(ins.op) && denseOf[ins.microbatch] < 0) denseOf[ins.microbatch] = microbatches++;
+    microbatches = std::max(1, microbatches);
+    // A plan the validator accepts has each micro-batch on every stage of its chain, so these
+    // tables stay within a few times its size; an unvalidated one might not.
+    const long long cells = static_cast<long long>(stageCount) * microbatches;
+    if (cells > 64LL * static_cast<long long>(plan.instructionCount()) + (1 << 20))
+        return makeError("the plan's " + std::to_string(microbatches) + " micro-batches cover few of its " +
+                         std::to_string(stageCount) + " stages (validate it first)");
+    auto mbOf = [&](const Instruction& ins) { return hasMicrobatch(ins.op) ? denseOf[ins.microbatch] : 0; };
     const MessageIndex messages{stageCount, microbatches};
     std::vector<double> arrival(messages.size(), kNotSent);
     std::vector<int> waiting(messages.size(), -1);
@@ -117,8 +131,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     std::vector<std::uint8_t> split(checkpointed.size(), 0);
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program) {
-            if (ins.op == Op::Recompute) checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + ins.microbatch] = 1;
-            if (ins.op == Op::BackwardInput) split[static_cast<std::size_t>(ins.stage) * microbatches + ins.microbatch] = 1;
+            if (ins.op == Op::Recompute) checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
+            if (ins.op == Op::BackwardInput) split[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
         }
 
     SimResult result;
@@ -153,12 +167,13 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
             const Instruction& ins = program[i];
             const StageCost& cost = plan.stages[ins.stage].cost;
             InstructionTiming& timing = stats.timings[i];
-            const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + std::max(ins.microbatch, 0);
+            const int mb = mbOf(ins);
+            const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + mb;
             double duration = 0;
             switch (ins.op) {
                 case Op::RecvForward:
                 case Op::RecvBackward: {
-                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, ins.microbatch);
+                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, mb);
                     if (std::isnan(arrival[slot])) {
                         waiting[slot] = d;
                         goto blocked;
@@ -175,7 +190,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     const bool backward = ins.op == Op::SendBackward;
                     // send_bytes describes the boundary after a stage: for gradients that is the receiver's.
                     const double bytes = plan.stages[backward ? target : ins.stage].cost.send_bytes;
-                    const std::size_t slot = messages.of(backward, target, ins.microbatch);
+                    const std::size_t slot = messages.of(backward, target, mb);
                     arrival[slot] = t + plan.link.transferMs(bytes);
                     if (waiting[slot] >= 0) {
                         runnable.push_back(waiting[slot]);
@@ -224,7 +239,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.busiest_device_ms = std::max(result.busiest_device_ms, stats.busy_ms);
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
-    result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches);
+    result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, denseOf);
     result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
 
     result.samples_per_step =

@@ -1,6 +1,9 @@
 #include "sim/Validator.h"
 
+#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <unordered_map>
 
 #include "schedule/PipelineTopology.h"
 #include "sim/DeadlockExplainer.h"
@@ -13,41 +16,76 @@ std::string programPath(int device, int index) {
     return "devices[" + std::to_string(device) + "].program[" + std::to_string(index) + "]";
 }
 
-// Position of each kind of instruction for every (stage, micro-batch), -1 when absent.
+// Position of each kind of instruction for every (stage, micro-batch) that occurs in the plan,
+// -1 when absent. Sparse on purpose: a plan of N instructions can name N micro-batches on
+// thousands of stages, and dense stages × micro-batches tables made a 260 KB plan take 6 GB.
 class Positions {
 public:
-    static constexpr int kKinds = 9;
-    Positions(int stages, int microbatches) : microbatches_(microbatches) {
-        for (auto& table : at_) table.assign(static_cast<std::size_t>(stages) * microbatches, -1);
+    static constexpr int kKinds = 9;  // Op values 0..8 carry micro-batches
+    explicit Positions(std::size_t expected) { slots_.reserve(expected); }
+    int& at(Op op, int stage, int microbatch) { return slots_[key(stage, microbatch)][static_cast<int>(op)]; }
+    int get(Op op, int stage, int microbatch) const {
+        const auto it = slots_.find(key(stage, microbatch));
+        return it == slots_.end() ? -1 : it->second[static_cast<int>(op)];
     }
-    static int kindOf(Op op) { return static_cast<int>(op); }  // Op values 0..8 carry micro-batches
-    int& at(Op op, int stage, int microbatch) {
-        return at_[kindOf(op)][static_cast<std::size_t>(stage) * microbatches_ + microbatch];
+    // Every (stage, micro-batch) with an instruction, stage-major: the order issues are reported in.
+    std::vector<std::pair<int, int>> pairs() const {
+        std::vector<std::pair<int, int>> out;
+        out.reserve(slots_.size());
+        for (const auto& [k, slots] : slots_) out.emplace_back(static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffffu));
+        std::sort(out.begin(), out.end());
+        return out;
     }
 
 private:
-    int microbatches_;
-    std::array<std::vector<int>, kKinds> at_;
+    struct Slots {
+        std::array<int, kKinds> at;
+        Slots() { at.fill(-1); }
+        int& operator[](int kind) { return at[kind]; }
+        int operator[](int kind) const { return at[kind]; }
+    };
+    static std::uint64_t key(int stage, int microbatch) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) | static_cast<std::uint32_t>(microbatch);
+    }
+    std::unordered_map<std::uint64_t, Slots> slots_;
 };
+
+// A broken plan can have a problem at nearly every instruction; the report keeps the first
+// ones and stops looking, so that checking stays linear and the message stays one line.
+constexpr std::size_t kMaxIssues = 100;
 
 class StructureChecker {
 public:
     StructureChecker(const Plan& plan, const PipelineTopology& topology)
-        : plan_(plan), topology_(topology), microbatches_(std::max(1, plan.microbatchCount())),
-          positions_(topology.stageCount(), microbatches_) {}
+        : plan_(plan), topology_(topology), positions_(plan.instructionCount() / 2) {}
 
     std::vector<PlanIssue> run() {
-        if (!collect()) return issues_;
-        for (int s = 0; s < topology_.stageCount(); ++s)
-            for (int m = 0; m < microbatches_; ++m) checkPair(s, m);
-        checkChains();
-        checkGradientSync();
+        if (collect()) {
+            for (const auto& [s, m] : positions_.pairs()) {
+                if (full()) {
+                    truncated_ = true;
+                    break;
+                }
+                checkPair(s, m);
+            }
+            checkChains();
+            checkGradientSync();
+        }
+        if (truncated_)
+            issues_.push_back({"", "the check stopped after the first " + std::to_string(kMaxIssues) + " problems"});
         return issues_;
     }
 
 private:
-    void add(std::string path, std::string message) { issues_.push_back({std::move(path), std::move(message)}); }
-    int pos(Op op, int s, int m) { return positions_.at(op, s, m); }
+    void add(std::string path, std::string message) {
+        if (full()) {
+            truncated_ = true;
+            return;
+        }
+        issues_.push_back({std::move(path), std::move(message)});
+    }
+    bool full() const { return issues_.size() >= kMaxIssues; }
+    int pos(Op op, int s, int m) const { return positions_.get(op, s, m); }
 
     bool collect() {
         for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
@@ -144,21 +182,25 @@ private:
 
     // REDUCE_GRAD and OPT of a stage come once each, after every backward of that stage, and
     // the all-reduce before the optimizer step; otherwise the step would use partial gradients.
+    // collect() has put every instruction on its stage's device, so one entry per stage will
+    // do (per-device tables would be devices × stages).
     void checkGradientSync() {
+        const int stages = topology_.stageCount();
+        std::vector<int> lastBackward(stages, -1), reduceAt(stages, -1), optimizerAt(stages, -1);
+        std::vector<std::vector<int>> stagesOf(plan_.devices.size());
+        for (int s = 0; s < stages; ++s) stagesOf[topology_.deviceOf(s)].push_back(s);
         for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
             const auto& program = plan_.devices[d].program;
-            std::vector<int> lastBackward(topology_.stageCount(), -1), reduceAt(topology_.stageCount(), -1),
-                optimizerAt(topology_.stageCount(), -1);
             for (int i = 0; i < static_cast<int>(program.size()); ++i) {
                 const Instruction& ins = program[i];
-                if (ins.stage < 0 || ins.stage >= topology_.stageCount()) continue;
+                if (ins.stage < 0 || ins.stage >= stages) continue;
                 if (ins.op == Op::Backward || ins.op == Op::BackwardWeight) lastBackward[ins.stage] = i;
                 if (ins.op != Op::ReduceGrad && ins.op != Op::Optimizer) continue;
                 int& at = ins.op == Op::ReduceGrad ? reduceAt[ins.stage] : optimizerAt[ins.stage];
                 if (at >= 0) add(programPath(d, i), "\"" + toActionString(ins) + "\" appears twice on this device");
                 at = i;
             }
-            for (int s = 0; s < topology_.stageCount(); ++s) {
+            for (int s : stagesOf[d]) {
                 for (int at : {reduceAt[s], optimizerAt[s]})
                     if (at >= 0 && at < lastBackward[s])
                         add(programPath(d, at), "\"" + toActionString(program[at]) + "\" comes before " +
@@ -170,33 +212,44 @@ private:
         }
     }
 
-    // Each micro-batch flows through exactly one whole chain.
+    // Each micro-batch flows through exactly one whole chain. Only micro-batches with a
+    // forward are visited, and the scan stops once the report is full: linear in the plan.
     void checkChains() {
-        for (int m = 0; m < microbatches_; ++m) {
-            int chain = -1;
-            bool seen = false;
-            for (int s = 0; s < topology_.stageCount(); ++s) {
-                if (pos(Op::Forward, s, m) < 0) continue;
-                seen = true;
-                if (chain == -1) chain = topology_.chainOf(s);
-                else if (chain != topology_.chainOf(s)) {
+        std::vector<std::pair<int, int>> forwards;  // (micro-batch, stage), one per forward
+        for (const auto& [s, m] : positions_.pairs())
+            if (pos(Op::Forward, s, m) >= 0) forwards.emplace_back(m, s);
+        std::sort(forwards.begin(), forwards.end());
+        for (std::size_t first = 0; first < forwards.size(); ) {
+            if (full()) {
+                truncated_ = true;
+                return;
+            }
+            const int m = forwards[first].first;
+            std::size_t last = first;
+            const int chain = topology_.chainOf(forwards[first].second);
+            for (; last < forwards.size() && forwards[last].first == m; ++last)
+                if (topology_.chainOf(forwards[last].second) != chain) {
                     add("pipelines", "micro-batch " + std::to_string(m) + " runs forwards in two chains");
                     return;
                 }
-            }
-            if (!seen) continue;
-            for (int s : topology_.chains()[chain])
+            for (int s : topology_.chains()[chain]) {
+                if (full()) {
+                    truncated_ = true;
+                    return;
+                }
                 if (pos(Op::Forward, s, m) < 0)
                     add("devices[" + std::to_string(topology_.deviceOf(s)) + "].program",
                         "micro-batch " + std::to_string(m) + " skips stage " + std::to_string(s) + " of its chain");
+            }
+            first = last;
         }
     }
 
     const Plan& plan_;
     const PipelineTopology& topology_;
-    int microbatches_;
     Positions positions_;
     std::vector<PlanIssue> issues_;
+    bool truncated_ = false;
 };
 
 }  // namespace

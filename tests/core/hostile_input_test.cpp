@@ -1,0 +1,143 @@
+// One test per hostile input that used to crash a program or exhaust a machine: each ends in
+// one line naming the file, the JSON path and the allowed range.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "io/ConfigJson.h"
+#include "io/InputFile.h"
+#include "io/JsonFile.h"
+#include "io/PlanJson.h"
+#include "model/Limits.h"
+#include "schedule/PlanBuilder.h"
+#include "sim/Simulator.h"
+#include "sim/Validator.h"
+#include "TestPlans.h"
+
+namespace mario {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const PresetLibrary kPresets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+
+std::string writeTemp(const std::string& name, const std::string& text) {
+    const fs::path path = fs::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
+    std::ofstream(path, std::ios::binary) << text;
+    return path.string();
+}
+
+json figure2() {
+    return json::parse(R"({"format": "mario-config", "version": 1, "devices": 4,
+        "parallel": {"scheme": "1f1b", "pp": 4, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": 4},
+        "unit_costs": {"forward": 1, "backward": 2, "recompute": 1, "activation_bytes": 1000, "checkpoint_bytes": 10},
+        "microbatches": 4})");
+}
+
+TEST(HostileInput, ANumberBeyondDoubleIsOneLineNotAnAbort) {
+    // nlohmann throws out_of_range (not parse_error) for 1e999: it used to escape every program.
+    const std::string path = writeTemp("version.mario.json", R"({"format": "mario-plan", "version": 1e999})");
+    auto read = readJsonFile(path);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, path + ": malformed JSON: number overflow parsing '1e999'");
+    auto input = loadInputFile(path, kPresets);
+    ASSERT_FALSE(input.ok());
+    EXPECT_EQ(input.error().message.rfind(path + ": ", 0), 0u);
+}
+
+TEST(HostileInput, CostsWhoseSumOverflowAreNamedNotSimulatedToInfinity) {
+    json config = figure2();
+    config["unit_costs"]["forward"] = 1.7e308;
+    config["unit_costs"]["backward"] = 1.7e308;
+    auto read = readConfig(config, kPresets);
+    ASSERT_TRUE(read.ok()) << read.error().message;  // each number is finite and allowed
+    auto plan = buildPlan(*read);
+    ASSERT_TRUE(plan.ok());
+    auto sim = Simulator::run(*plan);
+    ASSERT_FALSE(sim.ok()) << "makespan " << sim->makespan_ms;
+    EXPECT_EQ(sim.error().message, "stages[0].forward_ms: 1.7e+308 makes the step's times or memory overflow (not a finite number)");
+}
+
+TEST(HostileInput, SizeProductsCannotOverflowOrDivideByZero) {
+    // dp 65536 × micro_batch_size 65536 wrapped to 0 and divided by it (SIGFPE).
+    json config = figure2();
+    config.erase("devices");
+    config.erase("microbatches");
+    config["parallel"]["dp"] = 16384;
+    config["parallel"]["micro_batch_size"] = 65536;
+    auto read = readConfig(config, kPresets);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message,
+              "parallel.global_batch_size: 4 is not divisible by dp * micro_batch_size = 1073741824");
+    config["parallel"]["dp"] = 65536;
+    read = readConfig(config, kPresets);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, "parallel: pp * dp * tp = 262144 devices; the limit is 65536");
+    ParallelConfig p;
+    p.dp = 65536;
+    p.micro_batch_size = 65536;
+    p.global_batch_size = 4;
+    EXPECT_EQ(p.microbatches(), 0);
+}
+
+TEST(HostileInput, MicrobatchCountsBeyondTheLimitAreRefusedBeforeAnyWork) {
+    // 10^8 micro-batches grew the window past 12 GB before this check.
+    json config = figure2();
+    config["microbatches"] = 100000000;
+    auto read = readConfig(config, kPresets);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, "microbatches: expected an integer in [1, 16384] (got 100000000)");
+    // The same limit guards configs built in memory (the window's settings, the tuner).
+    config["microbatches"] = 4;
+    auto ok = readConfig(config, kPresets);
+    ASSERT_TRUE(ok.ok());
+    Config huge = *ok;
+    huge.microbatches = limits::kMaxMicrobatches + 1;
+    auto plan = buildPlan(huge);
+    ASSERT_FALSE(plan.ok());
+    EXPECT_NE(plan.error().message.find("the limit is 16384"), std::string::npos) << plan.error().message;
+}
+
+TEST(HostileInput, StageIndicesAboveTwoToTheThirtyTwoAreNotTruncated) {
+    json plan = writePlan(test::unitPlan(Scheme::OneFOneB, 4, 4));
+    plan["pipelines"] = json::array({json::array({0, 1, 2, 4294967299ULL})});  // used to read as stage 3
+    auto read = readPlan(plan);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, "pipelines[0][3]: expected a stage index in [0, 65535]");
+    plan = writePlan(test::unitPlan(Scheme::OneFOneB, 4, 4));
+    plan["stages"][0]["layers"] = json::array({0, 4294967298ULL});
+    read = readPlan(plan);
+    ASSERT_FALSE(read.ok());
+    EXPECT_NE(read.error().message.find("stages[0].layers"), std::string::npos) << read.error().message;
+}
+
+TEST(HostileInput, APlanWithoutItsFormatSaysSo) {
+    json plan = writePlan(test::unitPlan(Scheme::OneFOneB, 2, 2));
+    plan.erase("format");
+    const std::string path = writeTemp("noformat.mario.json", plan.dump());
+    auto input = loadInputFile(path, kPresets);
+    ASSERT_FALSE(input.ok());
+    EXPECT_EQ(input.error().message, path + ": format: required (\"mario-plan\" for a plan with stages and device "
+                                            "programs, \"mario-config\" for a config)");
+}
+
+TEST(HostileInput, TheValidatorStaysSmallOnASparseBrokenPlan) {
+    // 2000 stages on 2 devices, and 20000 forwards each of a different micro-batch on stage 0:
+    // every micro-batch skips 1999 stages. Dense stages × micro-batches tables took gigabytes
+    // and a string per missing pair; the report now stops at its first problems.
+    Plan plan;
+    for (int s = 0; s < 2000; ++s) plan.stages.push_back({s, s % 2, {}, std::nullopt});
+    plan.devices = {{0, {}}, {1, {}}};
+    for (int m = 0; m < 20000; ++m) plan.devices[0].program.push_back({Op::Forward, 0, m});
+    const auto issues = Validator::checkStructure(plan);
+    ASSERT_FALSE(issues.empty());
+    EXPECT_LE(issues.size(), 101u);
+    EXPECT_EQ(issues.back().message, "the check stopped after the first 100 problems");
+    EXPECT_EQ(issues.front().text(), "devices[0].program: 0B0 is missing on device 0");
+}
+
+}  // namespace
+}  // namespace mario
