@@ -53,7 +53,8 @@ std::optional<CliError> Arguments::integerIn(const std::string& name, int min, i
     long long parsed = 0;
     const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
     if (ec != std::errc() || end != text->data() + text->size() || parsed < min || parsed > max) {
-        const std::string shown = text->size() > 40 ? text->substr(0, 37) + "..." : *text;
+        std::string shown = *text;
+        if (shown.size() > 40) shown.replace(37, std::string::npos, "...");
         return CliError{kBadInput, "--" + name + ": expected an integer in [" + std::to_string(min) + ", " +
                                        std::to_string(max) + "] (got \"" + shown + "\")"};
     }
