@@ -38,7 +38,10 @@ QByteArray readAll(const QString& path) {
 void replaceNumbers(const QString& base, const QByteArray& text, int positions, std::mt19937& random, QList<Mutant>& out) {
     static const QRegularExpression number(R"([:\[,]\s*(-?\d+(\.\d+)?([eE][+-]?\d+)?))");
     static const char* const values[] = {"1e999", "-1e999", "1.8e308", "-1", "0", "4294967299", "2147483648",
-                                         "0.5", "\"7\"", "null", "[]"};
+                                         "0.5", "\"7\"", "null", "[]",
+                                         // Sizes that once froze the window (10^8 micro-batches grew it past 12 GB)
+                                         // or divided by zero (dp × micro_batch_size wrapping to 0).
+                                         "100000000", "65536"};
     QList<QRegularExpressionMatch> matches;
     for (auto it = number.globalMatch(QString::fromUtf8(text)); it.hasNext();) matches << it.next();
     std::shuffle(matches.begin(), matches.end(), random);
