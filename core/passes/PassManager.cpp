@@ -63,8 +63,8 @@ Result<std::vector<PassId>> parsePassList(std::string_view list) {
 namespace {
 
 // Instructions simulated by prepose-forward over a whole run (simulations × plan size): about
-// a second of simulation on one core.
-constexpr long long kPreposeWorkBudget = 400'000'000;
+// two seconds of prepose trials on one core at 8192 micro-batches (measured; docs/limits.md).
+constexpr long long kPreposeWorkBudget = 50'000'000;
 constexpr long long kMinPreposeSimulations = 64;
 
 Result<bool> checkStillValid(const Plan& plan, PassId pass) {
@@ -112,7 +112,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     // Without a cap from the caller, prepose-forward gets a work budget: each of its trials is a
     // whole simulation, O(instructions), and the number of trials grows with the micro-batches,
     // so an unbounded run is quadratic (8192 micro-batches took 48 s). The budget is never
-    // reached on plans below about 20 000 instructions; above, prepose stops early with a valid
+    // reached on plans below about 5 000 instructions; above, prepose stops early with a valid
     // plan (docs/limits.md gives the measured cost in step time).
     const int preposeSimulations =
         options.prepose_simulations > 0

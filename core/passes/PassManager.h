@@ -32,7 +32,7 @@ struct PassManagerOptions {
     // leave a valid plan (the tuner's cancel).
     const std::atomic<bool>* cancel = nullptr;
     // At most this many prepose-forward simulations over the whole run. 0: a work budget of
-    // about 4e8 simulated instructions (never reached below ~20 000 instructions; it keeps
+    // about 5e7 simulated instructions (never reached below ~5 000 instructions; it keeps
     // thousands of micro-batches to seconds). The tuner caps the effort harder, so that huge
     // candidates cost a bounded, deterministic time.
     int prepose_simulations = 0;
