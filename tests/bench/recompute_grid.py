@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""How much of the checkpointing cost the passes hide, on the public grid of issue "hide".
+
+For every configuration (models gpt3-1.6b and llama2-3b on a100-40g; schemes 1f1b, chimera and
+interleaved with 2 chunks; PP 4 and 8; m = PP, 2*PP, 4*PP micro-batches of size 1; analytical
+costs) it runs `mario simulate --json` with no passes (T_base), checkpointing alone (T_ckpt),
+the paper's four passes (T_four) and the four passes plus `hide` (T_hide), and prints a
+Markdown table: recovered share 1 - (T - T_base) / (T_ckpt - T_base), the gap to
+max(T_base, lower_bound) (the plan's own bound; the tight bound beside it), the peak per device
+against hide's memory budget, and the time the passes took.
+
+usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA]   (default build/app/mario)
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+MODELS = ["gpt3-1.6b", "llama2-3b"]
+SCHEMES = [("1f1b", None), ("chimera", None), ("interleaved", 2)]
+PIPELINES = [4, 8]
+
+
+def simulate(mario, config_path, passes):
+    out = subprocess.run([mario, "simulate", config_path, "--passes", passes, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def config(model, scheme, chunks, pp, m):
+    parallel = {"scheme": scheme, "pp": pp, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": m}
+    if chunks:
+        parallel["chunks"] = chunks
+    return {"format": "mario-config", "version": 1, "name": f"{model} {scheme} {pp}x{m}", "model": model,
+            "hardware": "a100-40g", "devices": pp, "parallel": parallel}
+
+
+def main():
+    args = [a for a in sys.argv[1:]]
+    extra = "hide"
+    if "--passes" in args:
+        at = args.index("--passes")
+        extra = args[at + 1]
+        del args[at:at + 2]
+    mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
+    rows, gaps_four, gaps_hide, rec_four, rec_hide = [], [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in MODELS:
+            for scheme, chunks in SCHEMES:
+                for pp in PIPELINES:
+                    for m in (pp, 2 * pp, 4 * pp):
+                        path = os.path.join(tmp, "c.config.json")
+                        with open(path, "w") as f:
+                            json.dump(config(model, scheme, chunks, pp, m), f)
+                        base = simulate(mario, path, "none")
+                        ckpt = simulate(mario, path, "checkpoint")
+                        four = simulate(mario, path, "all")
+                        hide = simulate(mario, path, "all," + extra)
+                        tb, tc, tf, th = (r["makespan"] for r in (base, ckpt, four, hide))
+
+                        def recovered(t):
+                            return 1.0 if tc - tb <= 1e-9 else 1 - (t - tb) / (tc - tb)
+
+                        def gap(r):
+                            return r["makespan"] / max(tb, r["lower_bound"]) - 1
+
+                        budget = [f["peak_memory_bytes"] + 0 for f in four["devices"]]
+                        peak_ratio = max(h["peak_memory_bytes"] / b for h, b in zip(hide["devices"], budget))
+                        tight = hide.get("tight_lower_bound", hide["lower_bound"])
+                        rows.append((f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}", tb, tc, tf, th,
+                                     recovered(tf), recovered(th), gap(four), gap(hide),
+                                     th / max(tb, tight) - 1, peak_ratio, four["passes_us"] / 1000,
+                                     hide["passes_us"] / 1000))
+                        gaps_four.append(gap(four))
+                        gaps_hide.append(gap(hide))
+                        rec_four.append(recovered(tf))
+                        rec_hide.append(recovered(th))
+    print("| configuration | T_base | T_ckpt | T_four | T_hide | recovered four | recovered hide | gap four | "
+          "gap hide | gap hide (tight bound) | peak hide / peak four | passes four ms | passes all+hide ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.2f} | {r[6]:.2f} | "
+              f"{100 * r[7]:+.1f}% | {100 * r[8]:+.1f}% | {100 * r[9]:+.1f}% | {r[10]:.3f} | {r[11]:.1f} | {r[12]:.1f} |")
+    print()
+    print("| | median | worst |")
+    print("|---|---|---|")
+    print(f"| recovered, four passes | {statistics.median(rec_four):.2f} | {min(rec_four):.2f} |")
+    print(f"| recovered, all,{extra} | {statistics.median(rec_hide):.2f} | {min(rec_hide):.2f} |")
+    print(f"| gap to max(T_base, lower_bound), four passes | {100 * statistics.median(gaps_four):+.1f}% | "
+          f"{100 * max(gaps_four):+.1f}% |")
+    print(f"| gap to max(T_base, lower_bound), all,{extra} | {100 * statistics.median(gaps_hide):+.1f}% | "
+          f"{100 * max(gaps_hide):+.1f}% |")
+
+
+if __name__ == "__main__":
+    main()
