@@ -45,15 +45,22 @@ void printPassSteps(const std::vector<PassReport>& steps) {
     if (steps.empty()) return;
     std::cout << "\npass steps\n";
     for (const PassReport& step : steps) {
-        std::cout << "  round " << step.round << " " << passName(step.pass) << ": ";
-        const char* verb = step.changes.front().kind == ChangeKind::Inserted ? "inserted"
-                           : step.changes.front().kind == ChangeKind::Removed ? "removed"
-                                                                               : "moved";
-        std::cout << verb << " " << step.changes.size() << " —";
-        const std::size_t shown = std::min<std::size_t>(step.changes.size(), 8);
-        for (std::size_t i = 0; i < shown; ++i)
-            std::cout << " " << toActionString(step.changes[i].instruction) << "@d" << step.changes[i].device;
-        if (shown < step.changes.size()) std::cout << " …";
+        std::cout << "  round " << step.round << " " << passName(step.pass) << ":";
+        // A step may mix kinds (hide moves some recomputations and drops others): one group each.
+        bool first = true;
+        for (auto [kind, verb] : {std::pair{ChangeKind::Inserted, "inserted"}, std::pair{ChangeKind::Moved, "moved"},
+                                  std::pair{ChangeKind::Removed, "removed"}}) {
+            std::vector<const PassChange*> changes;
+            for (const auto& change : step.changes)
+                if (change.kind == kind) changes.push_back(&change);
+            if (changes.empty()) continue;
+            std::cout << (first ? " " : "; ") << verb << " " << changes.size() << " —";
+            first = false;
+            const std::size_t shown = std::min<std::size_t>(changes.size(), 8);
+            for (std::size_t i = 0; i < shown; ++i)
+                std::cout << " " << toActionString(changes[i]->instruction) << "@d" << changes[i]->device;
+            if (shown < changes.size()) std::cout << " …";
+        }
         std::cout << "\n";
     }
 }
@@ -69,6 +76,15 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::snprintf(line, sizeof line, "step time    %.4g ms  (lower bound %.4g ms: busiest device %.4g, longest chain %.4g; %.1f%% above)\n",
                   sim.makespan_ms, sim.lower_bound_ms, sim.busiest_device_ms, sim.critical_chain_ms, gap);
     std::cout << line;
+    const double tightGap = sim.tight_lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.tight_lower_bound_ms - 1) : 0;
+    std::snprintf(line, sizeof line, "             (pipeline bound %.4g ms, with the fill and drain each device must wait for; %.1f%% above)\n",
+                  sim.tight_lower_bound_ms, tightGap);
+    std::cout << line;
+    if (sim.recompute_ms > 0) {
+        std::snprintf(line, sizeof line, "recompute    %.4g ms in all, %.0f%% of it hidden in bubbles\n", sim.recompute_ms,
+                      100 * sim.recomputeHiddenShare());
+        std::cout << line;
+    }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
     std::cout << line;
     if (plan.info.sequence_length > 0)
@@ -129,6 +145,10 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"lower_bound", sim.lower_bound_ms},
             {"busiest_device", sim.busiest_device_ms},
             {"critical_chain", sim.critical_chain_ms},
+            {"tight_lower_bound", sim.tight_lower_bound_ms},
+            {"over_lower_bound", sim.tight_lower_bound_ms > 0 ? sim.makespan_ms / sim.tight_lower_bound_ms - 1 : 0.0},
+            {"recompute_ms", sim.recompute_ms},
+            {"recompute_hidden", sim.recomputeHiddenShare()},
             {"throughput", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},
             {"simulate_us", simulateUs},

@@ -15,6 +15,7 @@ usage:
   mario simulate FILE [--passes LIST] [--json] [--width N]
         FILE is a config (*.config.json) or a plan (*.mario.json). Prints a summary and an
         ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
+        tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
         throughput, simulate_us, passes_us, devices[{index, busy, idle, peak_memory_bytes}].
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
@@ -28,9 +29,10 @@ usage:
   mario --help | --version
 
 passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the
-        paper's four, also "all") and relax (beyond the paper: keep activations where the
-        memory limit allows, skipping their recomputation), or none; e.g. --passes all,relax.
-        Without --passes the file's own setting applies.
+        paper's four, also "all"), relax and hide (beyond the paper: relax keeps activations
+        where the memory limit allows; hide places every recomputation in its device's
+        bubbles and keeps what one more activation set of memory allows), or none;
+        e.g. --passes all,hide. Without --passes the file's own setting applies.
 exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
             error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
             miss). mario-executor shares the table and adds 5, a run that failed.

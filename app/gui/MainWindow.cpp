@@ -99,9 +99,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(passes_, &PassPanel::passToggled, &document_, &ScheduleDocument::setPassEnabled);
     connect(passes_, &PassPanel::paperPassesToggled, this, [this](bool on) {
         std::vector<PassId> passes;
-        if (on) passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+        if (on) passes = paperPasses();
         for (PassId pass : document_.state().passes)
-            if (pass == PassId::Relax) passes.push_back(pass);
+            if (isBeyondPaper(pass)) passes.push_back(pass);
         document_.setPasses(passes, on ? tr("Enable all passes") : tr("Disable all passes"));
     });
     connect(config_, &ConfigPanel::configEdited, this, [this](const Config& config) {

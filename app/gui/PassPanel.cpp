@@ -4,6 +4,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "passes/PassManager.h"
+
 namespace mario::gui {
 namespace {
 
@@ -19,6 +21,9 @@ const PassText kPasses[] = {
     {PassId::Redundancy, "remove redundancy", "Drop a recompute that directly follows its own forward."},
     {PassId::Prepose, "prepose forward", "Run checkpointed forwards early, inside bubbles."},
     {PassId::Relax, "relax (beyond the paper)", "Keep activations where the memory limit allows."},
+    {PassId::Hide, "hide recompute (beyond the paper)",
+     "Place every recomputation in the bubbles of its device, and keep the activations that one more "
+     "activation set of memory allows. Runs last."},
 };
 
 }  // namespace
@@ -52,7 +57,7 @@ void PassPanel::showPasses(const std::vector<PassId>& passes) {
     for (auto& [pass, box] : boxes_) {
         const bool on = std::find(passes.begin(), passes.end(), pass) != passes.end();
         box->setChecked(on);
-        if (on && pass != PassId::Relax) ++paper;
+        if (on && !isBeyondPaper(pass)) ++paper;
     }
     all_->setCheckState(paper == 0 ? Qt::Unchecked : paper == 4 ? Qt::Checked : Qt::PartiallyChecked);
     showing_ = false;

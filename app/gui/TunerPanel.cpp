@@ -301,7 +301,7 @@ void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TunePr
     // After the screening, the best few are simulated again with all four passes; that
     // phase reports nothing until it ends, so say what it is doing.
     if (latest.total > 0 && latest.evaluated >= latest.total)
-        setStatus(tr("Re-evaluating the best candidates with all four passes…"));
+        setStatus(tr("Re-evaluating the best candidates with all four passes and hide…"));
     else
         setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(latest.total));
 }

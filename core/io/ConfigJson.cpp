@@ -48,7 +48,7 @@ Result<std::vector<std::string>> readPasses(const json& value) {
         const auto pass = parsePassName(name);
         if (!pass)
             return makeError(where + ": unknown pass \"" + name +
-                             "\" (expected checkpoint, overlap, redundancy, prepose or relax)");
+                             "\" (expected " + passNameList() + ")");
         const std::string shortName(passName(*pass));
         if (std::find(passes.begin(), passes.end(), shortName) != passes.end())
             return makeError(where + ": pass \"" + shortName + "\" is listed twice");

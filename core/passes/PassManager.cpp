@@ -12,13 +12,32 @@
 
 namespace mario {
 
+const std::vector<PassId>& paperPasses() {
+    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+    return passes;
+}
+
+const std::vector<PassId>& allPasses() {
+    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
+                                            PassId::Prepose,    PassId::Relax,   PassId::Hide};
+    return passes;
+}
+
+bool isBeyondPaper(PassId pass) { return pass == PassId::Relax || pass == PassId::Hide; }
+
+std::string passNameList() {
+    std::string text;
+    for (PassId pass : allPasses()) text += std::string(passName(pass)) + ", ";
+    return text.substr(0, text.size() - 2);
+}
+
 std::optional<PassId> parsePassName(std::string_view name) {
     // The short names, and the paper's long ones ("apply-checkpoint", "overlap-recompute", …).
     constexpr std::pair<std::string_view, PassId> kLongNames[] = {
         {"apply-checkpoint", PassId::Checkpoint}, {"overlap-recompute", PassId::Overlap},
         {"remove-redundancy", PassId::Redundancy}, {"prepose-forward", PassId::Prepose},
-        {"relax-checkpoint", PassId::Relax}};
-    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose, PassId::Relax})
+        {"relax-checkpoint", PassId::Relax}, {"hide-recompute", PassId::Hide}};
+    for (PassId pass : allPasses())
         if (passName(pass) == name) return pass;
     for (const auto& [longName, pass] : kLongNames)
         if (longName == name) return pass;
@@ -33,13 +52,14 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
             if (!std::isspace(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (name.empty()) continue;
         if (name == "all") {
-            passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+            for (PassId pass : paperPasses())
+                if (std::find(passes.begin(), passes.end(), pass) == passes.end()) passes.push_back(pass);
             continue;
         }
         if (name == "none") continue;
         auto pass = parsePassName(name);
         if (!pass)
-            return makeError("unknown pass \"" + raw + "\" (expected checkpoint, overlap, redundancy, prepose, relax, all or none)");
+            return makeError("unknown pass \"" + raw + "\" (expected " + passNameList() + ", all or none)");
         if (std::find(passes.begin(), passes.end(), *pass) == passes.end()) passes.push_back(*pass);
     }
     return passes;
@@ -83,6 +103,25 @@ Result<std::vector<double>> memoryCaps(const Plan& plan) {
 }
 
 }  // namespace
+
+// Hide's memory budget (see PassManager.h): what the plan already peaks at on each device plus one activation set
+// of the device's largest stage (room for one more live activation, or one recomputation
+// fewer), but never past a configured memory limit; with relax, the limit itself.
+Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit) {
+    const auto& limit = plan.info.memory_limit_bytes;
+    if (relaxToLimit && limit) return std::vector<double>(plan.devices.size(), *limit);
+    auto sim = Simulator::run(plan);
+    if (!sim) return sim.error();
+    std::vector<double> budget;
+    for (const auto& device : sim->devices) {
+        double largest = 0;
+        for (const auto& stage : plan.stages)
+            if (stage.device == device.index) largest = std::max(largest, stage.cost.activation_bytes);
+        const double grown = device.peak_bytes + largest;
+        budget.push_back(limit ? std::max(device.peak_bytes, std::min(*limit, grown)) : grown);
+    }
+    return budget;
+}
 
 Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options) {
     PassRun run;
@@ -151,7 +190,14 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         }
         if (!changed) break;
     }
-    for (PassId pass : {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose, PassId::Relax})
+    if (selected(PassId::Hide) && !cancelled()) {
+        auto budget = hideBudget(plan, selected(PassId::Relax));
+        if (!budget) return budget.error();
+        auto report = hideRecompute(plan, *budget, options.cancel, options.hide_simulations);
+        if (!report) return report.error();
+        if (auto r = record(std::move(*report)); !r) return r.error();
+    }
+    for (PassId pass : allPasses())
         if (selected(pass)) {
             const std::string name(passName(pass));
             auto& applied = plan.info.passes_applied;

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,10 +16,17 @@
 
 namespace mario {
 
+// The pass vocabulary: the paper's four in order, every pass in order, and whether a pass is
+// this project's addition (relax, hide). "all" means the paper's four.
+const std::vector<PassId>& paperPasses();
+const std::vector<PassId>& allPasses();
+bool isBeyondPaper(PassId pass);
+std::string passNameList();  // "checkpoint, overlap, redundancy, prepose, relax, hide"
+
 std::optional<PassId> parsePassName(std::string_view name);
 // "checkpoint,overlap", "all", "none" (case-insensitive, spaces ignored); errors name the
-// unknown entry. "all" is the paper's four passes; "relax" (beyond the paper) is asked for
-// by name, e.g. "all,relax".
+// unknown entry. "all" is the paper's four passes; "relax" and "hide" (beyond the paper) are
+// asked for by name, e.g. "all,hide". Hide runs once, last, on what the others left.
 Result<std::vector<PassId>> parsePassList(std::string_view list);
 Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names);
 
@@ -36,12 +44,20 @@ struct PassManagerOptions {
     // thousands of micro-batches to seconds). The tuner caps the effort harder, so that huge
     // candidates cost a bounded, deterministic time.
     int prepose_simulations = 0;
+    // At most this many simulations for hide-recompute; 0: no cap (it is linear in the
+    // recomputations it moves).
+    int hide_simulations = 0;
 };
 
 struct PassRun {
     std::vector<PassReport> steps;  // only the steps that changed something, in order
     int rounds = 0;
 };
+
+// Hide-recompute's memory budget per device: the plan's own peak there plus one activation set
+// of the device's largest stage, never past a configured memory limit (unless the plan is
+// already past it); with `relaxToLimit` and a limit, the limit itself.
+Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit);
 
 // Memory caps for prepose-forward and relax-checkpoint: the plan's memory limit, and never
 // more than the device used before any pass (Mario must not cost memory).

@@ -8,11 +8,13 @@
 
 namespace mario {
 
-// The paper's four passes, then Relax, this project's addition beyond the paper: it drops
-// the recomputations that the memory limit does not need.
-enum class PassId { Checkpoint, Overlap, Redundancy, Prepose, Relax };
+// The paper's four passes, then this project's two beyond the paper: Relax drops the
+// recomputations that the memory limit does not need; Hide places every recomputation where
+// it costs least on its device (and drops those the memory budget allows).
+enum class PassId { Checkpoint, Overlap, Redundancy, Prepose, Relax, Hide };
 
-std::string_view passName(PassId pass);  // "checkpoint", "overlap", "redundancy", "prepose", "relax"
+// "checkpoint", "overlap", "redundancy", "prepose", "relax", "hide"
+std::string_view passName(PassId pass);
 
 enum class ChangeKind { Inserted, Removed, Moved };
 

@@ -41,4 +41,12 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 // this execution model, so the makespan cannot grow. Without caps nothing is removed.
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr);
 
+// Beyond the paper — hide-recompute: drops the recomputations that delay their backward while
+// the device stays within `budget[device]`, and moves the others up into earlier bubbles of
+// their device (before a receive it waited on), keeping each move only when a simulation says
+// the step did not grow. The plan stays valid and deadlock-free; never slower than its input.
+// `maxSimulations` 0 means no cap.
+Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel = nullptr,
+                                 int maxSimulations = 0);
+
 }  // namespace mario

@@ -89,6 +89,15 @@ std::string captionForStep(const PassReport& step, const Plan& after, const SimR
         case PassId::Prepose:
             text = "Prepose-forward moved " + listOf(step, 3) + " into earlier bubbles, freeing their slots for recomputation";
             break;
+        case PassId::Hide: {
+            std::size_t moved = 0;
+            for (const auto& change : step.changes) moved += change.kind == ChangeKind::Moved;
+            const std::size_t dropped = n - moved;
+            text = "Hide-recompute looked at each device's whole program: it moved " + std::to_string(moved) +
+                   " recomputation" + (moved == 1 ? "" : "s") + " into earlier bubbles and dropped " +
+                   std::to_string(dropped) + " whose activations fit in the memory budget";
+            break;
+        }
         case PassId::Relax:
             text = "Relax-checkpoint kept the activations of " + listOf(step, 3) +
                    " within the memory limit, so they need no recomputation";

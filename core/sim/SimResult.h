@@ -47,6 +47,16 @@ struct SimResult {
     double lower_bound_ms = 0;       // max(busiest device, critical chain)
     double busiest_device_ms = 0;    // largest per-device compute
     double critical_chain_ms = 0;    // longest single micro-batch dependency chain
+    // max(lower_bound, pipeline bound): the pipeline bound adds to each device's compute the
+    // forward chain before its first forward and the backward chain after its last backward
+    // (sim/LowerBound.h). No order of the programs can beat it.
+    double tight_lower_bound_ms = 0;
+    // Recomputation: its total time over all devices, and the part of it that ran while the
+    // device would otherwise have waited for a receive (hidden in a bubble).
+    double recompute_ms = 0;
+    double recompute_hidden_ms = 0;
+    // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
+    double recomputeHiddenShare() const { return recompute_ms > 0 ? recompute_hidden_ms / recompute_ms : 1.0; }
     double samples_per_step = 0;
     double samples_per_s = 0;
     double tokens_per_s = 0;

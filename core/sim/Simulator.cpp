@@ -9,6 +9,7 @@
 
 #include "schedule/PipelineTopology.h"
 #include "sim/DeadlockExplainer.h"
+#include "sim/LowerBound.h"
 
 namespace mario {
 namespace {
@@ -44,33 +45,6 @@ Result<bool> checkOperands(const Plan& plan, int stageCount) {
                                  "]: \"" + toActionString(ins) + "\" names a stage that does not exist");
         }
     return true;
-}
-
-// Lower bound part two: the longest single micro-batch chain, ignoring device contention.
-double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
-                     const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf) {
-    std::vector<int> chainOfMicrobatch(microbatches, -1);
-    for (const auto& device : plan.devices)
-        for (const auto& ins : device.program)
-            if (ins.op == Op::Forward) chainOfMicrobatch[denseOf[ins.microbatch]] = topology.chainOf(ins.stage);
-    double longest = 0;
-    for (int m = 0; m < microbatches; ++m) {
-        const int chain = chainOfMicrobatch[m];
-        if (chain < 0) continue;
-        double total = 0;
-        const auto& stages = topology.chains()[chain];
-        for (std::size_t p = 0; p < stages.size(); ++p) {
-            const int s = stages[p];
-            const StageCost& c = plan.stages[s].cost;
-            const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
-            total += c.forward_ms + (split[key] ? c.inputGradMs() : c.backward_ms);
-            if (checkpointed[key]) total += c.recompute_ms;
-            if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
-                total += 2 * plan.link.transferMs(c.send_bytes);
-        }
-        longest = std::max(longest, total);
-    }
-    return longest;
 }
 
 // Times and bytes are sums of the plan's costs; each cost is finite, but 1.8e308 twice is not.
@@ -140,6 +114,17 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     std::vector<std::size_t> pc(deviceCount, 0);
     std::vector<double> clock(deviceCount, 0.0), dynamic(deviceCount, 0.0);
     std::vector<int> runnable(deviceCount);
+    // A run of recomputations since the device's last other compute: when it started, how long
+    // it is, and how much of it ran before the data of a following receive arrived (the
+    // device would have waited that long without it).
+    struct RecomputeRun {
+        double start = 0, duration = 0, hidden = 0;
+    };
+    std::vector<RecomputeRun> recomputeRun(deviceCount);
+    auto closeRun = [&](int d) {
+        result.recompute_hidden_ms += recomputeRun[d].hidden;
+        recomputeRun[d] = {};
+    };
     for (int d = 0; d < deviceCount; ++d) {
         runnable[d] = deviceCount - 1 - d;
         DeviceStats& stats = result.devices[d];
@@ -180,6 +165,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     }
                     timing = {t, std::max(t, arrival[slot])};
                     t = timing.end;
+                    if (RecomputeRun& run = recomputeRun[d]; run.duration > 0)
+                        run.hidden = std::max(run.hidden, std::clamp(arrival[slot] - run.start, 0.0, run.duration));
                     continue;
                 }
                 case Op::SendForward:
@@ -212,6 +199,14 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                 case Op::ReduceGrad: duration = cost.reduce_grad_ms; break;
                 case Op::Optimizer: duration = cost.optimizer_ms; break;
             }
+            if (ins.op == Op::Recompute) {
+                RecomputeRun& run = recomputeRun[d];
+                if (run.duration == 0) run.start = t;
+                run.duration += duration;
+                result.recompute_ms += duration;
+            } else {
+                closeRun(d);
+            }
             timing = {t, t + duration};
             t += duration;
             stats.busy_ms += duration;
@@ -226,6 +221,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     }
 
     for (int d = 0; d < deviceCount; ++d) {
+        closeRun(d);
         if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
         result.makespan_ms = std::max(result.makespan_ms, clock[d]);
     }
@@ -241,6 +237,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, denseOf);
     result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
+    result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
 
     result.samples_per_step =
         static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;

@@ -50,11 +50,11 @@ struct TuneOptions {
     // cost a little more with every doubling of data parallelism (paper §5.3).
     double dp_efficiency_per_doubling = 0.97;
     int threads = 0;  // 0: hardware concurrency
-    // The top candidates are re-evaluated with the full Mario passes (prepose-forward
-    // included); the rest are screened with the cheap three.
+    // The top candidates are re-evaluated with the full Mario passes (prepose-forward and
+    // hide-recompute included); the rest are screened with the cheap three.
     int refine_top = 8;
-    // Prepose-forward's effort per refined candidate, in simulations: a bound that keeps the
-    // search time predictable on huge plans (0: unbounded).
+    // Prepose-forward's effort per refined candidate, in simulations (hide-recompute gets as
+    // many): a bound that keeps the search time predictable on huge plans (0: unbounded).
     int prepose_simulations = 48;
 };
 
@@ -62,7 +62,7 @@ struct TuneProgress {
     int evaluated = 0;
     int total = 0;                  // grows by the refined candidates when refining starts
     double best_samples_per_s = 0;  // best feasible so far
-    bool refining = false;          // re-evaluating the best with all four passes
+    bool refining = false;          // re-evaluating the best with all four passes and hide
 };
 
 }  // namespace mario

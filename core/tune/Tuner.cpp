@@ -21,7 +21,10 @@ std::string gigabytes(double bytes) {
 }
 
 const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy};
-const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+// The refinement: the paper's four and hide-recompute, which places the recomputations that
+// remain where they cost least (within the memory limit).
+const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
+                                        PassId::Hide};
 
 // One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
 TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,
@@ -55,7 +58,10 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     }
     if (candidate.checkpoint) {
         auto run = runPasses(*plan, fullPasses ? kAllPasses : kScreeningPasses,
-                             {.validate_each_pass = false, .cancel = cancel, .prepose_simulations = options.prepose_simulations});
+                             {.validate_each_pass = false,
+                              .cancel = cancel,
+                              .prepose_simulations = options.prepose_simulations,
+                              .hide_simulations = options.prepose_simulations});
         if (!run) {
             outcome.rejection = run.error().message;
             return outcome;

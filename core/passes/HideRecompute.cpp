@@ -1,0 +1,256 @@
+// Hide-recompute (beyond the paper): look at each device's whole program and put every
+// recomputation where it costs least. The paper's passes are local — overlap puts each R just
+// ahead of its gradient's RECV, so an R is hidden only when that one wait is long enough.
+// Bubbles elsewhere on the device (waiting for a forward input, the drain at the end) stay
+// empty, and a device with memory to spare keeps recomputing.
+//
+// Two kinds of step, each keeping the plan valid and never making the step longer:
+//  - drop: an R whose forward can keep its activations within the budget goes, and the F
+//    stops being checkpointed. Removing work never delays anything in this execution model,
+//    so a drop needs no simulation, only a memory check over the program.
+//  - move: an R moves up to stand before an earlier receive that the device waited on, so it
+//    runs in that bubble. Its activations then live from there to its backward, so the move
+//    is checked against the budget, and kept only when a simulation says the step did not
+//    grow. Moves are tried in batches (the first untried move of every device together),
+//    split by bisection when a batch loses, as prepose-forward does.
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "passes/Passes.h"
+#include "sim/ProgramMemory.h"
+#include "sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+constexpr double kSlack = 1e-9;
+// Rs considered for one wait: the nearest ones after it, whose backwards come first.
+constexpr std::size_t kCandidatesPerWait = 4;
+
+class Hider {
+public:
+    Hider(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel, int maxSimulations)
+        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations) {
+        for (const auto& stage : plan_.stages) {
+            if (stage.device >= static_cast<int>(staticBytes_.size())) staticBytes_.resize(stage.device + 1, 0.0);
+            staticBytes_[stage.device] += stage.cost.static_bytes;
+        }
+        staticBytes_.resize(std::max(staticBytes_.size(), plan_.devices.size()), 0.0);
+    }
+
+    Result<PassReport> run() {
+        PassReport report{PassId::Hide, 0, {}};
+        auto sim = Simulator::run(plan_);
+        if (!sim) return sim.error();
+        if (sim->deadlocked) return report;
+        current_ = std::move(*sim);
+        const bool dropFirst = std::getenv("HIDE_DROP_FIRST") != nullptr;
+        if (dropFirst) dropExposed(report);
+        for (int round = 0; round < 8 && !stopped(); ++round) {
+            const std::size_t before = report.changes.size();
+            while (!stopped()) {
+                std::vector<Move> batch;
+                for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
+                    if (auto move = firstMove(d)) batch.push_back(*move);
+                if (batch.empty()) break;
+                auto kept = tryBatch(batch, report);
+                if (!kept) return kept.error();
+            }
+            dropExposed(report);
+            if (report.changes.size() == before) break;
+        }
+        report.simulations = simulations_;
+        return report;
+    }
+
+private:
+    struct Move {
+        int device = 0;
+        std::size_t from = 0;  // the R's index
+        std::size_t to = 0;    // it moves to stand before program[to]
+        Instruction recompute;
+    };
+
+    bool stopped() const {
+        return (cancel_ && cancel_->load(std::memory_order_relaxed)) ||
+               (maxSimulations_ > 0 && simulations_ >= maxSimulations_);
+    }
+    double budgetOf(int device) const {
+        return device < static_cast<int>(budget_.size()) ? budget_[device] : std::numeric_limits<double>::infinity();
+    }
+
+    // Dynamic memory right after each instruction of device d's program.
+    std::vector<double> levels(int d) const {
+        std::vector<double> prefix = memoryDeltas(plan_, plan_.devices[d].program);
+        double running = 0;
+        for (double& value : prefix) value = running += value;
+        return prefix;
+    }
+
+    // How much R at `r` delays what follows it: 0 when a later receive waited past its end
+    // (the R ran inside that wait), else the part of it that the device did not wait anyway.
+    double exposure(int d, std::size_t r) const {
+        const auto& program = plan_.devices[d].program;
+        const auto& timings = current_.devices[d].timings;
+        const double duration = timings[r].end - timings[r].start;
+        for (std::size_t k = r + 1; k < program.size() && !isCompute(program[k].op); ++k)
+            if (isRecv(program[k].op) && timings[k].end > timings[k].start)
+                return std::clamp(timings[r].end - timings[k].end, 0.0, duration);
+        return duration;
+    }
+
+    // Drops exposed recomputations, most exposed first, while the device stays within budget.
+    // A hidden R costs nothing, and dropping it would spend memory that a move may need.
+    void dropExposed(PassReport& report) {
+        bool any = false;
+        for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
+            auto& program = plan_.devices[d].program;
+            std::vector<std::tuple<double, std::size_t, std::size_t>> candidates;  // (exposure, F, R)
+            for (std::size_t r = 0; r < program.size(); ++r) {
+                if (program[r].op != Op::Recompute) continue;
+                const double exposed = exposure(d, r);
+                if (exposed <= kSlack) continue;
+                for (std::size_t f = r; f-- > 0;)
+                    if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
+                        candidates.emplace_back(exposed, f, r);
+                        break;
+                    }
+            }
+            if (candidates.empty()) continue;
+            std::stable_sort(candidates.begin(), candidates.end(),
+                             [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
+            std::vector<double> prefix = levels(d);
+            std::vector<std::uint8_t> removed(program.size(), 0);
+            const double room = budgetOf(d) - staticBytes_[d] + kSlack;
+            for (const auto& [exposed, f, r] : candidates) {
+                const StageCost& c = plan_.stages[program[r].stage].cost;
+                const double extra = c.activation_bytes - c.checkpoint_bytes;
+                if (*std::max_element(prefix.begin() + f, prefix.begin() + r) + extra > room) continue;
+                for (std::size_t i = f; i < r; ++i) prefix[i] += extra;
+                removed[r] = 1;
+            }
+            std::vector<Instruction> kept;
+            kept.reserve(program.size());
+            for (std::size_t i = 0; i < program.size(); ++i) {
+                if (removed[i]) {
+                    report.changes.push_back({ChangeKind::Removed, d, program[i], static_cast<int>(i), -1});
+                    any = true;
+                } else {
+                    kept.push_back(program[i]);
+                }
+            }
+            program = std::move(kept);
+        }
+        if (any) {
+            auto sim = Simulator::run(plan_);
+            ++simulations_;
+            if (sim && !sim->deadlocked) current_ = std::move(*sim);
+        }
+    }
+
+    // The earliest receive that device d waited on and that an R later in the program could
+    // fill: its F stands before the receive, and its activations fit in the budget from the
+    // receive to where the R is now. Among those Rs, the first few after the receive (their
+    // backwards come first). One scan of the program: O(L) per device and batch.
+    std::optional<Move> firstMove(int d) {
+        const auto& program = plan_.devices[d].program;
+        const auto& timings = current_.devices[d].timings;
+        const std::size_t n = program.size();
+        std::vector<std::size_t> recomputes;  // indices of the Rs, in program order
+        std::vector<std::size_t> forwardOf;   // where each R's F stands (n when nowhere before it)
+        std::map<std::pair<int, int>, std::size_t> forwardAt;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Instruction& ins = program[i];
+            if (ins.op == Op::Forward) forwardAt[{ins.stage, ins.microbatch}] = i;
+            if (ins.op == Op::Recompute) {
+                recomputes.push_back(i);
+                auto it = forwardAt.find({ins.stage, ins.microbatch});
+                forwardOf.push_back(it == forwardAt.end() ? n : it->second);
+            }
+        }
+        std::vector<double> prefix;  // computed on demand
+        const double room = budgetOf(d) - staticBytes_[d] + kSlack;
+        std::size_t next = 0;  // first R after the receive
+        for (std::size_t k = 0; k < n; ++k) {
+            if (!isRecv(program[k].op) || timings[k].end <= timings[k].start + kSlack) continue;
+            // The run of receives that k belongs to: an R goes before the first of them.
+            std::size_t at = k;
+            while (at > 0 && isRecv(program[at - 1].op)) --at;
+            while (next < recomputes.size() && recomputes[next] < k) ++next;
+            for (std::size_t c = next; c < recomputes.size() && c < next + kCandidatesPerWait; ++c) {
+                const std::size_t r = recomputes[c];
+                const Instruction& ins = program[r];
+                if (forwardOf[c] >= at) continue;
+                if (!tried_.insert({d, ins.stage, ins.microbatch, static_cast<int>(at)}).second) continue;
+                if (prefix.empty()) prefix = levels(d);
+                const StageCost& cost = plan_.stages[ins.stage].cost;
+                const double extra = cost.activation_bytes - cost.checkpoint_bytes;
+                if (*std::max_element(prefix.begin() + at, prefix.begin() + r) + extra > room) continue;
+                return Move{d, r, at, ins};
+            }
+        }
+        return std::nullopt;
+    }
+
+    Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
+        if (stopped()) return false;
+        auto accepted = tryMoves(batch);
+        if (!accepted) return accepted.error();
+        if (*accepted) {
+            for (const Move& move : batch)
+                report.changes.push_back({ChangeKind::Moved, move.device, move.recompute, static_cast<int>(move.from),
+                                          static_cast<int>(move.to)});
+            return true;
+        }
+        if (batch.size() == 1) return false;
+        const auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
+        auto first = tryBatch(std::vector<Move>(batch.begin(), middle), report);
+        if (!first) return first.error();
+        auto second = tryBatch(std::vector<Move>(middle, batch.end()), report);
+        if (!second) return second.error();
+        return *first || *second;
+    }
+
+    // Moves never cost memory beyond the budget (checked when chosen), so only time decides.
+    Result<bool> tryMoves(const std::vector<Move>& moves) {
+        for (const Move& move : moves) {
+            auto& program = plan_.devices[move.device].program;
+            std::rotate(program.begin() + move.to, program.begin() + move.from, program.begin() + move.from + 1);
+        }
+        auto sim = Simulator::run(plan_);
+        ++simulations_;
+        if (!sim) return sim.error();
+        if (sim->deadlocked || sim->makespan_ms > current_.makespan_ms + kSlack) {
+            for (const Move& move : moves) {
+                auto& program = plan_.devices[move.device].program;
+                std::rotate(program.begin() + move.to, program.begin() + move.to + 1, program.begin() + move.from + 1);
+            }
+            return false;
+        }
+        current_ = std::move(*sim);
+        return true;
+    }
+
+    Plan& plan_;
+    const std::vector<double>& budget_;
+    const std::atomic<bool>* cancel_;
+    int maxSimulations_;
+    int simulations_ = 0;
+    SimResult current_;
+    std::vector<double> staticBytes_;
+    std::set<std::tuple<int, int, int, int>> tried_;
+};
+
+}  // namespace
+
+Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel,
+                                 int maxSimulations) {
+    return Hider(plan, budget, cancel, maxSimulations).run();
+}
+
+}  // namespace mario

@@ -1,0 +1,88 @@
+#include "sim/LowerBound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mario {
+
+double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
+                     const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf) {
+    std::vector<int> chainOfMicrobatch(microbatches, -1);
+    for (const auto& device : plan.devices)
+        for (const auto& ins : device.program)
+            if (ins.op == Op::Forward) chainOfMicrobatch[denseOf[ins.microbatch]] = topology.chainOf(ins.stage);
+    double longest = 0;
+    for (int m = 0; m < microbatches; ++m) {
+        const int chain = chainOfMicrobatch[m];
+        if (chain < 0) continue;
+        double total = 0;
+        const auto& stages = topology.chains()[chain];
+        for (std::size_t p = 0; p < stages.size(); ++p) {
+            const int s = stages[p];
+            const StageCost& c = plan.stages[s].cost;
+            const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
+            total += c.forward_ms + (split[key] ? c.inputGradMs() : c.backward_ms);
+            if (checkpointed[key]) total += c.recompute_ms;
+            if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
+                total += 2 * plan.link.transferMs(c.send_bytes);
+        }
+        longest = std::max(longest, total);
+    }
+    return longest;
+}
+
+double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
+    const int stageCount = topology.stageCount();
+    // prefix[s]: forward work before stage s in its chain that runs on other devices, with the
+    // transfers; suffix[s]: the backward work after stage s's backward, likewise. Both only
+    // for stages with no earlier stage of their chain on their own device (the others can be
+    // neither the first nor the last work of their device for a micro-batch).
+    std::vector<double> prefix(stageCount, 0.0), suffix(stageCount, 0.0);
+    std::vector<std::uint8_t> candidate(stageCount, 1);
+    for (const auto& chain : topology.chains()) {
+        double forward = 0, backward = 0;
+        for (std::size_t p = 0; p < chain.size(); ++p) {
+            const int s = chain[p];
+            prefix[s] = forward;
+            suffix[s] = backward;
+            for (std::size_t q = 0; q < p; ++q)
+                if (topology.deviceOf(chain[q]) == topology.deviceOf(s)) candidate[s] = 0;
+            const StageCost& c = plan.stages[s].cost;
+            const bool crosses = p + 1 < chain.size() && topology.deviceOf(chain[p + 1]) != topology.deviceOf(s);
+            const double transfer = crosses ? plan.link.transferMs(c.send_bytes) : 0.0;
+            forward += c.forward_ms + transfer;
+            backward += std::min(c.backward_ms, c.inputGradMs()) + transfer;
+        }
+    }
+    const int deviceCount = static_cast<int>(plan.devices.size());
+    std::vector<double> core(deviceCount, 0.0), head(deviceCount, std::numeric_limits<double>::infinity()),
+        tail(deviceCount, std::numeric_limits<double>::infinity());
+    for (int s = 0; s < stageCount; ++s) {
+        const int d = topology.deviceOf(s);
+        if (d < 0 || d >= deviceCount || !candidate[s]) continue;
+        head[d] = std::min(head[d], prefix[s]);
+        tail[d] = std::min(tail[d], suffix[s]);
+    }
+    // Proof sketch: a device's first forward, recompute or backward needs the activations of
+    // one of its own forwards, whose input went through the forward chain before it; its
+    // last backward of (s, m) is followed by the backwards of s's earlier stages for m, all
+    // on other devices (a stage whose chain returns to the device is never last).
+    for (int d = 0; d < deviceCount; ++d)
+        for (const auto& ins : plan.devices[d].program) {
+            const StageCost& c = plan.stages[ins.stage].cost;
+            switch (ins.op) {
+                case Op::Forward: core[d] += c.forward_ms; break;
+                case Op::Recompute: core[d] += c.recompute_ms; break;
+                case Op::Backward: core[d] += c.backward_ms; break;
+                case Op::BackwardInput: core[d] += c.inputGradMs(); break;
+                default: break;
+            }
+        }
+    double bound = 0;
+    for (int d = 0; d < deviceCount; ++d)
+        if (core[d] > 0 && std::isfinite(head[d]) && std::isfinite(tail[d])) bound = std::max(bound, head[d] + core[d] + tail[d]);
+    return bound;
+}
+
+}  // namespace mario
