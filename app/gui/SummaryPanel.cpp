@@ -53,6 +53,15 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s) {
                 .arg(percent(change))
                 .arg(s.base.makespan_ms, 0, 'g', 6);
     text += tr("lower bound %1 ms, %2 above it<br>").arg(r.lower_bound_ms, 0, 'g', 6).arg(percent(gap));
+    // The pipeline bound adds the fill and drain each device must wait for; it is what a
+    // reordering of the programs could still reach.
+    const double tightGap = r.tight_lower_bound_ms > 0 ? r.makespan_ms / r.tight_lower_bound_ms - 1 : 0;
+    if (r.tight_lower_bound_ms > r.lower_bound_ms + 1e-9)
+        text += tr("pipeline bound %1 ms, %2 above it<br>").arg(r.tight_lower_bound_ms, 0, 'g', 6).arg(percent(tightGap));
+    if (r.recompute_ms > 0)
+        text += tr("recompute %1 ms, %2 hidden in bubbles<br>")
+                    .arg(r.recompute_ms, 0, 'g', 4)
+                    .arg(percent(r.recomputeHiddenShare()));
     text += tr("bubbles %1<br>").arg(percent(r.bubble_ratio));
     if (r.tokens_per_s > 0)
         text += tr("throughput %1 samples/s, %2 tokens/s<br>").arg(r.samples_per_s, 0, 'g', 4).arg(r.tokens_per_s, 0, 'g', 4);

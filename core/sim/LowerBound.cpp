@@ -16,16 +16,28 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
         if (chain < 0) continue;
-        double total = 0;
+        // Without contention: each forward starts when its input arrives; a recomputation
+        // needs only its own forward, so it overlaps the stages after it, and each backward
+        // starts when both its gradient and its recomputation are there.
         const auto& stages = topology.chains()[chain];
+        std::vector<double> forwardEnd(stages.size()), transfer(stages.size(), 0.0);
+        double t = 0;
         for (std::size_t p = 0; p < stages.size(); ++p) {
             const int s = stages[p];
             const StageCost& c = plan.stages[s].cost;
-            const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
-            total += c.forward_ms + (split[key] ? c.inputGradMs() : c.backward_ms);
-            if (checkpointed[key]) total += c.recompute_ms;
             if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
-                total += 2 * plan.link.transferMs(c.send_bytes);
+                transfer[p] = plan.link.transferMs(c.send_bytes);
+            forwardEnd[p] = t += c.forward_ms;
+            t += transfer[p];
+        }
+        double total = 0, gradient = forwardEnd.back();
+        for (std::size_t p = stages.size(); p-- > 0;) {
+            const int s = stages[p];
+            const StageCost& c = plan.stages[s].cost;
+            const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
+            const double ready = std::max(gradient, forwardEnd[p] + (checkpointed[key] ? c.recompute_ms : 0.0));
+            total = ready + (split[key] ? c.inputGradMs() : c.backward_ms);
+            if (p > 0) gradient = total + transfer[p - 1];
         }
         longest = std::max(longest, total);
     }

@@ -11,8 +11,9 @@
 
 namespace mario {
 
-// The longest single micro-batch chain (forwards, recomputations, backwards and the
-// transfers between devices), ignoring device contention. `checkpointed` and `split` are
+// The longest single micro-batch chain (forwards, backwards and the transfers between
+// devices; a recomputation only where it cannot overlap the stages after its forward),
+// ignoring device contention. `checkpointed` and `split` are
 // stage × micro-batch tables (dense micro-batch indices via `denseOf`).
 double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
                      const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf);

@@ -43,11 +43,13 @@ inline Result<Plan> makeUnitPlan(Scheme scheme, int devices, int microbatches, i
     return planFromComputeOrder(std::move(plan), *order);
 }
 
-// The same plan after the paper's four passes (the executor tests run both).
-inline Result<Plan> makeUnitPlanWithPasses(Scheme scheme, int devices, int microbatches, int chunks = 1) {
+// The same plan after the paper's four passes, or another pass list (the executor tests run
+// the plain plan, the four passes and the four with hide-recompute).
+inline Result<Plan> makeUnitPlanWithPasses(Scheme scheme, int devices, int microbatches, int chunks = 1,
+                                           const char* passList = "all") {
     auto plan = makeUnitPlan(scheme, devices, microbatches, chunks);
     if (!plan) return plan;
-    auto passes = parsePassList("all");
+    auto passes = parsePassList(passList);
     if (!passes) return passes.error();
     if (auto run = runPasses(*plan, *passes); !run) return run.error();
     return plan;

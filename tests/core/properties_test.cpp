@@ -104,7 +104,42 @@ TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
             EXPECT_NEAR(device.busy_ms + device.idle_ms, result->makespan_ms, 1e-9);
         }
         EXPECT_GE(result->makespan_ms + kEps, result->lower_bound_ms);
+        EXPECT_GE(result->makespan_ms + kEps, result->tight_lower_bound_ms) << "trial " << trial << " " << plan.info.scheme;
+        EXPECT_GE(result->tight_lower_bound_ms + kEps, result->lower_bound_ms);
+        EXPECT_GE(result->recompute_hidden_ms, -kEps);
+        EXPECT_LE(result->recompute_hidden_ms, result->recompute_ms + kEps);
     }
+}
+
+TEST(Properties, HideKeepsPlansValidNeverSlowerAndWithinItsBudget) {
+    std::mt19937 rng(4711);
+    int faster = 0;
+    for (int trial = 0; trial < 100; ++trial) {
+        Plan four = randomPlan(rng);
+        if (trial % 3 == 0) four.info.memory_limit_bytes = 1e7 + 4e6 * (trial % 5);  // tight limits too
+        Plan hidden = four;
+        ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+        const auto fourSim = Simulator::run(four);
+        ASSERT_TRUE(fourSim.ok());
+        auto budget = hideBudget(four, false);
+        ASSERT_TRUE(budget.ok());
+        auto run = runPasses(hidden, *parsePassList("all,hide"), {.validate_each_pass = true});
+        ASSERT_TRUE(run.ok()) << run.error().message;
+        const auto sim = Simulator::run(hidden);
+        ASSERT_TRUE(sim.ok());
+        ASSERT_FALSE(sim->deadlocked);
+        EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + kEps) << "trial " << trial << " " << four.info.scheme;
+        faster += sim->makespan_ms < fourSim->makespan_ms - 1e-6;
+        for (std::size_t d = 0; d < sim->devices.size(); ++d)
+            EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] + 1e-6) << "trial " << trial << " device " << d;
+        expectTimelineObeysTheModel(hidden, *sim);
+        const std::string text = writePlan(hidden).dump();
+        auto reread = readPlan(nlohmann::json::parse(text));
+        ASSERT_TRUE(reread.ok()) << reread.error().message;
+        EXPECT_EQ(Simulator::run(*reread)->makespan_ms, sim->makespan_ms);
+    }
+    // Not vacuous: on most random plans there is something to hide.
+    EXPECT_GT(faster, 30);
 }
 
 TEST(Properties, PassesKeepPlansValidAndNeverLoseAgainstCheckpointingOrBaseMemory) {

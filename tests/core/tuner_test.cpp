@@ -42,14 +42,19 @@ TEST(Tuner, SearchSpaceMatchesAHandCount) {
     for (const auto& c : space) EXPECT_EQ(c.pp * c.dp * c.tp, 8);
 }
 
-// Every candidate evaluated the slow, obvious way: build, all four passes, simulate.
+// Every candidate evaluated the slow, obvious way: build, all four passes and hide (with the
+// tuner's effort caps, so that both run the same passes), simulate.
 std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const TuneOptions& options) {
     std::vector<std::pair<std::string, double>> feasible;
     for (const TuneCandidate& c : Tuner::searchSpace(base, options)) {
         const Config config = Tuner::configFor(base, c, options);
         auto plan = buildPlan(config);
         if (!plan) continue;
-        if (c.checkpoint) EXPECT_TRUE(runPasses(*plan, *parsePassList("all")).ok());
+        if (c.checkpoint)
+            EXPECT_TRUE(runPasses(*plan, *parsePassList("all,hide"),
+                                  {.prepose_simulations = options.prepose_simulations,
+                                   .hide_simulations = options.prepose_simulations})
+                            .ok());
         auto sim = Simulator::run(*plan);
         double peak = 0;
         for (const auto& d : sim->devices) peak = std::max(peak, d.peak_bytes);

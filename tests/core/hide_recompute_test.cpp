@@ -1,0 +1,211 @@
+// Hide-recompute against exhaustive search. On tiny plans (2–3 devices, up to 4 micro-batches,
+// unit and random costs) every way of placing the recomputations that the paper's four passes
+// left — each R anywhere between its forward and its backward on its device, or dropped — is
+// simulated. That gives the optimum over R placements within hide's memory budget, which hide
+// should reach in most cases; and for every set of kept Rs, the best step over all their
+// placements, which the pipeline lower bound must never exceed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "passes/PassManager.h"
+#include "sim/Simulator.h"
+#include "sim/Validator.h"
+#include "TestPlans.h"
+
+namespace mario {
+namespace {
+
+constexpr double kEps = 1e-9;
+
+// One recomputation to place: where its F and B stand in the device's program without Rs.
+struct Slot {
+    int device = 0;
+    Instruction recompute;
+    std::size_t after = 0, upTo = 0;  // it may stand before skeleton index in (after, upTo]
+};
+
+struct Search {
+    const Plan* four = nullptr;
+    std::vector<std::vector<Instruction>> skeleton;  // programs without their Rs
+    std::vector<Slot> slots;
+    std::vector<double> budget;
+    long long evaluated = 0;
+    double best = std::numeric_limits<double>::infinity();
+    // For every set of kept Rs (a bit mask): the best step over their placements and the
+    // pipeline bound of that set.
+    std::map<unsigned, std::pair<double, double>> bySet;
+
+    // choice[i]: skeleton index the R stands before, or -1 when dropped. Rs before the same
+    // index keep the order of their backwards (they are in slot order).
+    void evaluate(const std::vector<int>& choice) {
+        Plan plan = *four;
+        unsigned kept = 0;
+        for (std::size_t d = 0; d < skeleton.size(); ++d) {
+            std::vector<Instruction> program;
+            for (std::size_t k = 0; k <= skeleton[d].size(); ++k) {
+                for (std::size_t i = 0; i < slots.size(); ++i)
+                    if (slots[i].device == static_cast<int>(d) && choice[i] == static_cast<int>(k)) program.push_back(slots[i].recompute);
+                if (k < skeleton[d].size()) program.push_back(skeleton[d][k]);
+            }
+            plan.devices[d].program = std::move(program);
+        }
+        for (std::size_t i = 0; i < slots.size(); ++i) kept |= choice[i] >= 0 ? 1u << i : 0u;
+        auto sim = Simulator::run(plan);
+        ASSERT_TRUE(sim.ok());
+        ++evaluated;
+        if (sim->deadlocked) return;
+        auto& entry = bySet.try_emplace(kept, std::numeric_limits<double>::infinity(), sim->tight_lower_bound_ms).first->second;
+        entry.first = std::min(entry.first, sim->makespan_ms);
+        for (std::size_t d = 0; d < sim->devices.size(); ++d)
+            if (sim->devices[d].peak_bytes > budget[d] + 1e-6) return;
+        best = std::min(best, sim->makespan_ms);
+    }
+
+    void enumerate(std::vector<int>& choice, std::size_t i) {
+        if (i == slots.size()) return evaluate(choice);
+        choice[i] = -1;
+        enumerate(choice, i + 1);
+        for (std::size_t k = slots[i].after + 1; k <= slots[i].upTo; ++k) {
+            choice[i] = static_cast<int>(k);
+            enumerate(choice, i + 1);
+        }
+    }
+};
+
+Search prepare(const Plan& four, const std::vector<double>& budget) {
+    Search search;
+    search.four = &four;
+    search.budget = budget;
+    for (const auto& device : four.devices) {
+        std::vector<Instruction> program;
+        for (const auto& ins : device.program)
+            if (ins.op != Op::Recompute) program.push_back(ins);
+        for (const auto& ins : device.program) {
+            if (ins.op != Op::Recompute) continue;
+            Slot slot{device.index, ins, 0, 0};
+            for (std::size_t k = 0; k < program.size(); ++k) {
+                if (program[k] == Instruction{Op::Forward, ins.stage, ins.microbatch}) slot.after = k;
+                if (isBackwardStart(program[k].op) && program[k].stage == ins.stage && program[k].microbatch == ins.microbatch)
+                    slot.upTo = k;
+            }
+            search.slots.push_back(slot);
+        }
+        search.skeleton.push_back(std::move(program));
+    }
+    return search;
+}
+
+long long combinations(const Search& search) {
+    long long total = 1;
+    for (const Slot& slot : search.slots) total *= static_cast<long long>(slot.upTo - slot.after) + 1;
+    return total;
+}
+
+TEST(HideRecompute, ReachesTheExhaustiveOptimumInMostTinyPlansAndTheBoundNeverExceedsIt) {
+    struct Case {
+        Scheme scheme;
+        int devices, microbatches, chunks;
+    };
+    const Case cases[] = {{Scheme::OneFOneB, 2, 2, 1}, {Scheme::OneFOneB, 2, 3, 1}, {Scheme::OneFOneB, 2, 4, 1},
+                          {Scheme::OneFOneB, 3, 3, 1}, {Scheme::OneFOneB, 3, 4, 1}, {Scheme::GPipe, 2, 3, 1},
+                          {Scheme::GPipe, 3, 2, 1},    {Scheme::Chimera, 2, 2, 1},  {Scheme::Chimera, 2, 4, 1},
+                          {Scheme::Interleaved, 2, 2, 2}};
+    std::mt19937 rng(2025);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    int plans = 0, optimal = 0;
+    long long simulated = 0;
+    double worstGap = 0;
+    for (const Case& c : cases)
+        for (int costs = 0; costs < 4; ++costs) {
+            Plan four = test::unitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+            if (costs > 0)  // random costs; the first round keeps the unit costs of Figure 2
+                for (auto& stage : four.stages) {
+                    StageCost& cost = stage.cost;
+                    cost.forward_ms = 0.5 + unit(rng);
+                    cost.backward_ms = cost.forward_ms * (1.5 + unit(rng));
+                    cost.recompute_ms = cost.forward_ms * (0.8 + 0.4 * unit(rng));
+                    cost.activation_bytes = 1000 * (1 + unit(rng));
+                    cost.checkpoint_bytes = 10 + 90 * unit(rng);
+                }
+            ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+            auto budget = hideBudget(four, false);
+            ASSERT_TRUE(budget.ok());
+            Search search = prepare(four, *budget);
+            if (search.slots.empty() || combinations(search) > 200000) continue;
+            std::vector<int> choice(search.slots.size(), -1);
+            search.enumerate(choice, 0);
+            simulated += search.evaluated;
+
+            Plan hidden = four;
+            auto run = runPasses(hidden, {PassId::Hide});
+            ASSERT_TRUE(run.ok()) << run.error().message;
+            ASSERT_TRUE(Validator::validate(hidden).ok());
+            const auto sim = Simulator::run(hidden);
+            const auto fourSim = Simulator::run(four);
+            ASSERT_TRUE(sim.ok() && fourSim.ok());
+            ASSERT_FALSE(sim->deadlocked);
+            // Hide never loses, stays within its budget, and cannot beat the optimum.
+            EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + kEps);
+            for (std::size_t d = 0; d < sim->devices.size(); ++d) EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] + 1e-6);
+            EXPECT_GE(sim->makespan_ms + kEps, search.best) << schemeName(c.scheme) << " " << c.devices << "x" << c.microbatches;
+            ++plans;
+            optimal += sim->makespan_ms <= search.best + 1e-6;
+            worstGap = std::max(worstGap, sim->makespan_ms / search.best - 1);
+            for (const auto& [set, entry] : search.bySet)
+                EXPECT_LE(entry.second, entry.first + kEps)
+                    << "the pipeline bound exceeds the best step of R set " << set << " on " << schemeName(c.scheme);
+        }
+    std::printf("[ hide ] %d tiny plans, %lld placements simulated: hide reached the optimum in %d, worst %.1f%% above it\n",
+                plans, simulated, optimal, 100 * worstGap);
+    ASSERT_GE(plans, 20);
+    EXPECT_GE(optimal * 2, plans) << "hide reached the optimum in fewer than half of the tiny plans";
+}
+
+TEST(HideRecompute, FigureTwoStaysAtOrBelowThePapersStep) {
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 4);
+    Plan four = plan;
+    ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+    ASSERT_TRUE(runPasses(plan, *parsePassList("all,hide")).ok());
+    const auto sim = Simulator::run(plan);
+    const auto fourSim = Simulator::run(four);
+    ASSERT_TRUE(sim.ok() && fourSim.ok());
+    EXPECT_DOUBLE_EQ(fourSim->makespan_ms, 22.0);  // the paper's Figure 2 (d)
+    EXPECT_LE(sim->makespan_ms, 22.0);
+    // Within the budget: the four passes' peak plus one activation set (1000 bytes).
+    for (std::size_t d = 0; d < sim->devices.size(); ++d)
+        EXPECT_LE(sim->devices[d].peak_bytes, fourSim->devices[d].peak_bytes + 1000 + 1e-9);
+    EXPECT_EQ(plan.info.passes_applied.back(), "hide");
+}
+
+TEST(HideRecompute, RespectsAConfiguredMemoryLimit) {
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
+    Plan four = plan;
+    ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+    const auto fourSim = Simulator::run(four);
+    double highest = 0;
+    for (const auto& device : fourSim->devices) highest = std::max(highest, device.peak_bytes);
+    plan.info.memory_limit_bytes = highest;  // no room for one more activation set anywhere
+    ASSERT_TRUE(runPasses(plan, *parsePassList("all,hide")).ok());
+    const auto sim = Simulator::run(plan);
+    for (const auto& device : sim->devices) EXPECT_LE(device.peak_bytes, highest + 1e-9);
+    EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + kEps);
+}
+
+TEST(HideRecompute, ParsesAndNamesThePass) {
+    auto passes = parsePassList("all, HIDE-RECOMPUTE");
+    ASSERT_TRUE(passes.ok());
+    EXPECT_EQ(passes->back(), PassId::Hide);
+    EXPECT_EQ(passName(PassId::Hide), "hide");
+    EXPECT_TRUE(isBeyondPaper(PassId::Hide));
+    auto unknown = parsePassList("all,hyde");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message.find("hide"), std::string::npos) << unknown.error().message;
+}
+
+}  // namespace
+}  // namespace mario
