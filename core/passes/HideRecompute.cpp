@@ -24,6 +24,7 @@
 #include <set>
 #include <tuple>
 
+#include "passes/BatchBisection.h"
 #include "passes/Passes.h"
 #include "sim/ProgramMemory.h"
 #include "sim/Simulator.h"
@@ -37,21 +38,13 @@ constexpr std::size_t kCandidatesPerWait = 4;
 
 class Hider {
 public:
-    Hider(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel, int maxSimulations)
-        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations) {
-        for (const auto& stage : plan_.stages) {
-            if (stage.device >= static_cast<int>(staticBytes_.size())) staticBytes_.resize(stage.device + 1, 0.0);
-            staticBytes_[stage.device] += stage.cost.static_bytes;
-        }
-        staticBytes_.resize(std::max(staticBytes_.size(), plan_.devices.size()), 0.0);
-    }
+    // `timeline`: the plan's simulation as it stands (not deadlocked).
+    Hider(Plan& plan, SimResult timeline, const std::vector<double>& budget, const std::atomic<bool>* cancel,
+          int maxSimulations)
+        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations), current_(std::move(timeline)) {}
 
     Result<PassReport> run() {
         PassReport report{PassId::Hide, 0, {}};
-        auto sim = Simulator::run(plan_);
-        if (!sim) return sim.error();
-        if (sim->deadlocked) return report;
-        current_ = std::move(*sim);
         // Moves first (they spend memory only from a bubble to the backward), then drops of
         // what is still exposed; a drop shortens the step and may open new bubbles, so again.
         for (int round = 0; round < 8 && !stopped(); ++round) {
@@ -61,15 +54,23 @@ public:
                 for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
                     if (auto move = firstMove(d)) batch.push_back(*move);
                 if (batch.empty()) break;
-                auto kept = tryBatch(batch, report);
-                if (!kept) return kept.error();
+                auto apply = [&](const std::vector<Move>& moves) { return tryMoves(moves); };
+                auto accepted = [&](const Move& move) {
+                    report.changes.push_back({ChangeKind::Moved, move.device, move.recompute, static_cast<int>(move.from),
+                                              static_cast<int>(move.to)});
+                };
+                auto stop = [&] { return stopped(); };
+                if (auto kept = tryInBisectedBatches(batch, apply, accepted, stop); !kept) return kept.error();
             }
-            dropExposed(report);
+            if (auto dropped = dropExposed(report); !dropped) return dropped.error();
             if (report.changes.size() == before) break;
         }
         report.simulations = simulations_;
         return report;
     }
+
+    // The simulation of the plan as the pass leaves it.
+    const SimResult& timeline() const { return current_; }
 
 private:
     struct Move {
@@ -87,73 +88,17 @@ private:
         return device < static_cast<int>(budget_.size()) ? budget_[device] : std::numeric_limits<double>::infinity();
     }
 
-    // Dynamic memory right after each instruction of device d's program.
-    std::vector<double> levels(int d) const {
-        std::vector<double> prefix = memoryDeltas(plan_, plan_.devices[d].program);
-        double running = 0;
-        for (double& value : prefix) value = running += value;
-        return prefix;
-    }
-
-    // How much R at `r` delays what follows it: 0 when a later receive waited past its end
-    // (the R ran inside that wait), else the part of it that the device did not wait anyway.
-    double exposure(int d, std::size_t r) const {
-        const auto& program = plan_.devices[d].program;
-        const auto& timings = current_.devices[d].timings;
-        const double duration = timings[r].end - timings[r].start;
-        for (std::size_t k = r + 1; k < program.size() && !isCompute(program[k].op); ++k)
-            if (isRecv(program[k].op) && timings[k].end > timings[k].start)
-                return std::clamp(timings[r].end - timings[k].end, 0.0, duration);
-        return duration;
-    }
-
-    // Drops exposed recomputations, most exposed first, while the device stays within budget.
-    // A hidden R costs nothing, and dropping it would spend memory that a move may need.
-    void dropExposed(PassReport& report) {
-        bool any = false;
-        for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d) {
-            auto& program = plan_.devices[d].program;
-            std::vector<std::tuple<double, std::size_t, std::size_t>> candidates;  // (exposure, F, R)
-            for (std::size_t r = 0; r < program.size(); ++r) {
-                if (program[r].op != Op::Recompute) continue;
-                const double exposed = exposure(d, r);
-                if (exposed <= kSlack) continue;
-                for (std::size_t f = r; f-- > 0;)
-                    if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
-                        candidates.emplace_back(exposed, f, r);
-                        break;
-                    }
-            }
-            if (candidates.empty()) continue;
-            std::stable_sort(candidates.begin(), candidates.end(),
-                             [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
-            std::vector<double> prefix = levels(d);
-            std::vector<std::uint8_t> removed(program.size(), 0);
-            const double room = budgetOf(d) - staticBytes_[d] + kSlack;
-            for (const auto& [exposed, f, r] : candidates) {
-                const StageCost& c = plan_.stages[program[r].stage].cost;
-                const double extra = c.activation_bytes - c.checkpoint_bytes;
-                if (*std::max_element(prefix.begin() + f, prefix.begin() + r) + extra > room) continue;
-                for (std::size_t i = f; i < r; ++i) prefix[i] += extra;
-                removed[r] = 1;
-            }
-            std::vector<Instruction> kept;
-            kept.reserve(program.size());
-            for (std::size_t i = 0; i < program.size(); ++i) {
-                if (removed[i]) {
-                    report.changes.push_back({ChangeKind::Removed, d, program[i], static_cast<int>(i), -1});
-                    any = true;
-                } else {
-                    kept.push_back(program[i]);
-                }
-            }
-            program = std::move(kept);
-        }
-        if (any) {
-            auto sim = Simulator::run(plan_);
-            ++simulations_;
-            if (sim && !sim->deadlocked) current_ = std::move(*sim);
-        }
+    // Relax-checkpoint's drop, limited to the Rs that delay their backward in the current
+    // timeline, within hide's budget.
+    Result<bool> dropExposed(PassReport& report) {
+        PassReport dropped = relaxCheckpoint(plan_, budget_, &current_, /*exposedOnly=*/true);
+        if (!dropped.changed()) return false;
+        report.changes.insert(report.changes.end(), dropped.changes.begin(), dropped.changes.end());
+        auto sim = Simulator::run(plan_);
+        ++simulations_;
+        if (!sim) return sim.error();
+        current_ = std::move(*sim);
+        return true;
     }
 
     // The earliest receive that device d waited on and that an R later in the program could
@@ -177,7 +122,7 @@ private:
             }
         }
         std::vector<double> prefix;  // computed on demand
-        const double room = budgetOf(d) - staticBytes_[d] + kSlack;
+        const double room = budgetOf(d) - staticBytesOf(plan_, d) + kSlack;
         std::size_t next = 0;  // first R after the receive
         for (std::size_t k = 0; k < n; ++k) {
             if (!isRecv(program[k].op) || timings[k].end <= timings[k].start + kSlack) continue;
@@ -190,7 +135,7 @@ private:
                 const Instruction& ins = program[r];
                 if (forwardOf[c] >= at) continue;
                 if (!tried_.insert({d, ins.stage, ins.microbatch, static_cast<int>(at)}).second) continue;
-                if (prefix.empty()) prefix = levels(d);
+                if (prefix.empty()) prefix = memoryLevels(plan_, program);
                 const StageCost& cost = plan_.stages[ins.stage].cost;
                 const double extra = cost.activation_bytes - cost.checkpoint_bytes;
                 if (*std::max_element(prefix.begin() + at, prefix.begin() + r) + extra > room) continue;
@@ -198,25 +143,6 @@ private:
             }
         }
         return std::nullopt;
-    }
-
-    Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
-        if (stopped()) return false;
-        auto accepted = tryMoves(batch);
-        if (!accepted) return accepted.error();
-        if (*accepted) {
-            for (const Move& move : batch)
-                report.changes.push_back({ChangeKind::Moved, move.device, move.recompute, static_cast<int>(move.from),
-                                          static_cast<int>(move.to)});
-            return true;
-        }
-        if (batch.size() == 1) return false;
-        const auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
-        auto first = tryBatch(std::vector<Move>(batch.begin(), middle), report);
-        if (!first) return first.error();
-        auto second = tryBatch(std::vector<Move>(middle, batch.end()), report);
-        if (!second) return second.error();
-        return *first || *second;
     }
 
     // Moves never cost memory beyond the budget (checked when chosen), so only time decides.
@@ -245,7 +171,6 @@ private:
     int maxSimulations_;
     int simulations_ = 0;
     SimResult current_;
-    std::vector<double> staticBytes_;
     std::set<std::tuple<int, int, int, int>> tried_;
 };
 
@@ -261,21 +186,18 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     std::vector<double> frugal;
     for (std::size_t d = 0; d < input->devices.size(); ++d)
         frugal.push_back(std::min(input->devices[d].peak_bytes, d < budget.size() ? budget[d] : input->devices[d].peak_bytes));
-    auto first = Hider(plan, frugal, cancel, maxSimulations).run();
-    if (!first) return first;
-    const auto afterFirst = Simulator::run(plan);
-    if (!afterFirst) return afterFirst.error();
+    Hider first(plan, std::move(*input), frugal, cancel, maxSimulations);
+    auto report = first.run();
+    if (!report) return report;
     Plan wider = plan;
-    const int left = maxSimulations > 0 ? std::max(1, maxSimulations - first->simulations) : 0;
-    auto second = Hider(wider, budget, cancel, left).run();
-    if (!second) return second;
-    const auto afterSecond = Simulator::run(wider);
-    if (!afterSecond) return afterSecond.error();
-    PassReport report = std::move(*first);
-    report.simulations += second->simulations;
-    if (!afterSecond->deadlocked && afterSecond->makespan_ms < afterFirst->makespan_ms - kSlack) {
+    const int left = maxSimulations > 0 ? std::max(1, maxSimulations - report->simulations) : 0;
+    Hider second(wider, first.timeline(), budget, cancel, left);
+    auto widerReport = second.run();
+    if (!widerReport) return widerReport;
+    report->simulations += widerReport->simulations;
+    if (second.timeline().makespan_ms < first.timeline().makespan_ms - kSlack) {
         plan = std::move(wider);
-        report.changes.insert(report.changes.end(), second->changes.begin(), second->changes.end());
+        report->changes.insert(report->changes.end(), widerReport->changes.begin(), widerReport->changes.end());
     }
     return report;
 }

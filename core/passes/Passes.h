@@ -38,8 +38,11 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 // within `memoryCaps[device]`: first those that delay their backward most in `timeline`
 // (the plan's simulation, when given; hidden ones gain nothing), then the shortest F→R
 // windows, which add the least overlapping memory. Removing work never delays anything in
-// this execution model, so the makespan cannot grow. Without caps nothing is removed.
-PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr);
+// this execution model, so the makespan cannot grow. Without caps nothing is removed. With
+// `exposedOnly` (hide-recompute's drops) only Rs that delay their backward in `timeline` go:
+// a hidden one costs nothing, and dropping it would spend memory a later move may need.
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr,
+                           bool exposedOnly = false);
 
 // Beyond the paper — hide-recompute: drops the recomputations that delay their backward while
 // the device stays within `budget[device]`, and moves the others up into earlier bubbles of

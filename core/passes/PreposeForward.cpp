@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "passes/BatchBisection.h"
 #include "passes/Passes.h"
 #include "schedule/PipelineTopology.h"
 #include "sim/Simulator.h"
@@ -31,10 +32,7 @@ public:
         if (!sim) return sim.error();
         if (sim->deadlocked) return report;  // nothing to improve on a plan that cannot run
         current_ = std::move(*sim);
-        // Each batch takes the first untried move of every device and simulates them together;
-        // only when the batch as a whole would lose time or memory are its moves tried one by
-        // one by bisection. Moves on different devices rarely interfere, so this needs far
-        // fewer simulations than trying every move alone.
+        // Each batch takes the first untried move of every device (passes/BatchBisection.h).
         // Every batch leaves a valid plan, so a cancel between batches is always safe.
         while (!(cancel_ && cancel_->load(std::memory_order_relaxed)) && !outOfBudget()) {
             indexPlan();
@@ -63,24 +61,13 @@ private:
                                   static_cast<int>(move.target + (move.forwardIndex - move.g0))});
     }
 
-    // Keeps the whole batch if it passes, else splits it in halves and tries each.
     bool outOfBudget() const { return budget_ > 0 && simulations_ >= budget_; }
 
     Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
-        if (outOfBudget()) return false;
-        auto accepted = tryMoves(batch);
-        if (!accepted) return accepted.error();
-        if (*accepted) {
-            for (const Move& move : batch) record(report, move);
-            return true;
-        }
-        if (batch.size() == 1) return false;
-        const auto middle = batch.begin() + static_cast<std::ptrdiff_t>(batch.size() / 2);
-        auto first = tryBatch(std::vector<Move>(batch.begin(), middle), report);
-        if (!first) return first.error();
-        auto second = tryBatch(std::vector<Move>(middle, batch.end()), report);
-        if (!second) return second.error();
-        return *first || *second;
+        auto apply = [&](const std::vector<Move>& moves) { return tryMoves(moves); };
+        auto accepted = [&](const Move& move) { record(report, move); };
+        auto stopped = [&] { return outOfBudget(); };
+        return tryInBisectedBatches(batch, apply, accepted, stopped);
     }
 
     // The first untried move of device `d`, in one scan of its program: it tracks where each

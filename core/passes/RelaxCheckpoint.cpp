@@ -28,18 +28,13 @@ double exposure(const std::vector<Instruction>& program, const std::vector<Instr
 
 }  // namespace
 
-PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline) {
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline, bool exposedOnly) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
         auto& program = plan.devices[d].program;
-        const std::vector<double> deltas = memoryDeltas(plan, program);
-        double staticBytes = 0;
-        for (const auto& stage : plan.stages)
-            if (stage.device == static_cast<int>(d)) staticBytes += stage.cost.static_bytes;
+        const double staticBytes = staticBytesOf(plan, static_cast<int>(d));
         // prefix[i]: dynamic memory right after instruction i.
-        std::vector<double> prefix(program.size());
-        double running = 0;
-        for (std::size_t i = 0; i < program.size(); ++i) prefix[i] = running += deltas[i];
+        std::vector<double> prefix = memoryLevels(plan, program);
 
         std::vector<Candidate> candidates;
         for (std::size_t r = 0; r < program.size(); ++r) {
@@ -48,7 +43,8 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
                 if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
                     const bool timed = timeline && timeline->devices.size() > d &&
                                        timeline->devices[d].timings.size() == program.size();
-                    candidates.push_back({f, r, timed ? exposure(program, timeline->devices[d].timings, r) : 0.0});
+                    const double exposed = timed ? exposure(program, timeline->devices[d].timings, r) : 0.0;
+                    if (!exposedOnly || exposed > 1e-9) candidates.push_back({f, r, exposed});
                     break;
                 }
         }

@@ -24,16 +24,24 @@ std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction
     return deltas;
 }
 
-double programPeakBytes(const Plan& plan, int device) {
+std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction>& program) {
+    std::vector<double> levels = memoryDeltas(plan, program);
+    double running = 0;
+    for (double& level : levels) level = running += level;
+    return levels;
+}
+
+double staticBytesOf(const Plan& plan, int device) {
     double staticBytes = 0;
     for (const auto& stage : plan.stages)
         if (stage.device == device) staticBytes += stage.cost.static_bytes;
-    double running = 0, peak = 0;
-    for (double delta : memoryDeltas(plan, plan.devices[device].program)) {
-        running += delta;
-        peak = std::max(peak, running);
-    }
-    return staticBytes + peak;
+    return staticBytes;
+}
+
+double programPeakBytes(const Plan& plan, int device) {
+    double peak = 0;
+    for (double level : memoryLevels(plan, plan.devices[device].program)) peak = std::max(peak, level);
+    return staticBytesOf(plan, device) + peak;
 }
 
 }  // namespace mario

@@ -11,6 +11,12 @@ namespace mario {
 // Bytes each instruction of `program` adds (F, R) or frees (B, I, W), in program order.
 std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction>& program);
 
+// The running sum: dynamic bytes right after each instruction of `program`.
+std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction>& program);
+
+// Weights and optimizer state of the stages on `device`.
+double staticBytesOf(const Plan& plan, int device);
+
 // Static bytes of the device plus the peak of the running sum of its program.
 double programPeakBytes(const Plan& plan, int device);
 
