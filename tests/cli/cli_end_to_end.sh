@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # The `mario` CLI end to end: results, exit codes (0 ok, 2 bad input, 3 deadlock) and
 # one-line error messages. Usage: cli_end_to_end.sh MARIO_BINARY REPO_ROOT
-set -u
-mario="$1"
-root="$2"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-example="$root/resources/examples/figure2.config.json"
+source "$(dirname "$0")/harness.bash"
 
 check() {  # check NAME CONDITION-COMMAND...
     local name="$1"; shift
@@ -116,5 +109,4 @@ JSON
 run "$mario" simulate "$work/deadlock.mario.json"
 check "deadlock → 3 naming blocked devices" one_line_error 3 "device 0 blocked at 0RECV_B0 .* waiting for 1SEND_B0 from device 1.*device 1 blocked at 1RECV_F0"
 
-echo "$passed passed, $failures failed"
-[ "$failures" = 0 ]
+finish cli_end_to_end

@@ -2,14 +2,7 @@
 # Hostile numbers and sizes through the real `mario` binary: each used to abort (SIGABRT,
 # SIGFPE, std::length_error) or exhaust memory; each now ends in one line and exit 2.
 # Usage: hostile_input.sh MARIO_BINARY REPO_ROOT
-set -u
-mario="$1"
-root="$2"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-passed=0
-example="$root/resources/examples/figure2.config.json"
+source "$(dirname "$0")/harness.bash"
 
 expect_one_line() {  # expect_one_line NAME CODE PATTERN CMD...
     local name="$1" code="$2" pattern="$3"; shift 3
@@ -48,5 +41,4 @@ expect_one_line "plan without format" 2 "format: required" "$mario" simulate "$w
 head -c 300 "$work/plan.mario.json" >"$work/truncated.mario.json"
 expect_one_line "truncated plan (a crash mid-save)" 2 "malformed JSON: " "$mario" validate "$work/truncated.mario.json"
 
-echo "hostile_input: $passed passed, $failures failed"
-[ "$failures" = 0 ]
+finish hostile_input
