@@ -2,6 +2,8 @@
 // What one pipeline stage costs for one micro-batch: times in milliseconds, memory in bytes.
 #include <optional>
 
+#include "schedule/Instruction.h"
+
 namespace mario {
 
 struct StageCost {
@@ -21,6 +23,19 @@ struct StageCost {
     double inputGradMs() const { return backward_input_ms.value_or(backward_ms / 2); }
     double weightGradMs() const { return backward_weight_ms.value_or(backward_ms / 2); }
     double weightGradBytes() const { return weight_grad_bytes.value_or(activation_bytes / 2); }
+    // How long an instruction of this stage computes (0 for SEND and RECV: their time is the wait).
+    double durationOf(Op op) const {
+        switch (op) {
+            case Op::Forward: return forward_ms;
+            case Op::Recompute: return recompute_ms;
+            case Op::Backward: return backward_ms;
+            case Op::BackwardInput: return inputGradMs();
+            case Op::BackwardWeight: return weightGradMs();
+            case Op::ReduceGrad: return reduce_grad_ms;
+            case Op::Optimizer: return optimizer_ms;
+            default: return 0;
+        }
+    }
 };
 
 }  // namespace mario

@@ -10,22 +10,24 @@
 //    so a drop needs no simulation, only a memory check over the program.
 //  - move: an R moves up to stand before an earlier receive that the device waited on, so it
 //    runs in that bubble. Its activations then live from there to its backward, so the move
-//    is checked against the budget, and kept only when a simulation says the step did not
-//    grow. Moves are tried in batches (the first untried move of every device together),
-//    split by bisection when a batch loses, as prepose-forward does.
+//    is checked against the budget, and kept only when the timeline says the step did not
+//    grow. Moves are tried one at a time, device after device, on an incremental timeline
+//    (sim/IncrementalTimeline.h): a kept move re-times a few dozen instructions, a losing one is
+//    given up as soon as its delay provably lengthens the step. (Batches split by bisection,
+//    as prepose-forward tries its moves, were slower here: a losing batch delays the whole
+//    rest of the step, and every bisection level re-times it.)
 // It runs twice: within the memory the plan already uses, then within the whole budget (one
 // more activation set per device), whose result is kept only when it is faster still — so
 // memory is spent only where it buys time. Exhaustive search on tiny plans
 // (tests/core/hide_recompute_test.cpp) finds no placement of the Rs that beats it there.
 #include <algorithm>
 #include <limits>
-#include <map>
+#include <unordered_map>
+#include <unordered_set>
 #include <optional>
-#include <set>
-#include <tuple>
 
-#include "passes/BatchBisection.h"
 #include "passes/Passes.h"
+#include "sim/IncrementalTimeline.h"
 #include "sim/ProgramMemory.h"
 #include "sim/Simulator.h"
 
@@ -39,7 +41,7 @@ constexpr std::size_t kCandidatesPerWait = 4;
 class Hider {
 public:
     // `timeline`: the plan's simulation as it stands (not deadlocked).
-    Hider(Plan& plan, SimResult timeline, const std::vector<double>& budget, const std::atomic<bool>* cancel,
+    Hider(Plan& plan, IncrementalTimeline timeline, const std::vector<double>& budget, const std::atomic<bool>* cancel,
           int maxSimulations)
         : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations), current_(std::move(timeline)) {}
 
@@ -49,18 +51,21 @@ public:
         // what is still exposed; a drop shortens the step and may open new bubbles, so again.
         for (int round = 0; round < 8 && !stopped(); ++round) {
             const std::size_t before = report.changes.size();
-            while (!stopped()) {
-                std::vector<Move> batch;
-                for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
-                    if (auto move = firstMove(d)) batch.push_back(*move);
-                if (batch.empty()) break;
-                auto apply = [&](const std::vector<Move>& moves) { return tryMoves(moves); };
-                auto accepted = [&](const Move& move) {
-                    report.changes.push_back({ChangeKind::Moved, move.device, move.recompute, static_cast<int>(move.from),
-                                              static_cast<int>(move.to)});
-                };
-                auto stop = [&] { return stopped(); };
-                if (auto kept = tryInBisectedBatches(batch, apply, accepted, stop); !kept) return kept.error();
+            cursor_.assign(plan_.devices.size(), 0);
+            indices_.resize(plan_.devices.size());
+            for (bool found = true; found && !stopped();) {
+                found = false;
+                for (int d = 0; d < static_cast<int>(plan_.devices.size()) && !stopped(); ++d) {
+                    auto move = firstMove(d);
+                    if (!move) continue;
+                    found = true;
+                    auto kept = tryMoves({*move});
+                    if (!kept) return kept.error();
+                    if (*kept) indexMoved(*move);
+                    if (*kept)
+                        report.changes.push_back({ChangeKind::Moved, move->device, move->recompute, static_cast<int>(move->from),
+                                                  static_cast<int>(move->to)});
+                }
             }
             if (auto dropped = dropExposed(report); !dropped) return dropped.error();
             if (report.changes.size() == before) break;
@@ -70,7 +75,7 @@ public:
     }
 
     // The simulation of the plan as the pass leaves it.
-    const SimResult& timeline() const { return current_; }
+    const IncrementalTimeline& timeline() const { return current_; }
 
 private:
     struct Move {
@@ -91,78 +96,113 @@ private:
     // Relax-checkpoint's drop, limited to the Rs that delay their backward in the current
     // timeline, within hide's budget.
     Result<bool> dropExposed(PassReport& report) {
-        PassReport dropped = relaxCheckpoint(plan_, budget_, &current_, /*exposedOnly=*/true);
+        const SimResult timings = current_.toSimResult();
+        PassReport dropped = relaxCheckpoint(plan_, budget_, &timings, /*exposedOnly=*/true);
         if (!dropped.changed()) return false;
         report.changes.insert(report.changes.end(), dropped.changes.begin(), dropped.changes.end());
-        auto sim = Simulator::run(plan_);
+        auto rebuilt = IncrementalTimeline::build(plan_);
         ++simulations_;
-        if (!sim) return sim.error();
-        current_ = std::move(*sim);
+        if (!rebuilt) return rebuilt.error();
+        current_ = std::move(*rebuilt);
+        for (ProgramIndex& index : indices_) index.fresh = false;
         return true;
     }
 
-    // The earliest receive that device d waited on and that an R later in the program could
-    // fill: its F stands before the receive, and its activations fit in the budget from the
-    // receive to where the R is now. Among those Rs, the first few after the receive (their
-    // backwards come first). One scan of the program: O(L) per device and batch.
+    // What firstMove needs of a device's program, kept up to date move by move (a move touches
+    // only the range it rotates) instead of rebuilt per trial: O(L) per trial was most of
+    // hide's time on 32 × 128 plans.
+    struct ProgramIndex {
+        bool fresh = false;
+        std::vector<double> levels;                                // memoryLevels of the program
+        std::unordered_map<std::uint64_t, std::size_t> forwardAt;  // (stage, micro-batch) -> index of its F
+    };
+    static std::uint64_t keyOf(const Instruction& ins) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ins.stage)) << 32) |
+               static_cast<std::uint32_t>(ins.microbatch);
+    }
+    ProgramIndex& indexOf(int d) {
+        ProgramIndex& index = indices_[d];
+        if (index.fresh) return index;
+        const auto& program = plan_.devices[d].program;
+        index.levels = memoryLevels(plan_, program);
+        index.forwardAt.clear();
+        for (std::size_t i = 0; i < program.size(); ++i)
+            if (program[i].op == Op::Forward) index.forwardAt[keyOf(program[i])] = i;
+        index.fresh = true;
+        return index;
+    }
+    // The R now at `to` came from `from` (to < from): the instructions between shifted by one and
+    // hold the R's extra activations.
+    void indexMoved(const Move& move) {
+        ProgramIndex& index = indices_[move.device];
+        if (!index.fresh) return;
+        const auto& program = plan_.devices[move.device].program;
+        const StageCost& cost = plan_.stages[move.recompute.stage].cost;
+        const double extra = cost.activation_bytes - cost.checkpoint_bytes;
+        for (std::size_t i = move.from; i > move.to; --i) index.levels[i] = index.levels[i - 1] + extra;
+        index.levels[move.to] = (move.to > 0 ? index.levels[move.to - 1] : 0.0) + extra;
+        for (std::size_t i = move.to + 1; i <= move.from; ++i)
+            if (program[i].op == Op::Forward) index.forwardAt[keyOf(program[i])] = i;
+    }
+
+    // The earliest receive from the device's cursor on that device d waited on and that an R
+    // later in the program could fill: its F stands before the receive, and its activations fit
+    // in the budget from the receive to where the R is now. Among those Rs, the first few after
+    // the receive (their backwards come first). Receives before the cursor gave all they had
+    // this round; the scan goes only as far as the first wait with a candidate.
     std::optional<Move> firstMove(int d) {
         const auto& program = plan_.devices[d].program;
-        const auto& timings = current_.devices[d].timings;
+        const auto& timings = current_.timings(d);
         const std::size_t n = program.size();
-        std::vector<std::size_t> recomputes;  // indices of the Rs, in program order
-        std::vector<std::size_t> forwardOf;   // where each R's F stands (n when nowhere before it)
-        std::map<std::pair<int, int>, std::size_t> forwardAt;
-        for (std::size_t i = 0; i < n; ++i) {
-            const Instruction& ins = program[i];
-            if (ins.op == Op::Forward) forwardAt[{ins.stage, ins.microbatch}] = i;
-            if (ins.op == Op::Recompute) {
-                recomputes.push_back(i);
-                auto it = forwardAt.find({ins.stage, ins.microbatch});
-                forwardOf.push_back(it == forwardAt.end() ? n : it->second);
-            }
-        }
-        std::vector<double> prefix;  // computed on demand
+        const ProgramIndex& index = indexOf(d);
         const double room = budgetOf(d) - staticBytesOf(plan_, d) + kSlack;
-        std::size_t next = 0;  // first R after the receive
-        for (std::size_t k = 0; k < n; ++k) {
+        std::size_t firstR = cursor_[d];  // the first R at or after the receive
+        for (std::size_t k = cursor_[d]; k < n; ++k) {
             if (!isRecv(program[k].op) || timings[k].end <= timings[k].start + kSlack) continue;
             // The run of receives that k belongs to: an R goes before the first of them.
             std::size_t at = k;
             while (at > 0 && isRecv(program[at - 1].op)) --at;
-            while (next < recomputes.size() && recomputes[next] < k) ++next;
-            for (std::size_t c = next; c < recomputes.size() && c < next + kCandidatesPerWait; ++c) {
-                const std::size_t r = recomputes[c];
+            firstR = std::max(firstR, k);
+            while (firstR < n && program[firstR].op != Op::Recompute) ++firstR;
+            std::size_t seen = 0;
+            for (std::size_t r = firstR; r < n && seen < kCandidatesPerWait; ++r) {
+                if (program[r].op != Op::Recompute) continue;
+                ++seen;
                 const Instruction& ins = program[r];
-                if (forwardOf[c] >= at) continue;
-                if (!tried_.insert({d, ins.stage, ins.microbatch, static_cast<int>(at)}).second) continue;
-                if (prefix.empty()) prefix = memoryLevels(plan_, program);
+                auto forward = index.forwardAt.find(keyOf(ins));
+                if (forward == index.forwardAt.end() || forward->second >= at) continue;
+                if (!tried_.insert(Tried{d, ins.stage, ins.microbatch, at}).second) continue;
                 const StageCost& cost = plan_.stages[ins.stage].cost;
                 const double extra = cost.activation_bytes - cost.checkpoint_bytes;
-                if (*std::max_element(prefix.begin() + at, prefix.begin() + r) + extra > room) continue;
+                if (*std::max_element(index.levels.begin() + at, index.levels.begin() + r) + extra > room) continue;
+                cursor_[d] = at;
                 return Move{d, r, at, ins};
             }
         }
+        cursor_[d] = n;
         return std::nullopt;
     }
 
     // Moves never cost memory beyond the budget (checked when chosen), so only time decides.
+    // An R moved earlier, still after its F, cannot close a dependency cycle, so the timeline
+    // follows the moves incrementally (sim/IncrementalTimeline.h).
     Result<bool> tryMoves(const std::vector<Move>& moves) {
+        const double before = current_.makespan();
         for (const Move& move : moves) {
             auto& program = plan_.devices[move.device].program;
             std::rotate(program.begin() + move.to, program.begin() + move.from, program.begin() + move.from + 1);
+            current_.moved(plan_, move.device, move.from, move.to);
         }
-        auto sim = Simulator::run(plan_);
+        auto updated = current_.update(plan_, before + kSlack);
         ++simulations_;
-        if (!sim) return sim.error();
-        if (sim->deadlocked || sim->makespan_ms > current_.makespan_ms + kSlack) {
-            for (const Move& move : moves) {
-                auto& program = plan_.devices[move.device].program;
-                std::rotate(program.begin() + move.to, program.begin() + move.to + 1, program.begin() + move.from + 1);
-            }
-            return false;
+            if (!updated) return updated.error();
+        if (*updated && current_.makespan() <= before + kSlack) return true;
+        for (const Move& move : moves) {
+            auto& program = plan_.devices[move.device].program;
+            std::rotate(program.begin() + move.to, program.begin() + move.to + 1, program.begin() + move.from + 1);
         }
-        current_ = std::move(*sim);
-        return true;
+        current_.undo(plan_);
+        return false;
     }
 
     Plan& plan_;
@@ -170,8 +210,25 @@ private:
     const std::atomic<bool>* cancel_;
     int maxSimulations_;
     int simulations_ = 0;
-    SimResult current_;
-    std::set<std::tuple<int, int, int, int>> tried_;
+    IncrementalTimeline current_;
+    // (device, R's stage, R's micro-batch, receive it was tried before): never tried twice.
+    struct Tried {
+        int device, stage, microbatch;
+        std::size_t at;
+        bool operator==(const Tried&) const = default;
+    };
+    struct TriedHash {
+        std::size_t operator()(const Tried& t) const {
+            std::uint64_t h = static_cast<std::uint64_t>(t.device) * 0x9E3779B97F4A7C15ull;
+            h ^= static_cast<std::uint64_t>(t.stage) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
+            h ^= static_cast<std::uint64_t>(t.microbatch) + 0x9E3779B9ull + (h << 6) + (h >> 2);
+            h ^= static_cast<std::uint64_t>(t.at) + (h << 6) + (h >> 2);
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_set<Tried, TriedHash> tried_;
+    std::vector<std::size_t> cursor_;  // per device: the first receive still worth a look
+    std::vector<ProgramIndex> indices_;
 };
 
 }  // namespace
@@ -180,13 +237,16 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
                                  int maxSimulations) {
     // Memory is spent only where it buys time: first within what the plan already uses, then
     // within the whole budget, whose result is kept only when it is faster still.
-    auto input = Simulator::run(plan);
+    auto input = Simulator::run(plan, SimOptions::timelineOnly());
     if (!input) return input.error();
     if (input->deadlocked) return PassReport{PassId::Hide, 0, {}};
     std::vector<double> frugal;
     for (std::size_t d = 0; d < input->devices.size(); ++d)
         frugal.push_back(std::min(input->devices[d].peak_bytes, d < budget.size() ? budget[d] : input->devices[d].peak_bytes));
-    Hider first(plan, std::move(*input), frugal, cancel, maxSimulations);
+    const Plan original = plan;
+    auto timeline = IncrementalTimeline::build(plan);
+    if (!timeline) return timeline.error();
+    Hider first(plan, std::move(*timeline), frugal, cancel, maxSimulations);
     auto report = first.run();
     if (!report) return report;
     Plan wider = plan;
@@ -195,9 +255,17 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     auto widerReport = second.run();
     if (!widerReport) return widerReport;
     report->simulations += widerReport->simulations;
-    if (second.timeline().makespan_ms < first.timeline().makespan_ms - kSlack) {
+    if (second.timeline().makespan() < first.timeline().makespan() - kSlack) {
         plan = std::move(wider);
         report->changes.insert(report->changes.end(), widerReport->changes.begin(), widerReport->changes.end());
+    }
+    // The incremental timeline equals a simulation up to rounding; one whole simulation makes
+    // "never slower than its input" exact.
+    auto result = Simulator::run(plan, SimOptions::timelineOnly());
+    if (!result) return result.error();
+    if (result->deadlocked || result->makespan_ms > input->makespan_ms + kSlack) {
+        plan = original;
+        return PassReport{PassId::Hide, 0, {}, report->simulations};
     }
     return report;
 }

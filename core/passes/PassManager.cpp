@@ -94,7 +94,7 @@ Result<bool> checkStillValid(const Plan& plan, PassId pass) {
 }
 
 Result<std::vector<double>> memoryCaps(const Plan& plan) {
-    auto base = Simulator::run(plan);
+    auto base = Simulator::run(plan, SimOptions::timelineOnly());
     if (!base) return base.error();
     std::vector<double> caps;
     const double limit = plan.info.memory_limit_bytes.value_or(std::numeric_limits<double>::infinity());
@@ -110,7 +110,7 @@ Result<std::vector<double>> memoryCaps(const Plan& plan) {
 Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit) {
     const auto& limit = plan.info.memory_limit_bytes;
     if (relaxToLimit && limit) return std::vector<double>(plan.devices.size(), *limit);
-    auto sim = Simulator::run(plan);
+    auto sim = Simulator::run(plan, SimOptions::timelineOnly());
     if (!sim) return sim.error();
     std::vector<double> budget;
     for (const auto& device : sim->devices) {
@@ -182,7 +182,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
             changed |= *r;
         }
         if (selected(PassId::Relax)) {
-            auto timeline = Simulator::run(plan);
+            auto timeline = Simulator::run(plan, SimOptions::timelineOnly());
             if (!timeline) return timeline.error();
             auto r = record(relaxCheckpoint(plan, caps, &*timeline));
             if (!r) return r.error();

@@ -28,7 +28,7 @@ public:
 
     Result<PassReport> run() {
         PassReport report{PassId::Prepose, 0, {}};
-        auto sim = Simulator::run(plan_);
+        auto sim = Simulator::run(plan_, SimOptions::timelineOnly());
         if (!sim) return sim.error();
         if (sim->deadlocked) return report;  // nothing to improve on a plan that cannot run
         current_ = std::move(*sim);
@@ -148,7 +148,7 @@ private:
             moved.insert(moved.end(), program.begin() + move.g1, program.end());
             program = std::move(moved);
         }
-        auto sim = Simulator::run(plan_);
+        auto sim = Simulator::run(plan_, SimOptions::timelineOnly());
         ++simulations_;
         if (!sim) return sim.error();
         bool keep = !sim->deadlocked && sim->makespan_ms <= current_.makespan_ms + kSlack;

@@ -83,7 +83,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
 
     // Micro-batch numbers map to dense indices in order of appearance, so the tables below are
     // stages × (micro-batches that occur), not stages × (largest number): plans may skip numbers.
-    std::vector<int> denseOf(static_cast<std::size_t>(std::max(1, plan.microbatchCount())), -1);
+    const int microbatchNumbers = plan.microbatchCount();
+    std::vector<int> denseOf(static_cast<std::size_t>(std::max(1, microbatchNumbers)), -1);
     int microbatches = 0;
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program)
@@ -186,18 +187,14 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     continue;
                 }
                 case Op::Forward:
-                    duration = cost.forward_ms;
+                    duration = cost.durationOf(ins.op);
                     memoryChange(t, checkpointed[key] ? cost.checkpoint_bytes : cost.activation_bytes);
                     break;
                 case Op::Recompute:
-                    duration = cost.recompute_ms;
+                    duration = cost.durationOf(ins.op);
                     memoryChange(t, cost.activation_bytes - cost.checkpoint_bytes);
                     break;
-                case Op::Backward: duration = cost.backward_ms; break;
-                case Op::BackwardInput: duration = cost.inputGradMs(); break;
-                case Op::BackwardWeight: duration = cost.weightGradMs(); break;
-                case Op::ReduceGrad: duration = cost.reduce_grad_ms; break;
-                case Op::Optimizer: duration = cost.optimizer_ms; break;
+                default: duration = cost.durationOf(ins.op); break;
             }
             if (ins.op == Op::Recompute) {
                 RecomputeRun& run = recomputeRun[d];
@@ -235,15 +232,15 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.busiest_device_ms = std::max(result.busiest_device_ms, stats.busy_ms);
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
-    result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, denseOf);
-    result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
-    result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
-
-    result.samples_per_step =
-        static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
-    if (result.makespan_ms > 0 && !result.deadlocked) {
-        result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
-        result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
+    if (options.summary) {
+        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, denseOf);
+        result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
+        result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
+        result.samples_per_step = static_cast<double>(microbatchNumbers) * plan.info.micro_batch_size * plan.info.data_parallel;
+        if (result.makespan_ms > 0 && !result.deadlocked) {
+            result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
+            result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
+        }
     }
     if (auto overflow = checkFinite(plan, result)) return *overflow;
     return result;

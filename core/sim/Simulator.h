@@ -13,6 +13,14 @@ namespace mario {
 
 struct SimOptions {
     bool record_memory_curve = false;  // fill DeviceStats::memory
+    // The lower bounds (critical chain, pipeline bound) and throughput; a pass that simulates
+    // thousands of trials needs only the timeline, the makespan and the peaks.
+    bool summary = true;
+    static SimOptions timelineOnly() {
+        SimOptions options;
+        options.summary = false;
+        return options;
+    }
 };
 
 class Simulator {

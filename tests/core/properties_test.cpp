@@ -11,38 +11,13 @@
 #include "schedule/PipelineTopology.h"
 #include "sim/Simulator.h"
 #include "sim/Validator.h"
+#include "RandomPlans.h"
 #include "TestPlans.h"
 
 namespace mario {
 namespace {
 
 constexpr double kEps = 1e-9;
-
-Plan randomPlan(std::mt19937& rng) {
-    std::uniform_int_distribution<int> schemePick(0, 3), devicesPick(2, 6), chunkPick(2, 3), multiplierPick(1, 3);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    const Scheme scheme = static_cast<Scheme>(schemePick(rng));
-    int p = devicesPick(rng);
-    if (scheme == Scheme::Chimera && p % 2) ++p;
-    int m = p * multiplierPick(rng);
-    if (scheme == Scheme::OneFOneB || scheme == Scheme::GPipe) m = 1 + static_cast<int>(unit(rng) * 2 * p);
-    const int v = scheme == Scheme::Interleaved ? chunkPick(rng) : 1;
-    const LinkSpec link{unit(rng) < 0.5 ? 0.0 : 0.2 * unit(rng), unit(rng) < 0.5 ? 0.0 : 1.0 + 4 * unit(rng)};
-    Plan plan = test::unitPlan(scheme, p, m, v, {}, link);
-    for (auto& stage : plan.stages) {
-        StageCost& c = stage.cost;
-        c.forward_ms = 0.5 + 1.5 * unit(rng);
-        c.backward_ms = c.forward_ms * (1.5 + unit(rng));
-        c.recompute_ms = c.forward_ms * (0.8 + 0.4 * unit(rng));
-        c.activation_bytes = 1e6 * (1 + unit(rng));
-        c.checkpoint_bytes = c.activation_bytes * 0.1 * unit(rng);
-        c.static_bytes = 1e7 * unit(rng);
-        c.send_bytes = 1e6 * unit(rng);
-        c.optimizer_ms = 0.1 * unit(rng);
-        c.reduce_grad_ms = 0.1 * unit(rng);
-    }
-    return plan;
-}
 
 // Checks the timeline against DESIGN.md §3 directly from the plan.
 void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
@@ -90,7 +65,7 @@ void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
 TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
     std::mt19937 rng(12345);
     for (int trial = 0; trial < 120; ++trial) {
-        Plan plan = randomPlan(rng);
+        Plan plan = test::randomPlan(rng);
         if (trial % 2) ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok());
         ASSERT_TRUE(Validator::validate(plan).ok()) << Validator::validate(plan).summary();
         auto result = Simulator::run(plan, {.record_memory_curve = true});
@@ -115,7 +90,7 @@ TEST(Properties, HideKeepsPlansValidNeverSlowerAndWithinItsBudget) {
     std::mt19937 rng(4711);
     int faster = 0;
     for (int trial = 0; trial < 100; ++trial) {
-        Plan four = randomPlan(rng);
+        Plan four = test::randomPlan(rng);
         if (trial % 3 == 0) four.info.memory_limit_bytes = 1e7 + 4e6 * (trial % 5);  // tight limits too
         Plan hidden = four;
         ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
@@ -145,7 +120,7 @@ TEST(Properties, HideKeepsPlansValidNeverSlowerAndWithinItsBudget) {
 TEST(Properties, PassesKeepPlansValidAndNeverLoseAgainstCheckpointingOrBaseMemory) {
     std::mt19937 rng(777);
     for (int trial = 0; trial < 100; ++trial) {
-        const Plan base = randomPlan(rng);
+        const Plan base = test::randomPlan(rng);
         const auto baseSim = Simulator::run(base);
         ASSERT_TRUE(baseSim.ok());
 
@@ -168,7 +143,7 @@ TEST(Properties, PassesKeepPlansValidAndNeverLoseAgainstCheckpointingOrBaseMemor
 TEST(Properties, WriteReadSimulateGivesIdenticalResults) {
     std::mt19937 rng(4242);
     for (int trial = 0; trial < 40; ++trial) {
-        Plan plan = randomPlan(rng);
+        Plan plan = test::randomPlan(rng);
         ASSERT_TRUE(runPasses(plan, *parsePassList(trial % 2 ? "all" : "none")).ok());
         const std::string text = writePlan(plan).dump();
         auto reread = readPlan(nlohmann::json::parse(text));

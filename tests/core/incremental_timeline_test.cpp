@@ -1,0 +1,113 @@
+// The incremental timeline against the simulator: on random plans of every scheme, random
+// batches of recomputations move earlier (anywhere after their forward), and after every
+// update — and after every undo — each instruction's start and end equal a whole simulation's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "passes/PassManager.h"
+#include "sim/IncrementalTimeline.h"
+#include "sim/Simulator.h"
+#include "RandomPlans.h"
+
+namespace mario {
+namespace {
+
+void expectSameTimeline(const Plan& plan, const IncrementalTimeline& timeline, const char* when) {
+    auto sim = Simulator::run(plan);
+    ASSERT_TRUE(sim.ok());
+    ASSERT_FALSE(sim->deadlocked);
+    EXPECT_NEAR(timeline.makespan(), sim->makespan_ms, 1e-7) << when;
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        const auto& ours = timeline.timings(static_cast<int>(d));
+        ASSERT_EQ(ours.size(), sim->devices[d].timings.size());
+        for (std::size_t i = 0; i < ours.size(); ++i) {
+            ASSERT_NEAR(ours[i].start, sim->devices[d].timings[i].start, 1e-7)
+                << when << ": device " << d << " " << toActionString(plan.devices[d].program[i]);
+            ASSERT_NEAR(ours[i].end, sim->devices[d].timings[i].end, 1e-7)
+                << when << ": device " << d << " " << toActionString(plan.devices[d].program[i]);
+        }
+    }
+}
+
+struct Move {
+    int device = 0;
+    std::size_t from = 0, to = 0;
+};
+
+// A random R of `device` and a random earlier position after its forward, if there is one.
+bool randomMove(const Plan& plan, int device, std::mt19937& rng, Move& move) {
+    const auto& program = plan.devices[device].program;
+    std::vector<std::size_t> recomputes;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].op == Op::Recompute) recomputes.push_back(i);
+    if (recomputes.empty()) return false;
+    const std::size_t r = recomputes[std::uniform_int_distribution<std::size_t>(0, recomputes.size() - 1)(rng)];
+    std::size_t forward = r;
+    while (forward > 0 && !(program[forward - 1] == Instruction{Op::Forward, program[r].stage, program[r].microbatch})) --forward;
+    if (forward == 0 || forward >= r) return false;  // forward is the index just after the F
+    move = {device, r, std::uniform_int_distribution<std::size_t>(forward, r - 1)(rng)};
+    return true;
+}
+
+TEST(IncrementalTimeline, FollowsRandomMovesOfRecomputationsExactly) {
+    std::mt19937 rng(11);
+    long long updates = 0, evaluations = 0, instructions = 0;
+    for (int trial = 0; trial < 60; ++trial) {
+        Plan plan = test::randomPlan(rng);
+        ASSERT_TRUE(runPasses(plan, {PassId::Checkpoint, PassId::Overlap}).ok());
+        auto built = IncrementalTimeline::build(plan);
+        ASSERT_TRUE(built.ok()) << built.error().message;
+        IncrementalTimeline timeline = std::move(*built);
+        const std::size_t evaluationsBefore = timeline.evaluations();
+        for (int step = 0; step < 25; ++step) {
+            std::vector<Move> batch;
+            for (int d = 0; d < static_cast<int>(plan.devices.size()); ++d) {
+                Move move;
+                if (rng() % 2 && randomMove(plan, d, rng, move)) batch.push_back(move);
+            }
+            if (batch.empty()) continue;
+            for (const Move& m : batch) {
+                auto& program = plan.devices[m.device].program;
+                std::rotate(program.begin() + m.to, program.begin() + m.from, program.begin() + m.from + 1);
+                timeline.moved(plan, m.device, m.from, m.to);
+            }
+            auto updated = timeline.update(plan);
+            ASSERT_TRUE(updated.ok());
+            ASSERT_TRUE(*updated) << "moving an R earlier after its F cannot deadlock";
+            ++updates;
+            instructions += static_cast<long long>(plan.instructionCount());
+            expectSameTimeline(plan, timeline, "after a move");
+            if (rng() % 3 == 0) {
+                for (const Move& m : batch) {
+                    auto& program = plan.devices[m.device].program;
+                    std::rotate(program.begin() + m.to, program.begin() + m.to + 1, program.begin() + m.from + 1);
+                }
+                timeline.undo(plan);
+                expectSameTimeline(plan, timeline, "after undo");
+            }
+            if (HasFatalFailure()) return;
+        }
+        evaluations += static_cast<long long>(timeline.evaluations() - evaluationsBefore);
+    }
+    ASSERT_GT(updates, 500);
+    // Incremental at all: fewer instructions re-evaluated than whole simulations would run.
+    EXPECT_LT(evaluations, instructions);
+    std::printf("incremental timeline: %lld updates, %.1f%% of the instructions whole simulations would run\n", updates,
+                100.0 * static_cast<double>(evaluations) / static_cast<double>(instructions));
+}
+
+TEST(IncrementalTimeline, RefusesADeadlockedPlan) {
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 2);
+    // Device 0 waits for a gradient before it has sent the forward that would produce it.
+    auto& program = plan.devices[0].program;
+    auto recv = std::find_if(program.begin(), program.end(), [](const Instruction& ins) { return ins.op == Op::RecvBackward; });
+    ASSERT_NE(recv, program.end());
+    std::rotate(program.begin(), recv, recv + 1);
+    ASSERT_TRUE(Simulator::run(plan)->deadlocked);
+    EXPECT_FALSE(IncrementalTimeline::build(plan).ok());
+}
+
+}  // namespace
+}  // namespace mario
