@@ -131,7 +131,7 @@ Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove) {
     rebuiltInUpdate_ = true;
     auto rebuilt = rebuild(plan);
     if (!rebuilt || !*rebuilt) return rebuilt;
-    return makespan_ <= giveUpAbove;
+    return makespan_ <= giveUpAbove || same(makespan_, giveUpAbove);
 }
 
 // Label-correcting evaluation of the longest-path equations, in time order: a queue of
@@ -180,7 +180,8 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(const Plan& plan, do
                 next.end = t + plan.stages[ins.stage].cost.durationOf(ins.op);
             }
             if (k >= stableFrom[d] && same(next, timings[k])) break;  // the rest of the program stands
-            if (next.end + workAhead_[d][k] > giveUpAbove) {
+            // Beyond rounding (a sum in another order), not by a last bit.
+            if (next.end + workAhead_[d][k] > giveUpAbove && !same(next.end + workAhead_[d][k], giveUpAbove)) {
                 evaluations_ += work;
                 return Outcome::GaveUp;
             }

@@ -1,6 +1,7 @@
 // The incremental timeline against the simulator: on random plans of every scheme, random
 // batches of recomputations move earlier (anywhere after their forward), and after every
-// update — and after every undo — each instruction's start and end equal a whole simulation's.
+// update — and after every undo — each instruction's start and end equal a whole simulation's;
+// an update that gives up does so only when the step really got longer.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,7 +54,7 @@ bool randomMove(const Plan& plan, int device, std::mt19937& rng, Move& move) {
 
 TEST(IncrementalTimeline, FollowsRandomMovesOfRecomputationsExactly) {
     std::mt19937 rng(11);
-    long long updates = 0, evaluations = 0, instructions = 0;
+    long long updates = 0, evaluations = 0, instructions = 0, gaveUp = 0;
     for (int trial = 0; trial < 60; ++trial) {
         Plan plan = test::randomPlan(rng);
         ASSERT_TRUE(runPasses(plan, {PassId::Checkpoint, PassId::Overlap}).ok());
@@ -73,9 +74,25 @@ TEST(IncrementalTimeline, FollowsRandomMovesOfRecomputationsExactly) {
                 std::rotate(program.begin() + m.to, program.begin() + m.from, program.begin() + m.from + 1);
                 timeline.moved(plan, m.device, m.from, m.to);
             }
-            auto updated = timeline.update(plan);
+            // Half the updates may give up once the step provably ends later than before.
+            const double before = timeline.makespan();
+            const bool mayGiveUp = rng() % 2;
+            auto updated = mayGiveUp ? timeline.update(plan, before) : timeline.update(plan);
             ASSERT_TRUE(updated.ok());
-            ASSERT_TRUE(*updated) << "moving an R earlier after its F cannot deadlock";
+            if (!*updated) {
+                ASSERT_TRUE(mayGiveUp) << "moving an R earlier after its F cannot deadlock";
+                auto sim = Simulator::run(plan);
+                ASSERT_TRUE(sim.ok());
+                EXPECT_GT(sim->makespan_ms, before) << "gave up on a move that does not lengthen the step";
+                ++gaveUp;
+                for (const Move& m : batch) {
+                    auto& program = plan.devices[m.device].program;
+                    std::rotate(program.begin() + m.to, program.begin() + m.to + 1, program.begin() + m.from + 1);
+                }
+                timeline.undo(plan);
+                expectSameTimeline(plan, timeline, "after giving up");
+                continue;
+            }
             ++updates;
             instructions += static_cast<long long>(plan.instructionCount());
             expectSameTimeline(plan, timeline, "after a move");
@@ -91,7 +108,8 @@ TEST(IncrementalTimeline, FollowsRandomMovesOfRecomputationsExactly) {
         }
         evaluations += static_cast<long long>(timeline.evaluations() - evaluationsBefore);
     }
-    ASSERT_GT(updates, 500);
+    ASSERT_GT(updates, 300);
+    EXPECT_GT(gaveUp, 50);
     // Incremental at all: fewer instructions re-evaluated than whole simulations would run.
     EXPECT_LT(evaluations, instructions);
     std::printf("incremental timeline: %lld updates, %.1f%% of the instructions whole simulations would run\n", updates,
