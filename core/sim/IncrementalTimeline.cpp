@@ -23,14 +23,8 @@ bool same(const InstructionTiming& a, const InstructionTiming& b) { return same(
 Result<IncrementalTimeline> IncrementalTimeline::build(const Plan& plan) {
     auto topology = PipelineTopology::build(plan);
     if (!topology) return topology.error();
-    IncrementalTimeline timeline(std::move(*topology));
-    timeline.stageCount_ = timeline.topology_.stageCount();
-    timeline.denseOf_.assign(static_cast<std::size_t>(std::max(1, plan.microbatchCount())), -1);
-    for (const auto& device : plan.devices)
-        for (const auto& ins : device.program)
-            if (hasMicrobatch(ins.op) && timeline.denseOf_[ins.microbatch] < 0)
-                timeline.denseOf_[ins.microbatch] = timeline.microbatches_++;
-    timeline.microbatches_ = std::max(1, timeline.microbatches_);
+    MessageSlots messages(plan, topology->stageCount());
+    IncrementalTimeline timeline(std::move(*topology), std::move(messages));
     auto ok = timeline.rebuild(plan);
     if (!ok) return ok.error();
     if (!*ok) return makeError("the plan deadlocks; there is no timeline to follow");
@@ -41,7 +35,7 @@ Result<bool> IncrementalTimeline::rebuild(const Plan& plan) {
     auto sim = Simulator::run(plan, SimOptions::timelineOnly());
     if (!sim) return sim.error();
     if (sim->deadlocked) return false;
-    const std::size_t slots = 2u * static_cast<std::size_t>(stageCount_) * microbatches_;
+    const std::size_t slots = messages_.size();
     arrival_.assign(slots, 0.0);
     receiver_.assign(slots, Slot{});
     timings_.assign(plan.devices.size(), {});
@@ -55,7 +49,7 @@ Result<bool> IncrementalTimeline::rebuild(const Plan& plan) {
             const std::size_t slot = slotOfInstruction(ins);
             if (slot == kNoSlot) continue;
             if (isRecv(ins.op)) receiver_[slot] = {static_cast<int>(d), i};
-            else if (isSend(ins.op)) arrival_[slot] = timings_[d][i].start + transferOf(plan, ins);
+            else if (isSend(ins.op)) arrival_[slot] = timings_[d][i].start + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
         }
     }
     workAhead_.assign(plan.devices.size(), {});
@@ -76,23 +70,12 @@ void IncrementalTimeline::sumWorkAhead(const Plan& plan, int device, std::size_t
                        : 0.0;
 }
 
-std::size_t IncrementalTimeline::slotOf(bool backward, int stage, int microbatch) const {
-    return (static_cast<std::size_t>(backward) * stageCount_ + stage) * microbatches_ + denseOf_[microbatch];
-}
-
 std::size_t IncrementalTimeline::slotOfInstruction(const Instruction& ins) const {
-    if (isRecv(ins.op)) return slotOf(ins.op == Op::RecvBackward, ins.stage, ins.microbatch);
+    if (isRecv(ins.op)) return messages_.of(ins.op == Op::RecvBackward, ins.stage, messages_.denseOf(ins));
     if (!isSend(ins.op)) return kNoSlot;
     const int target = topology_.sendTarget(ins);
     if (target < 0) return kNoSlot;
-    return slotOf(ins.op == Op::SendBackward, target, ins.microbatch);
-}
-
-double IncrementalTimeline::transferOf(const Plan& plan, const Instruction& send) const {
-    // As in the simulator: send_bytes describes the boundary after a stage, for gradients the receiver's.
-    const bool backward = send.op == Op::SendBackward;
-    const int target = topology_.sendTarget(send);
-    return plan.link.transferMs(plan.stages[backward ? target : send.stage].cost.send_bytes);
+    return messages_.of(ins.op == Op::SendBackward, target, messages_.denseOf(ins));
 }
 
 void IncrementalTimeline::indexReceives(const Plan& plan, int device, std::size_t first, std::size_t last) {
@@ -167,7 +150,7 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(const Plan& plan, do
             } else if (isSend(ins.op)) {
                 const std::size_t slot = slotOfInstruction(ins);
                 if (slot != kNoSlot) {
-                    const double arrives = t + transferOf(plan, ins);
+                    const double arrives = t + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
                     if (!same(arrives, arrival_[slot])) {
                         arrivalLog_.push_back({slot, arrival_[slot]});
                         const double earlier = std::min(arrives, arrival_[slot]);

@@ -23,6 +23,7 @@
 
 #include "schedule/Plan.h"
 #include "schedule/PipelineTopology.h"
+#include "sim/MessageSlots.h"
 #include "sim/SimResult.h"
 #include "util/Result.h"
 
@@ -75,21 +76,18 @@ private:
         double old = 0;
     };
 
-    explicit IncrementalTimeline(PipelineTopology topology) : topology_(std::move(topology)) {}
+    IncrementalTimeline(PipelineTopology topology, MessageSlots messages)
+        : topology_(std::move(topology)), messages_(std::move(messages)) {}
     Result<bool> rebuild(const Plan& plan);
-    std::size_t slotOf(bool backward, int stage, int microbatch) const;
-    // The message slot a SEND or RECV at program position refers to (npos for a send nobody takes).
+    // The message slot a SEND or RECV refers to (npos for a send nobody takes).
     std::size_t slotOfInstruction(const Instruction& ins) const;
-    double transferOf(const Plan& plan, const Instruction& send) const;
     void indexReceives(const Plan& plan, int device, std::size_t first, std::size_t last);
     void sumWorkAhead(const Plan& plan, int device, std::size_t first, std::size_t last);
     enum class Outcome { Done, GaveUp, TooMuchWork };
     Outcome propagate(const Plan& plan, double giveUpAbove);
 
     PipelineTopology topology_;
-    int stageCount_ = 0;
-    std::vector<int> denseOf_;  // micro-batch number -> dense index
-    int microbatches_ = 0;
+    MessageSlots messages_;
     std::vector<std::vector<InstructionTiming>> timings_;
     std::vector<std::vector<double>> workAhead_;  // per instruction: compute after it on its device
     std::vector<double> arrival_;   // per message slot

@@ -10,21 +10,12 @@
 #include "schedule/PipelineTopology.h"
 #include "sim/DeadlockExplainer.h"
 #include "sim/LowerBound.h"
+#include "sim/MessageSlots.h"
 
 namespace mario {
 namespace {
 
 constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
-
-// Message slots: a forward activation or backward gradient addressed to (stage, micro-batch).
-struct MessageIndex {
-    int stages = 0;
-    int microbatches = 0;
-    std::size_t of(bool backward, int stage, int microbatch) const {
-        return (static_cast<std::size_t>(backward) * stages + stage) * microbatches + microbatch;
-    }
-    std::size_t size() const { return 2u * stages * microbatches; }
-};
 
 Result<bool> checkOperands(const Plan& plan, int stageCount) {
     // Dense (stage, micro-batch) tables are sized by the largest micro-batch number; every
@@ -81,23 +72,15 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     const int deviceCount = static_cast<int>(plan.devices.size());
     if (auto ok = checkOperands(plan, stageCount); !ok) return ok.error();
 
-    // Micro-batch numbers map to dense indices in order of appearance, so the tables below are
-    // stages × (micro-batches that occur), not stages × (largest number): plans may skip numbers.
-    const int microbatchNumbers = plan.microbatchCount();
-    std::vector<int> denseOf(static_cast<std::size_t>(std::max(1, microbatchNumbers)), -1);
-    int microbatches = 0;
-    for (const auto& device : plan.devices)
-        for (const auto& ins : device.program)
-            if (hasMicrobatch(ins.op) && denseOf[ins.microbatch] < 0) denseOf[ins.microbatch] = microbatches++;
-    microbatches = std::max(1, microbatches);
+    const MessageSlots messages(plan, stageCount);
+    const int microbatches = messages.microbatches();
     // A plan the validator accepts has each micro-batch on every stage of its chain, so these
     // tables stay within a few times its size; an unvalidated one might not.
     const long long cells = static_cast<long long>(stageCount) * microbatches;
     if (cells > 64LL * static_cast<long long>(plan.instructionCount()) + (1 << 20))
         return makeError("the plan's " + std::to_string(microbatches) + " micro-batches cover few of its " +
                          std::to_string(stageCount) + " stages (validate it first)");
-    auto mbOf = [&](const Instruction& ins) { return hasMicrobatch(ins.op) ? denseOf[ins.microbatch] : 0; };
-    const MessageIndex messages{stageCount, microbatches};
+    auto mbOf = [&](const Instruction& ins) { return messages.denseOf(ins); };
     std::vector<double> arrival(messages.size(), kNotSent);
     std::vector<int> waiting(messages.size(), -1);
 
@@ -175,11 +158,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     timing = {t, t};
                     const int target = topology.sendTarget(ins);
                     if (target < 0) continue;  // the validator reports it; nothing can receive it
-                    const bool backward = ins.op == Op::SendBackward;
-                    // send_bytes describes the boundary after a stage: for gradients that is the receiver's.
-                    const double bytes = plan.stages[backward ? target : ins.stage].cost.send_bytes;
-                    const std::size_t slot = messages.of(backward, target, mb);
-                    arrival[slot] = t + plan.link.transferMs(bytes);
+                    const std::size_t slot = messages.of(ins.op == Op::SendBackward, target, mb);
+                    arrival[slot] = t + MessageSlots::transferMs(plan, ins, target);
                     if (waiting[slot] >= 0) {
                         runnable.push_back(waiting[slot]);
                         waiting[slot] = -1;
@@ -233,10 +213,10 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {
-        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, denseOf);
+        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, messages.denseOf());
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
         result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
-        result.samples_per_step = static_cast<double>(microbatchNumbers) * plan.info.micro_batch_size * plan.info.data_parallel;
+        result.samples_per_step = static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
         if (result.makespan_ms > 0 && !result.deadlocked) {
             result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
             result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;

@@ -22,6 +22,7 @@
 #include "SessionAutosave.h"
 #include "io/ConfigJson.h"
 #include "schedule/PlanEdit.h"
+#include "ProgramLookup.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -31,12 +32,7 @@ namespace {
 const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json");
 const QString kLlama = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
 
-int indexOf(const Plan& plan, int device, const char* action) {
-    const auto& program = plan.devices[device].program;
-    for (int i = 0; i < static_cast<int>(program.size()); ++i)
-        if (toActionString(program[i]) == action) return i;
-    return -1;
-}
+using mario::test::indexOf;
 
 // Figure 2 with overlap + prepose on and one hand edit on top (F3 of device 1 moved).
 bool editedFigure2(ScheduleDocument& document) {

@@ -19,6 +19,7 @@
 #include <QSpinBox>
 #include "SummaryPanel.h"
 #include "schedule/PlanEdit.h"
+#include "ProgramLookup.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -27,12 +28,7 @@ namespace {
 
 const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json");
 
-int indexOf(const Plan& plan, int device, const char* action) {
-    const auto& program = plan.devices[device].program;
-    for (int i = 0; i < static_cast<int>(program.size()); ++i)
-        if (toActionString(program[i]) == action) return i;
-    return -1;
-}
+using mario::test::indexOf;
 
 // Drags the box of `action` on `device` to `dropTimeMs` with real mouse events.
 void drag(MainWindow& window, int device, const char* action, double dropTimeMs) {

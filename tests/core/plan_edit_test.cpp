@@ -5,16 +5,12 @@
 #include "schedule/PlanEdit.h"
 #include "sim/Simulator.h"
 #include "TestPlans.h"
+#include "ProgramLookup.h"
 
 namespace mario {
 namespace {
 
-int indexOf(const Plan& plan, int device, const char* action) {
-    const auto& program = plan.devices[device].program;
-    for (int i = 0; i < static_cast<int>(program.size()); ++i)
-        if (toActionString(program[i]) == action) return i;
-    return -1;
-}
+using test::indexOf;
 
 TEST(PlanEdit, ForwardMovesWithItsRecvAndSend) {
     // 1F1B, 4 devices: device 1 runs F0 F1 F2 B0 F3 ...; moving F3 before B0 keeps the plan
