@@ -56,12 +56,12 @@ nlohmann::json outcomeJson(const TuneOutcome& o) {
 }
 
 void printTable(const TuneResult& result, int top) {
-    std::printf("%4s  %-44s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms", "peak GB", "bubble");
+    std::printf("%4s  %-50s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms", "peak GB", "bubble");
     int rank = 0;
     for (int i : result.ranking) {
         if (rank >= top) break;
         const TuneOutcome& o = result.outcomes[i];
-        std::printf("%4d  %-44s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(), o.samples_per_s,
+        std::printf("%4d  %-50s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(), o.samples_per_s,
                     o.tokens_per_s, o.step_ms, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
     }
 }

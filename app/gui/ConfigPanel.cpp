@@ -107,7 +107,12 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     costs_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     scheme_ = new QComboBox(this);
     scheme_->setObjectName("scheme");
-    scheme_->addItems({"gpipe", "1f1b", "interleaved", "chimera"});
+    for (const SchemeInfo& scheme : schemeCatalog()) {
+        scheme_->addItem(QString::fromUtf8(scheme.name.data(), static_cast<int>(scheme.name.size())));
+        scheme_->setItemData(scheme_->count() - 1,
+                             QString::fromUtf8(scheme.description.data(), static_cast<int>(scheme.description.size())),
+                             Qt::ToolTipRole);
+    }
     pp_ = spin(this, 1, 1024);
     pp_->setObjectName("pp");
     dp_ = spin(this, 1, 4096);
@@ -246,7 +251,7 @@ std::optional<Config> ConfigPanel::editedConfig() const {
     p.pp = pp_->value();
     p.dp = dp_->value();
     p.tp = tp_->value();
-    p.chunks = p.scheme == Scheme::Interleaved ? std::max(2, chunks_->value()) : 1;
+    p.chunks = schemeInfo(p.scheme).chunked ? std::max(2, chunks_->value()) : 1;
     p.micro_batch_size = mbs_->value();
     p.global_batch_size = global_->value();
     if (memory_->value() > 0) config.memory_limit_bytes = memory_->value() * 1e9;

@@ -12,7 +12,7 @@ namespace {
 QString schemeText(const TuneCandidate& c) {
     const std::string_view name = schemeName(c.scheme);
     QString text = QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
-    if (c.scheme == Scheme::Interleaved) text += QStringLiteral(" (v=%1)").arg(c.chunks);
+    if (schemeInfo(c.scheme).chunked) text += QStringLiteral(" (v=%1)").arg(c.chunks);
     return text;
 }
 

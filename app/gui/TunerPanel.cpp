@@ -124,16 +124,18 @@ QWidget* TunerPanel::buildInputs() {
     threads_->setSpecialValueText(tr("auto"));
     tpSearch_ = new QCheckBox(tr("search TP ∈ {1, 2, 4, 8}"), inputs_);
     tpSearch_->setToolTip(tr("Off: tensor parallelism stays 1"));
-    gpipe_ = new QCheckBox(tr("GPipe"), inputs_);
-    oneFOneB_ = new QCheckBox(tr("1F1B"), inputs_);
-    chimera_ = new QCheckBox(tr("Chimera"), inputs_);
-    interleaved_ = new QCheckBox(tr("Interleaved (v = 2, 4)"), inputs_);
-    auto* schemes = new QHBoxLayout;
-    for (QCheckBox* box : {gpipe_, oneFOneB_, chimera_, interleaved_}) {
+    // One box per scheme, six to a row; the chunked ones search v = 2 and 4.
+    auto* schemes = new QGridLayout;
+    for (const SchemeInfo& scheme : schemeCatalog()) {
+        QString label = QString::fromUtf8(scheme.name.data(), static_cast<int>(scheme.name.size()));
+        if (scheme.chunked) label += tr(" (v = 2, 4)");
+        auto* box = new QCheckBox(label, inputs_);
+        box->setToolTip(QString::fromUtf8(scheme.description.data(), static_cast<int>(scheme.description.size())));
         box->setChecked(true);
-        schemes->addWidget(box);
+        const int index = static_cast<int>(schemeBoxes_.size());
+        schemes->addWidget(box, index / 6, index % 6);
+        schemeBoxes_.push_back({scheme.scheme, box});
     }
-    schemes->addStretch(1);
 
     run_ = new QPushButton(tr("Run"), this);
     run_->setDefault(true);
@@ -172,23 +174,13 @@ QWidget* TunerPanel::buildInputs() {
     return box;
 }
 
-QCheckBox* TunerPanel::schemeBox(Scheme scheme) const {
-    switch (scheme) {
-    case Scheme::GPipe: return gpipe_;
-    case Scheme::OneFOneB: return oneFOneB_;
-    case Scheme::Chimera: return chimera_;
-    case Scheme::Interleaved: return interleaved_;
-    }
-    return nullptr;
-}
-
 TuneOptions TunerPanel::options() const {
     TuneOptions options;
     options.devices = devices_->value();
     if (memory_->value() > 0) options.memory_limit_bytes = memory_->value() * 1e9;
     options.schemes.clear();
-    for (Scheme scheme : {Scheme::GPipe, Scheme::OneFOneB, Scheme::Chimera, Scheme::Interleaved})
-        if (schemeBox(scheme)->isChecked()) options.schemes.push_back(scheme);
+    for (const auto& [scheme, box] : schemeBoxes_)
+        if (box->isChecked()) options.schemes.push_back(scheme);
     options.tensor_parallel = tpSearch_->isChecked() ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1};
     options.threads = threads_->value();
     return options;

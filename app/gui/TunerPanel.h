@@ -8,6 +8,8 @@
 #include <QVector>
 #include <QWidget>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "model/Config.h"
 #include "tune/TuneTypes.h"
@@ -57,7 +59,6 @@ public:
     QDoubleSpinBox* memoryBox() const { return memory_; }
     QCheckBox* tensorParallelBox() const { return tpSearch_; }
     QSpinBox* threadsBox() const { return threads_; }
-    QCheckBox* schemeBox(Scheme scheme) const;
     QCheckBox* showRejectedBox() const { return showRejected_; }
     QProgressBar* progressBar() const { return progress_; }
     QTableView* table() const { return table_; }
@@ -95,7 +96,7 @@ private:
     QDoubleSpinBox* memory_;
     QCheckBox* tpSearch_;
     QSpinBox* threads_;
-    QCheckBox *gpipe_, *oneFOneB_, *chimera_, *interleaved_;
+    std::vector<std::pair<Scheme, QCheckBox*>> schemeBoxes_;  // one per scheme in the catalog
     QPushButton *run_, *cancel_;
     QProgressBar* progress_;
     QLabel *status_, *note_, *summary_;

@@ -92,23 +92,24 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
         return makeError(mbPath + ": " + str(m) + " micro-batches per step; the limit is " +
                          str(limits::kMaxMicrobatches));
     // The generated plan holds about six instructions per (stage, micro-batch).
-    const long long pairs = static_cast<long long>(p.pp) * p.chunks * (p.scheme == Scheme::Chimera ? 2 : 1) * m;
+    const SchemeInfo& scheme = schemeInfo(p.scheme);
+    const int stages = p.pp * stagesPerDevice(p.scheme, p.chunks);
+    const long long pairs = static_cast<long long>(stages) * m;
     if (pairs > limits::kMaxStageMicrobatches)
-        return makeError(mbPath + ": " + str(m) + " micro-batches on " + str(p.pp * p.chunks) +
+        return makeError(mbPath + ": " + str(m) + " micro-batches on " + str(stages) +
                          " stages make " + std::to_string(pairs) + " (stage, micro-batch) pairs; the limit is " +
                          str(limits::kMaxStageMicrobatches));
-    if (p.scheme != Scheme::Interleaved && p.chunks != 1)
-        return makeError("parallel.chunks: only the interleaved scheme uses chunks (got " + str(p.chunks) +
-                         " with " + std::string(schemeName(p.scheme)) + ")");
-    if (p.scheme == Scheme::Chimera) {
-        if (p.pp % 2 != 0)
-            return makeError("parallel.pp: chimera needs an even number of pipeline devices (got " + str(p.pp) + ")");
-        if (m % 2 != 0)
-            return makeError(mbPath + ": chimera needs an even number of micro-batches (got " + str(m) + ")");
-    }
+    const std::string name(scheme.name);
+    if (!scheme.chunked && p.chunks != 1)
+        return makeError("parallel.chunks: only interleaved, bfs and interleaved-zb use chunks (got " + str(p.chunks) +
+                         " with " + name + ")");
+    if (scheme.even_devices && p.pp % 2 != 0)
+        return makeError("parallel.pp: " + name + " needs an even number of pipeline devices (got " + str(p.pp) + ")");
+    if (scheme.even_microbatches && m % 2 != 0)
+        return makeError(mbPath + ": " + name + " needs an even number of micro-batches (got " + str(m) + ")");
+    if (scheme.chunked && p.chunks < 2)
+        return makeError("parallel.chunks: " + name + " needs chunks >= 2 (got " + str(p.chunks) + ")");
     if (p.scheme == Scheme::Interleaved) {
-        if (p.chunks < 2)
-            return makeError("parallel.chunks: interleaved needs chunks >= 2 (got " + str(p.chunks) + ")");
         int group = p.group_size > 0 ? p.group_size : p.pp;
         if (m % group != 0)
             return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " +
@@ -116,10 +117,11 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
                              str(group));
     }
     if (hasModel) {
-        int stages = p.pp * p.chunks;  // per chain; Chimera's two chains each hold all layers
-        if (c.model.layers < stages)
-            return makeError("model.layers: " + str(c.model.layers) + " layers cannot fill pp * chunks = " +
-                             str(stages) + " stages");
+        // Per chain: the two chains of Chimera and DualPipe each hold all layers.
+        const int chain = chainLength(p.scheme, p.pp, p.chunks);
+        if (c.model.layers < chain)
+            return makeError("model.layers: " + str(c.model.layers) + " layers cannot fill the " + str(chain) +
+                             " stages of a " + name + " pipeline on " + str(p.pp) + " devices");
         if (c.model.heads % p.tp != 0)
             return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " +
                              str(p.tp));
@@ -188,7 +190,7 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     if (par.ok()) {
         auto parsed = parseScheme(scheme);
         if (!parsed)
-            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected gpipe, 1f1b, interleaved or chimera)");
+            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected " + std::string(schemeNameList()) + ")");
         else
             c.parallel.scheme = *parsed;
     }

@@ -120,6 +120,14 @@ std::string megatronArguments(const Config& config, const TuneCandidate& candida
     if (candidate.scheme == Scheme::GPipe)
         out << "# GPipe (all forwards, then all backwards) has no Megatron-LM schedule: these are the\n"
             << "# arguments of 1F1B with the same pp = " << candidate.pp << " (same stages, less activation memory).\n";
+    if (candidate.scheme != Scheme::Chimera && candidate.scheme != Scheme::GPipe &&
+        candidate.scheme != Scheme::OneFOneB && candidate.scheme != Scheme::Interleaved) {
+        const SchemeInfo& info = schemeInfo(candidate.scheme);
+        out << "# " << info.name << " (" << info.description << ") has no Megatron-LM\n"
+            << "# schedule: these are the arguments of 1F1B with the same pp = " << candidate.pp << ". PyTorch's\n"
+            << "# torch.distributed.pipelining runs it from the plan's CSV (mario export --csv), and\n"
+            << "# mario-executor from the plan file.\n";
+    }
 
     flag("--num-layers", model.layers);
     flag("--hidden-size", model.hidden);

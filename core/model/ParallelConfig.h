@@ -1,22 +1,15 @@
 #pragma once
 // How a training step is split across devices.
-#include <optional>
-#include <string>
-#include <string_view>
+#include "model/Schemes.h"
 
 namespace mario {
-
-enum class Scheme { GPipe, OneFOneB, Interleaved, Chimera };
-
-std::string_view schemeName(Scheme scheme);          // "gpipe", "1f1b", "interleaved", "chimera"
-std::optional<Scheme> parseScheme(std::string_view);  // also accepts "V", "W", "X"
 
 struct ParallelConfig {
     Scheme scheme = Scheme::OneFOneB;
     int pp = 1;                 // pipeline devices
     int dp = 1;
     int tp = 1;
-    int chunks = 1;             // stages per device for interleaved (v)
+    int chunks = 1;             // stages per device for chunked schemes (v)
     int micro_batch_size = 1;
     int global_batch_size = 1;
     int group_size = 0;         // interleaved micro-batch group; 0 means pp (Megatron's default)

@@ -20,30 +20,32 @@ Result<bool> checkShape(const ScheduleShape& shape) {
                          std::to_string(limits::kMaxMicrobatches));
     if (shape.chunks > limits::kMaxChunks)
         return makeError(std::to_string(shape.chunks) + " chunks per device; the limit is " + std::to_string(limits::kMaxChunks));
-    const long long stages = static_cast<long long>(shape.devices) * std::max(1, shape.chunks) *
-                             (shape.scheme == Scheme::Chimera ? 2 : 1);
+    const SchemeInfo& scheme = schemeInfo(shape.scheme);
+    const std::string name(scheme.name);
+    const long long stages = static_cast<long long>(shape.devices) * stagesPerDevice(shape.scheme, shape.chunks);
     if (stages * shape.microbatches > limits::kMaxStageMicrobatches)
         return makeError(std::to_string(shape.microbatches) + " micro-batches on " + std::to_string(stages) +
                          " stages exceed the limit of " + std::to_string(limits::kMaxStageMicrobatches) +
                          " (stage, micro-batch) pairs");
-    switch (shape.scheme) {
-        case Scheme::Chimera:
-            if (shape.devices % 2 != 0)
-                return makeError("chimera needs an even number of pipeline devices, got " + std::to_string(shape.devices));
-            if (shape.microbatches % 2 != 0)
-                return makeError("chimera needs an even number of micro-batches, got " + std::to_string(shape.microbatches));
-            break;
-        case Scheme::Interleaved:
-            if (shape.chunks < 1) return makeError("interleaved needs chunks ≥ 1, got " + std::to_string(shape.chunks));
-            if (shape.groupSize() < shape.devices)
-                return makeError("interleaved micro-batch group size " + std::to_string(shape.groupSize()) +
-                                 " is smaller than the " + std::to_string(shape.devices) + " pipeline devices");
-            if (shape.microbatches % shape.groupSize() != 0)
-                return makeError("interleaved needs micro-batches (" + std::to_string(shape.microbatches) +
-                                 ") to be a multiple of the group size (" + std::to_string(shape.groupSize()) + ")");
-            break;
-        default:
-            break;
+    if (scheme.even_devices && shape.devices % 2 != 0)
+        return makeError(name + " needs an even number of pipeline devices, got " + std::to_string(shape.devices));
+    if (scheme.even_microbatches && shape.microbatches % 2 != 0)
+        return makeError(name + " needs an even number of micro-batches, got " + std::to_string(shape.microbatches));
+    if (scheme.chunked && shape.chunks < 1)
+        return makeError(name + " needs chunks ≥ 1, got " + std::to_string(shape.chunks));
+    // DualPipe's steady phase runs m − p + h + 1 paired steps per leg (DualPipeV: N − 2p + r + 1).
+    const int minimum = shape.scheme == Scheme::DualPipe || shape.scheme == Scheme::DualPipeV ? 2 * shape.devices : 1;
+    if (shape.microbatches < minimum)
+        return makeError(name + " needs at least " + std::to_string(minimum) + " micro-batches on " +
+                         std::to_string(shape.devices) + " devices (twice the devices), got " +
+                         std::to_string(shape.microbatches));
+    if (shape.scheme == Scheme::Interleaved || shape.scheme == Scheme::InterleavedZb) {
+        if (shape.groupSize() < shape.devices)
+            return makeError("interleaved micro-batch group size " + std::to_string(shape.groupSize()) +
+                             " is smaller than the " + std::to_string(shape.devices) + " pipeline devices");
+        if (shape.microbatches % shape.groupSize() != 0)
+            return makeError("interleaved needs micro-batches (" + std::to_string(shape.microbatches) +
+                             ") to be a multiple of the group size (" + std::to_string(shape.groupSize()) + ")");
     }
     return true;
 }
@@ -51,8 +53,10 @@ Result<bool> checkShape(const ScheduleShape& shape) {
 PipelineLayout pipelineLayout(const ScheduleShape& shape) {
     PipelineLayout layout;
     const int p = shape.devices;
-    switch (shape.scheme) {
-        case Scheme::Chimera: {
+    switch (schemeInfo(shape.scheme).placement) {
+        case Placement::TwoDirections: {
+            // The down chain is stages 0..p−1 on devices 0..p−1, the up chain stages p..2p−1
+            // on devices p−1..0: device d holds position d of one and p−1−d of the other.
             std::vector<int> down, up;
             layout.stage_device.resize(2 * p);
             for (int j = 0; j < p; ++j) {
@@ -64,19 +68,22 @@ PipelineLayout pipelineLayout(const ScheduleShape& shape) {
             layout.chains = {down, up};
             break;
         }
-        case Scheme::Interleaved: {
+        case Placement::V: {
+            // One chain down the devices and back up: stage s < p on device s, stage s ≥ p on
+            // device 2p − 1 − s, so device d holds stages d and 2p − 1 − d and the last stage
+            // (the loss) sits on device 0 beside the first.
             std::vector<int> chain;
-            for (int s = 0; s < p * shape.chunks; ++s) {
-                layout.stage_device.push_back(s % p);
+            for (int s = 0; s < 2 * p; ++s) {
+                layout.stage_device.push_back(s < p ? s : 2 * p - 1 - s);
                 chain.push_back(s);
             }
             layout.chains = {chain};
             break;
         }
-        default: {
+        case Placement::Looped: {
             std::vector<int> chain;
-            for (int s = 0; s < p; ++s) {
-                layout.stage_device.push_back(s);
+            for (int s = 0; s < p * stagesPerDevice(shape.scheme, shape.chunks); ++s) {
+                layout.stage_device.push_back(s % p);
                 chain.push_back(s);
             }
             layout.chains = {chain};
@@ -88,15 +95,32 @@ PipelineLayout pipelineLayout(const ScheduleShape& shape) {
 
 Result<ComputeOrder> generateComputeOrder(const ScheduleShape& shape) {
     if (auto ok = checkShape(shape); !ok) return ok.error();
+    const int p = shape.devices, v = shape.chunks, m = shape.microbatches;
     switch (shape.scheme) {
-        case Scheme::GPipe: return generateGPipe(shape.devices, shape.microbatches);
-        case Scheme::OneFOneB: return generateOneFOneB(shape.devices, shape.microbatches);
-        case Scheme::Interleaved:
-            return generateInterleaved(shape.devices, shape.chunks, shape.microbatches, shape.groupSize());
-        case Scheme::Chimera:
-            return generateChimera(shape.devices, shape.microbatches, shape.forward_cost, shape.backward_cost);
+        case Scheme::GPipe: return generateGPipe(p, m);
+        case Scheme::OneFOneB: return generateOneFOneB(p, m);
+        case Scheme::Interleaved: return generateInterleaved(p, v, m, shape.groupSize());
+        case Scheme::Chimera: return generateChimera(p, m, shape.forward_cost, shape.backward_cost);
+        case Scheme::LoopedBfs: return generateLoopedBfs(p, v, m);
+        case Scheme::ZbH1: return generateZeroBubbleH1(p, m);
+        case Scheme::ZbH2: return generateZeroBubbleH2(p, m);
+        case Scheme::InterleavedZb: return generateInterleavedZeroBubble(p, v, m, shape.groupSize());
+        case Scheme::Zbv: return generateZbv(p, m);
+        case Scheme::DualPipeV: return generateDualPipeV(p, m);
+        case Scheme::DualPipe: return generateDualPipe(p, m);
     }
     return makeError("unknown scheme");
+}
+
+ComputeOrder generateLoopedBfs(int devices, int chunks, int microbatches) {
+    ComputeOrder order(devices);
+    for (int d = 0; d < devices; ++d) {
+        for (int c = 0; c < chunks; ++c)
+            for (int m = 0; m < microbatches; ++m) order[d].push_back({Op::Forward, c * devices + d, m});
+        for (int c = chunks - 1; c >= 0; --c)
+            for (int m = microbatches - 1; m >= 0; --m) order[d].push_back({Op::Backward, c * devices + d, m});
+    }
+    return order;
 }
 
 ComputeOrder generateGPipe(int devices, int microbatches) {

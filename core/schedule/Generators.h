@@ -7,7 +7,8 @@
 
 namespace mario {
 
-// Checks sizes (devices ≥ 1, Chimera even, interleaved divisibility) and names what is wrong.
+// Checks sizes (devices ≥ 1, even where the scheme needs it, interleaved divisibility,
+// DualPipe's 2p micro-batches) and names what is wrong.
 Result<bool> checkShape(const ScheduleShape& shape);
 
 PipelineLayout pipelineLayout(const ScheduleShape& shape);
@@ -23,5 +24,16 @@ ComputeOrder generateOneFOneB(int devices, int microbatches);
 ComputeOrder generateInterleaved(int devices, int chunks, int microbatches, int groupSize);
 // Chimera ("X"): a down chain on devices 0..p−1 and an up chain on p−1..0.
 ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, double backwardCost);
+// Looped breadth-first (PyTorch's ScheduleLoopedBFS): every micro-batch's forward through a
+// device's first stage, then its next stage; backwards from the last stage, last micro-batch first.
+ComputeOrder generateLoopedBfs(int devices, int chunks, int microbatches);
+
+// Split-backward schedules (I and W); sources in ZeroBubbleGenerators.cpp and DualPipeGenerator.cpp.
+ComputeOrder generateZeroBubbleH1(int devices, int microbatches);
+ComputeOrder generateZeroBubbleH2(int devices, int microbatches);
+ComputeOrder generateInterleavedZeroBubble(int devices, int chunks, int microbatches, int groupSize);
+ComputeOrder generateZbv(int devices, int microbatches);
+ComputeOrder generateDualPipeV(int devices, int microbatches);
+ComputeOrder generateDualPipe(int devices, int microbatches);
 
 }  // namespace mario

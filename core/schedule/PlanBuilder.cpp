@@ -12,7 +12,7 @@ ScheduleShape scheduleShapeOf(const Config& config) {
     ScheduleShape shape;
     shape.scheme = config.parallel.scheme;
     shape.devices = config.parallel.pp;
-    shape.chunks = config.parallel.scheme == Scheme::Interleaved ? config.parallel.chunks : 1;
+    shape.chunks = schemeInfo(config.parallel.scheme).chunked ? config.parallel.chunks : 1;
     shape.microbatches = config.microbatchCount();
     shape.group_size = config.parallel.group_size;
     if (config.unit_costs) {
@@ -24,9 +24,10 @@ ScheduleShape scheduleShapeOf(const Config& config) {
 
 namespace {
 
-// Chimera's device d holds chain positions d and p − 1 − d. An even split that gives the
-// extra layers to the middle positions hands both of a middle device's stages an extra
-// layer; putting the extras on positions [p/2 − extra, p/2) gives each device at most one.
+// With two directions (Chimera, DualPipe) device d holds chain positions d and p − 1 − d.
+// An even split that gives the extra layers to the middle positions hands both of a middle
+// device's stages an extra layer; putting the extras on positions [p/2 − extra, p/2) gives
+// each device at most one.
 std::vector<StageLayout> chimeraLayout(int layers, int positions) {
     std::vector<StageLayout> layout = evenLayout(layers, positions);
     const int base = layers / positions, extra = layers % positions;
@@ -42,7 +43,7 @@ std::vector<StageLayout> chimeraLayout(int layers, int positions) {
 }
 
 // The layers a stage holds follow from its position in its chain: Chimera's stage j and
-// stage p + j hold the same slice (they are replicas).
+// stage p + j hold the same slice (they are replicas, as are DualPipe's).
 std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout& layout) {
     const int positions = static_cast<int>(layout.chains.front().size());
     std::vector<StageLayout> byPosition;
@@ -50,7 +51,8 @@ std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout
         for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
     } else {
         byPosition = evenLayout(config.model.layers, positions);
-        if (config.parallel.scheme == Scheme::Chimera) byPosition = chimeraLayout(config.model.layers, positions);
+        if (schemeInfo(config.parallel.scheme).placement == Placement::TwoDirections)
+            byPosition = chimeraLayout(config.model.layers, positions);
     }
     std::vector<StageLayout> byStage(layout.stage_device.size());
     for (const auto& chain : layout.chains)

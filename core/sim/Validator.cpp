@@ -144,6 +144,25 @@ private:
                                        name(split ? Op::BackwardInput : Op::Backward));
         checkLink(s, m, f, Op::RecvForward, Op::SendForward, topology_.previousStage(s), true);
         checkLink(s, m, backward, Op::RecvBackward, Op::SendBackward, topology_.nextStage(s), false);
+        checkLocalOrder(s, m, f, topology_.previousStage(s), true);
+        checkLocalOrder(s, m, backward, topology_.nextStage(s), false);
+    }
+
+    // Neighbouring stages on one device (V placement's turn, a one-device interleaving) pass
+    // their data without SEND/RECV, so program order alone must put the producer first.
+    void checkLocalOrder(int s, int m, int computeAt, int source, bool forwardDirection) {
+        const int d = topology_.deviceOf(s);
+        if (source < 0 || computeAt < 0 || topology_.deviceOf(source) != d) return;
+        int sourceAt = pos(Op::Forward, source, m);
+        if (!forwardDirection) {
+            sourceAt = pos(Op::BackwardInput, source, m);
+            if (sourceAt < 0) sourceAt = pos(Op::Backward, source, m);
+        }
+        if (sourceAt < 0 || sourceAt < computeAt) return;  // a missing one is reported on its own
+        const Instruction& needs = plan_.devices[d].program[computeAt];
+        const Instruction& producer = plan_.devices[d].program[sourceAt];
+        add(programPath(d, computeAt), "\"" + toActionString(needs) + "\" comes before \"" + toActionString(producer) +
+                                           "\", whose output it needs (both on device " + std::to_string(d) + ")");
     }
 
     // The RECV into (s, m) in one direction and the SEND out of its neighbour.

@@ -4,13 +4,14 @@
 #include <cstdio>
 
 #include "model/Limits.h"
+#include "schedule/Generators.h"
 #include "tune/Tuner.h"
 
 namespace mario {
 
 std::string TuneCandidate::label() const {
     std::string scheme_text(schemeName(scheme));
-    if (scheme == Scheme::Interleaved) scheme_text += "(v=" + std::to_string(chunks) + ")";
+    if (schemeInfo(scheme).chunked) scheme_text += "(v=" + std::to_string(chunks) + ")";
     char text[160];
     std::snprintf(text, sizeof text, "%s pp=%d dp=%d tp=%d mbs=%d%s", scheme_text.c_str(), pp, dp, tp, micro_batch_size,
                   checkpoint ? " +mario" : "");
@@ -47,19 +48,19 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
             if ((devices / tp) % pp != 0) continue;
             const int dp = devices / (tp * pp);
             for (Scheme scheme : options.schemes) {
-                const std::vector<int> chunkChoices = scheme == Scheme::Interleaved ? options.interleaved_chunks : std::vector<int>{1};
+                const bool chunked = schemeInfo(scheme).chunked;
+                const std::vector<int> chunkChoices = chunked ? options.interleaved_chunks : std::vector<int>{1};
                 for (int chunks : chunkChoices) {
-                    if (scheme == Scheme::Interleaved && chunks < 2) continue;
-                    if (pp * chunks > layers) continue;
-                    if (scheme == Scheme::Chimera && pp % 2 != 0) continue;
+                    if (chunked && chunks < 2) continue;
+                    if (chainLength(scheme, pp, chunks) > layers) continue;
                     for (int mbs = 1; mbs <= options.max_micro_batch_size; mbs *= 2) {
                         // 64-bit: dp * mbs of in-range values can exceed int (and wrap to 0).
                         const long long samples = static_cast<long long>(dp) * mbs;
                         if (global % samples != 0) continue;
                         const int m = static_cast<int>(global / samples);
                         if (m > limits::kMaxMicrobatches) continue;
-                        if (scheme == Scheme::Chimera && m % 2 != 0) continue;
-                        if (scheme == Scheme::Interleaved && m % pp != 0) continue;
+                        // The generators' own rules (even sizes, group divisibility, DualPipe's 2p).
+                        if (!checkShape(ScheduleShape{scheme, pp, chunks, m})) continue;
                         for (bool checkpoint : options.checkpointing)
                             space.push_back({scheme, chunks, pp, dp, tp, mbs, checkpoint});
                     }

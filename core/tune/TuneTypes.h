@@ -40,7 +40,7 @@ struct TuneOutcome {
 struct TuneOptions {
     int devices = 8;
     std::optional<double> memory_limit_bytes;  // default: the hardware's memory
-    std::vector<Scheme> schemes = {Scheme::GPipe, Scheme::OneFOneB, Scheme::Chimera, Scheme::Interleaved};
+    std::vector<Scheme> schemes = allSchemes();  // every scheme of the catalog
     std::vector<int> interleaved_chunks = {2, 4};
     std::vector<int> tensor_parallel = {1};    // {1, 2, 4, 8} to search TP within a node
     std::vector<bool> checkpointing = {false, true};

@@ -2,6 +2,7 @@
 // Plans for tests, straight from the generators with the same unit-style costs on every
 // stage (no presets). Framework-free, so GoogleTest and Qt Test suites share one recipe and
 // wrap the error their own way.
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,8 @@ namespace mario::test {
 struct UnitStage {
     double forward = 1, backward = 2, recompute = 1;
     double activation = 1000, checkpoint = 10, staticBytes = 0, sendBytes = 0;
+    // A split backward's parts (I, W) and what W keeps; unset: the cost model's halves.
+    std::optional<double> input, weight, weightGradBytes;
 };
 
 inline Result<Plan> makeUnitPlan(Scheme scheme, int devices, int microbatches, int chunks = 1, UnitStage unit = {},
@@ -35,6 +38,9 @@ inline Result<Plan> makeUnitPlan(Scheme scheme, int devices, int microbatches, i
         stage.cost.checkpoint_bytes = unit.checkpoint;
         stage.cost.static_bytes = unit.staticBytes;
         stage.cost.send_bytes = unit.sendBytes;
+        stage.cost.backward_input_ms = unit.input;
+        stage.cost.backward_weight_ms = unit.weight;
+        stage.cost.weight_grad_bytes = unit.weightGradBytes;
         plan.stages.push_back(stage);
     }
     for (int d = 0; d < devices; ++d) plan.devices.push_back({d, {}});

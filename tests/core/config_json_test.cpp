@@ -54,7 +54,8 @@ TEST(ConfigJson, ReadsTheDesignExample) {
 TEST(ConfigJson, UnknownSchemeSaysWhatIsExpected) {
     json doc = designExample();
     doc["parallel"]["scheme"] = "foo";
-    EXPECT_EQ(errorOf(doc), "parallel.scheme: unknown scheme \"foo\" (expected gpipe, 1f1b, interleaved or chimera)");
+    EXPECT_EQ(errorOf(doc), "parallel.scheme: unknown scheme \"foo\" (expected gpipe, 1f1b, interleaved, chimera, bfs, zb-h1, zb-h2, "
+                                "interleaved-zb, zbv, dualpipev or dualpipe)");
 }
 
 TEST(ConfigJson, ErrorsNameTheirJsonPath) {
@@ -74,8 +75,8 @@ TEST(ConfigJson, ErrorsNameTheirJsonPath) {
         {"interleaved chunks", {{"parallel", {{"scheme", "interleaved"}}}}, "parallel.chunks: interleaved needs chunks >= 2"},
         {"interleaved group", {{"parallel", {{"scheme", "interleaved"}, {"chunks", 2}, {"pp", 8}, {"dp", 4}, {"global_batch_size", 40}}}},
          "parallel.global_batch_size: 10 micro-batches are not divisible by the interleaved group size 8"},
-        {"chunks without interleaving", {{"parallel", {{"chunks", 2}}}}, "parallel.chunks: only the interleaved scheme"},
-        {"layers", {{"devices", 64}, {"parallel", {{"pp", 64}}}}, "model.layers: 40 layers cannot fill pp * chunks = 64 stages"},
+        {"chunks without interleaving", {{"parallel", {{"chunks", 2}}}}, "parallel.chunks: only interleaved, bfs and interleaved-zb use chunks"},
+        {"layers", {{"devices", 64}, {"parallel", {{"pp", 64}}}}, "model.layers: 40 layers cannot fill the 64 stages of a chimera pipeline on 64 devices"},
         {"pass", {{"passes", {"checkpoint", "fast"}}}, "passes[1]: unknown pass \"fast\""},
         {"pp zero", {{"parallel", {{"pp", 0}}}}, "parallel.pp: expected an integer in [1, 1024] (got 0)"},
         {"pp fraction", {{"parallel", {{"pp", 2.5}}}}, "parallel.pp: expected an integer in [1, 1024] (got 2.5)"},

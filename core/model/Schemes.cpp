@@ -1,0 +1,94 @@
+#include "model/Schemes.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace mario {
+namespace {
+
+using P = Placement;
+// name, placement, chunked, split backward, even devices, even micro-batches, description
+constexpr std::array<SchemeInfo, 11> kSchemes{{
+    {Scheme::GPipe, "gpipe", P::Looped, false, false, false, false, "all forwards, then all backwards"},
+    {Scheme::OneFOneB, "1f1b", P::Looped, false, false, false, false, "one forward one backward (PipeDream-flush)"},
+    {Scheme::Interleaved, "interleaved", P::Looped, true, false, false, false,
+     "Megatron's interleaved 1F1B, v stages per device"},
+    {Scheme::Chimera, "chimera", P::TwoDirections, false, false, true, true,
+     "two pipelines in opposite directions, weights replicated"},
+    {Scheme::LoopedBfs, "bfs", P::Looped, true, false, false, false,
+     "looped breadth-first: every micro-batch through one stage, then the next"},
+    {Scheme::ZbH1, "zb-h1", P::Looped, false, true, false, false,
+     "zero bubble H1: 1F1B's memory, weight gradients fill the drain"},
+    {Scheme::ZbH2, "zb-h2", P::Looped, false, true, false, false,
+     "zero bubble H2: more forwards in flight, no bubble when F = I = W"},
+    {Scheme::InterleavedZb, "interleaved-zb", P::Looped, true, true, false, false,
+     "interleaved 1F1B with split backward, weight gradients fill bubbles"},
+    {Scheme::Zbv, "zbv", P::V, false, true, false, false,
+     "zero bubble V: two stages per device in a V, 1F1B's memory"},
+    {Scheme::DualPipeV, "dualpipev", P::V, false, true, false, true,
+     "DeepSeek's DualPipe cut in half: V placement, one copy of the weights"},
+    {Scheme::DualPipe, "dualpipe", P::TwoDirections, false, true, true, true,
+     "DeepSeek's DualPipe: two directions, two copies of the weights"},
+}};
+
+std::string lowered(std::string_view text) {
+    std::string lower(text);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return lower;
+}
+
+}  // namespace
+
+std::span<const SchemeInfo> schemeCatalog() { return kSchemes; }
+
+const SchemeInfo& schemeInfo(Scheme scheme) {
+    for (const SchemeInfo& info : kSchemes)
+        if (info.scheme == scheme) return info;
+    return kSchemes.front();
+}
+
+std::vector<Scheme> allSchemes() {
+    std::vector<Scheme> schemes;
+    for (const SchemeInfo& info : kSchemes) schemes.push_back(info.scheme);
+    return schemes;
+}
+
+std::string_view schemeName(Scheme scheme) { return schemeInfo(scheme).name; }
+
+std::optional<Scheme> parseScheme(std::string_view text) {
+    const std::string lower = lowered(text);
+    for (const SchemeInfo& info : kSchemes)
+        if (lower == info.name) return info.scheme;
+    if (lower == "v") return Scheme::OneFOneB;
+    if (lower == "w") return Scheme::Interleaved;
+    if (lower == "x") return Scheme::Chimera;
+    return std::nullopt;
+}
+
+std::string_view schemeNameList() {
+    static const std::string list = [] {
+        std::string text;
+        for (std::size_t i = 0; i < kSchemes.size(); ++i) {
+            if (i > 0) text += i + 1 == kSchemes.size() ? " or " : ", ";
+            text += kSchemes[i].name;
+        }
+        return text;
+    }();
+    return list;
+}
+
+int stagesPerDevice(Scheme scheme, int chunks) {
+    const SchemeInfo& info = schemeInfo(scheme);
+    if (info.chunked) return std::max(1, chunks);
+    return info.placement == Placement::Looped ? 1 : 2;
+}
+
+int chainLength(Scheme scheme, int devices, int chunks) {
+    const SchemeInfo& info = schemeInfo(scheme);
+    if (info.placement == Placement::TwoDirections) return devices;
+    return devices * stagesPerDevice(scheme, chunks);
+}
+
+}  // namespace mario
