@@ -156,13 +156,7 @@ void DeviceWorker::backward(int s, int m) {
     Slot& slot = slots_[{s, m}];
     if (!slot.output.defined() || !slot.output.requires_grad())
         throw std::runtime_error("no forward graph to back-propagate (F missing, or checkpointed without R)");
-    if (topology_.nextStage(s) < 0) {
-        slot.output.backward();
-    } else {
-        if (!slot.outGrad.defined())
-            slot.outGrad = incoming(Direction::Backward, s, m, sameDevice(topology_.nextStage(s)));
-        slot.output.backward(slot.outGrad);
-    }
+    slot.output.backward(outputGradient(s, m, slot));
     const int prev = topology_.previousStage(s);
     if (prev >= 0) {
         slot.inGrad = slot.input.grad().detach();
@@ -175,12 +169,51 @@ void DeviceWorker::backward(int s, int m) {
     slot.forwarded = false;
 }
 
+torch::Tensor DeviceWorker::outputGradient(int s, int m, Slot& slot) {
+    if (topology_.nextStage(s) < 0) return {};  // the loss: backward starts from it
+    if (!slot.outGrad.defined()) slot.outGrad = incoming(Direction::Backward, s, m, sameDevice(topology_.nextStage(s)));
+    return slot.outGrad;
+}
+
+// I: the gradient of the stage's input only, for the previous stage; the graph stays for W,
+// which is what the weight-gradient bytes of the cost model stand for.
+void DeviceWorker::backwardInput(int s, int m) {
+    Slot& slot = slots_[{s, m}];
+    if (!slot.output.defined() || !slot.output.requires_grad())
+        throw std::runtime_error("no forward graph for the input gradient (F missing, or checkpointed without R)");
+    const torch::Tensor gradient = outputGradient(s, m, slot);
+    const int prev = topology_.previousStage(s);
+    if (prev >= 0) {
+        std::vector<torch::Tensor> outputGrads;
+        if (gradient.defined()) outputGrads.push_back(gradient);
+        slot.inGrad = torch::autograd::grad({slot.output}, {slot.input}, outputGrads, /*retain_graph=*/true)[0].detach();
+        if (sameDevice(prev)) handOver(Direction::Backward, prev, m, slot.inGrad);
+    }
+    slot.weightsPending = true;
+}
+
+// W: the weight gradients from the graph I kept, accumulated into the parameters' grads.
+void DeviceWorker::backwardWeight(int s, int m) {
+    Slot& slot = slots_[{s, m}];
+    if (!slot.weightsPending) throw std::runtime_error("W before its I");
+    std::vector<torch::Tensor> weights;
+    for (const auto& [name, param] : stage(s).params) weights.push_back(param);
+    slot.output.backward(slot.outGrad, /*retain_graph=*/false, /*create_graph=*/false, at::TensorList(weights));
+    slot.input = torch::Tensor();
+    slot.output = torch::Tensor();
+    slot.outGrad = torch::Tensor();
+    slot.forwarded = false;
+    slot.weightsPending = false;
+    if (!slot.inGrad.defined()) slots_.erase({s, m});  // its SEND_B has gone, or it had none
+}
+
 void DeviceWorker::measureMemory() {
     double bytes = 0;
     for (const auto& [key, slot] : slots_) {
         if (!slot.forwarded) continue;
         const auto& cost = plan_.stages[key.first].cost;
-        if (slot.output.defined() && slot.output.requires_grad()) bytes += cost.activation_bytes;
+        if (slot.weightsPending) bytes += cost.weightGradBytes();
+        else if (slot.output.defined() && slot.output.requires_grad()) bytes += cost.activation_bytes;
         else if (slot.input.defined()) bytes += cost.checkpoint_bytes;
     }
     peakBytesNow_ = bytes;
@@ -205,10 +238,13 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         return;
     }
     case Op::Backward:
-    case Op::BackwardInput:  // first slice: I does the full backward, W is then a no-op
         backward(s, m);
         return;
+    case Op::BackwardInput:
+        backwardInput(s, m);
+        return;
     case Op::BackwardWeight:
+        backwardWeight(s, m);
         return;
     case Op::SendForward: {
         const int next = topology_.nextStage(s);
@@ -229,7 +265,8 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         Slot& slot = slots_[{s, m}];
         if (!slot.inGrad.defined()) throw std::runtime_error("SEND_B before its B");
         transport_.send(Direction::Backward, prev, m, slot.inGrad);
-        slots_.erase({s, m});
+        if (slot.weightsPending) slot.inGrad = torch::Tensor();  // W still needs the graph
+        else slots_.erase({s, m});
         return;
     }
     case Op::RecvBackward:

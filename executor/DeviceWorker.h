@@ -96,11 +96,16 @@ private:
         torch::Tensor outGrad;   // gradient of output from the next stage
         torch::Tensor inGrad;    // gradient of input, to send back
         bool forwarded = false;  // F ran (a received input alone is not yet an activation)
+        bool weightsPending = false;  // I ran, W has not: the graph is kept for the weights
     };
 
     void execute(const Instruction& instruction, std::size_t position);
     void forward(int stage, int microbatch, bool keepGraph);
     void backward(int stage, int microbatch);
+    void backwardInput(int stage, int microbatch);
+    void backwardWeight(int stage, int microbatch);
+    // The gradient arriving at the stage's output (none for the loss of a last stage).
+    torch::Tensor outputGradient(int stage, int microbatch, Slot& slot);
     bool sameDevice(int stage) const { return stage >= 0 && topology_.deviceOf(stage) == device_; }
     StageRuntime& stage(int index);
     // Sends this stage's gradients to its REDUCE_GRAD group unless they are summed or on their

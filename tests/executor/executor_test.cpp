@@ -81,6 +81,18 @@ const Case kCases[] = {
     {"onefoneb_hide", Scheme::OneFOneB, 4, 8, 1, true, "all,hide"},
     {"interleaved_hide", Scheme::Interleaved, 2, 4, 2, true, "all,hide"},
     {"chimera_hide", Scheme::Chimera, 4, 4, 1, true, "all,hide"},
+    // Split backward (I now, W later from the graph I keeps), V placement with its turn on
+    // one device, and DualPipe's two weight copies.
+    {"bfs", Scheme::LoopedBfs, 2, 4, 2, false},
+    {"zb_h1", Scheme::ZbH1, 4, 8, 1, false},
+    {"zb_h1_passes", Scheme::ZbH1, 4, 8, 1, true},
+    {"zb_h2_hide", Scheme::ZbH2, 4, 8, 1, true, "all,hide"},
+    {"interleaved_zb_passes", Scheme::InterleavedZb, 2, 4, 2, true},
+    {"zbv", Scheme::Zbv, 2, 4, 1, false},
+    {"zbv_passes", Scheme::Zbv, 2, 4, 1, true},
+    {"dualpipev_passes", Scheme::DualPipeV, 2, 4, 1, true},
+    {"dualpipe", Scheme::DualPipe, 2, 4, 1, false},
+    {"dualpipe_hide", Scheme::DualPipe, 2, 4, 1, true, "all,hide"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Schemes, ReferenceEquality, ::testing::ValuesIn(kCases),
