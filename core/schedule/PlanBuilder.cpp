@@ -24,11 +24,12 @@ ScheduleShape scheduleShapeOf(const Config& config) {
 
 namespace {
 
-// With two directions (Chimera, DualPipe) device d holds chain positions d and p − 1 − d.
-// An even split that gives the extra layers to the middle positions hands both of a middle
-// device's stages an extra layer; putting the extras on positions [p/2 − extra, p/2) gives
+// Each device holds two chain positions that mirror each other: d and p − 1 − d with two
+// directions (Chimera, DualPipe), d and 2p − 1 − d on a V (ZBV, DualPipeV). An even split that
+// gives the extra layers to the middle positions hands both of a middle device's stages an
+// extra layer; putting the extras on positions [n/2 − extra, n/2) of the n positions gives
 // each device at most one.
-std::vector<StageLayout> chimeraLayout(int layers, int positions) {
+std::vector<StageLayout> mirroredLayout(int layers, int positions) {
     std::vector<StageLayout> layout = evenLayout(layers, positions);
     const int base = layers / positions, extra = layers % positions;
     if (extra == 0 || extra > positions / 2) return layout;
@@ -51,8 +52,8 @@ std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout
         for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
     } else {
         byPosition = evenLayout(config.model.layers, positions);
-        if (schemeInfo(config.parallel.scheme).placement == Placement::TwoDirections)
-            byPosition = chimeraLayout(config.model.layers, positions);
+        if (schemeInfo(config.parallel.scheme).placement != Placement::Looped)
+            byPosition = mirroredLayout(config.model.layers, positions);
     }
     std::vector<StageLayout> byStage(layout.stage_device.size());
     for (const auto& chain : layout.chains)

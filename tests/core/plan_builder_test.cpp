@@ -31,9 +31,9 @@ Config configFor(const std::string& scheme, int pp, int chunks, int global, cons
 }
 
 TEST(PlanBuilder, EverySchemeBuildsAValidPlanFromPresets) {
-    for (auto [scheme, chunks] : {std::pair{"gpipe", 1}, std::pair{"1f1b", 1}, std::pair{"interleaved", 2},
-                                  std::pair{"chimera", 1}}) {
-        auto plan = buildPlan(configFor(scheme, 4, chunks, 8));
+    for (const SchemeInfo& info : schemeCatalog()) {
+        const std::string scheme(info.name);
+        auto plan = buildPlan(configFor(scheme, 4, info.chunked ? 2 : 1, 8));
         ASSERT_TRUE(plan.ok()) << scheme << ": " << plan.error().message;
         EXPECT_TRUE(Validator::validate(*plan).ok()) << scheme << ": " << Validator::validate(*plan).summary();
         Plan withPasses = *plan;
@@ -75,6 +75,26 @@ TEST(PlanBuilder, ChimeraGivesNoDeviceTwoExtraLayers) {
     for (int layers : layersOnDevice) {
         EXPECT_GE(layers, 2);
         EXPECT_LE(layers, 3);
+    }
+}
+
+TEST(PlanBuilder, VPlacementGivesNoDeviceTwoExtraLayers) {
+    // 40 layers on 2 · 16 V positions: 8 positions get a second layer; device d holds positions
+    // d and 31 − d, so an even split favouring the middle would give devices 12..15 two each.
+    for (const char* scheme : {"zbv", "dualpipev"}) {
+        auto plan = buildPlan(configFor(scheme, 16, 1, 64, "llama2-13b"));
+        ASSERT_TRUE(plan.ok()) << plan.error().message;
+        std::vector<int> layersOnDevice(16, 0);
+        int total = 0;
+        for (const auto& stage : plan->stages) {
+            layersOnDevice[stage.device] += stage.layers->second - stage.layers->first;
+            total += stage.layers->second - stage.layers->first;
+        }
+        EXPECT_EQ(total, 40) << scheme;
+        for (int layers : layersOnDevice) {
+            EXPECT_GE(layers, 40 / 16) << scheme;
+            EXPECT_LE(layers, 40 / 16 + 1) << scheme;
+        }
     }
 }
 
