@@ -1,5 +1,7 @@
 // `mario plan`, `mario validate`, `mario export`, `mario import`.
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "Arguments.h"
 #include "Commands.h"
@@ -7,6 +9,7 @@
 #include "io/ChromeTrace.h"
 #include "io/InputFile.h"
 #include "io/PipeliningCsv.h"
+#include "io/PipeliningImport.h"
 #include "io/PlanJson.h"
 #include "model/PresetLibrary.h"
 #include "schedule/PlanBuilder.h"
@@ -47,17 +50,39 @@ int validateCommand(const Args& args, const std::string& executable) {
 
 int exportCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args, {"chrome-trace", "csv", "passes"}, {}, parsed))
+    if (auto error = Arguments::parse(args, {"chrome-trace", "csv", "passes", "format"}, {"drop-recompute"}, parsed))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "export needs exactly one PLAN (or config)");
     if (parsed.has("chrome-trace") == parsed.has("csv"))
         return fail(kBadInput, "export needs exactly one of --chrome-trace OUT or --csv OUT");
-    auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable);
+    if (!parsed.has("csv") && (parsed.has("format") || parsed.has("drop-recompute")))
+        return fail(kBadInput, "--format and --drop-recompute go with --csv OUT");
+    PipeliningCsvOptions csvOptions;
+    csvOptions.drop_recompute = parsed.has("drop-recompute");
+    if (auto format = parsed.value("format")) {
+        auto known = parsePipeliningCsvFormat(*format);
+        if (!known) return fail(kBadInput, "--format: " + known.error().message);
+        csvOptions.format = *known;
+    }
+    const std::string& path = parsed.positional()[0];
+    auto prepared = preparePlan(path, parsed.value("passes"), executable);
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const Plan& plan = std::get<PreparedPlan>(prepared).plan;
     if (auto out = parsed.value("csv")) {
-        if (auto written = writePipeliningCsv(plan, *out); !written) return fail(kBadInput, written.error().message);
-        std::cout << "wrote " << *out << "\n";
+        const int recomputes = recomputeCount(plan);
+        if (auto refused = toPipeliningCsv(plan, csvOptions); !refused) {
+            std::string message = path + ": " + refused.error().message;
+            // When recomputation alone stands in PyTorch's way, say how to go on without it.
+            if (!csvOptions.drop_recompute && toPipeliningCsv(plan, {csvOptions.format, true}).ok())
+                message += ": add --drop-recompute to write the order without them";
+            return fail(kBadInput, message);
+        }
+        if (auto written = writePipeliningCsv(plan, *out, csvOptions); !written)
+            return fail(kBadInput, written.error().message);
+        std::cout << "wrote " << *out;
+        if (csvOptions.drop_recompute)
+            std::cout << " (" << recomputes << (recomputes == 1 ? " recomputation" : " recomputations") << " (R) dropped)";
+        std::cout << "\n";
         return kOk;
     }
     auto sim = Simulator::run(plan, {.record_memory_curve = true});
@@ -68,32 +93,36 @@ int exportCommand(const Args& args, const std::string& executable) {
     return kOk;
 }
 
+// Without --config the plan gets unit costs and the placement the file implies; with one,
+// the config's stages and costs, provided its placement is the file's.
 int importCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
     if (auto error = Arguments::parse(args, {"config", "output"}, {}, parsed, {{"o", "output"}}))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "import needs exactly one CSV");
+    const std::string& path = parsed.positional()[0];
     const auto config = parsed.value("config");
     const auto output = parsed.value("output");
-    if (!config) return fail(kBadInput, "import needs --config FILE (a config or plan giving stages and costs)");
     if (!output) return fail(kBadInput, "import needs -o PLAN");
-    auto presets = PresetLibrary::locate(executable);
-    auto input = loadInputFile(*config, presets ? *presets : PresetLibrary(std::string{}));
-    if (!input) return fail(kBadInput, input.error().message);
-    auto order = readPipeliningCsvFile(parsed.positional()[0]);
-    if (!order) return fail(kBadInput, order.error().message);
-    // The plan's own gradient synchronisation is added back by planFromComputeOrder.
-    for (auto& program : *order)
-        std::erase_if(program, [](const Instruction& ins) { return !hasMicrobatch(ins.op); });
-    if (order->size() != input->plan.devices.size())
-        return fail(kBadInput, parsed.positional()[0] + ": " + std::to_string(order->size()) + " ranks, but " + *config +
-                                   " has " + std::to_string(input->plan.devices.size()) + " devices");
-    auto plan = planFromComputeOrder(std::move(input->plan), *order);
-    if (!plan) return fail(kBadInput, plan.error().message);
-    plan->info.passes_applied.clear();
-    if (auto error = checkPlan(*plan, parsed.positional()[0])) return fail(error->code, error->message);
-    if (auto written = writePlanFile(*plan, *output); !written) return fail(kBadInput, written.error().message);
-    std::cout << "wrote " << *output << "\n";
+    auto csv = readPipeliningCsvFile(path);
+    if (!csv) return fail(kBadInput, csv.error().message);
+    std::optional<Result<ImportedPipeliningPlan>> imported;
+    if (config) {
+        auto presets = PresetLibrary::locate(executable);
+        auto input = loadInputFile(*config, presets ? *presets : PresetLibrary(std::string{}));
+        if (!input) return fail(kBadInput, input.error().message);
+        imported.emplace(importPipeliningCsv(*csv, std::move(input->plan), *config));
+    } else {
+        imported.emplace(importPipeliningCsv(*csv, std::filesystem::path(path).stem().string()));
+    }
+    if (!*imported) return fail(kBadInput, path + ": " + imported->error().message);
+    Plan& plan = (*imported)->plan;
+    plan.info.passes_applied.clear();
+    if (auto error = checkPlan(plan, path)) return fail(error->code, error->message);
+    if (auto written = writePlanFile(plan, *output); !written) return fail(kBadInput, written.error().message);
+    std::cout << "wrote " << *output << " (" << plan.devices.size() << " devices, " << plan.stages.size() << " stages, "
+              << plan.microbatchCount() << " micro-batches)\n";
+    for (const std::string& note : (*imported)->notes) std::cout << "note: " << note << "\n";
     return kOk;
 }
 

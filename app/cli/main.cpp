@@ -19,8 +19,20 @@ usage:
         throughput, simulate_us, passes_us, devices[{index, busy, idle, peak_memory_bytes}].
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
-  mario export FILE --chrome-trace OUT | --csv OUT   Perfetto trace or PyTorch compute_only CSV
-  mario import CSV --config FILE -o PLAN         a compute_only CSV on a config's stages
+  mario export FILE --chrome-trace OUT            a Perfetto / chrome://tracing trace
+  mario export FILE --csv OUT [--format compute_only|compute_comms] [--drop-recompute]
+        a schedule CSV that PyTorch's torch.distributed.pipelining loads (_load_csv), one
+        line per rank: compute_only (default) holds F, B, I, W; compute_comms the same order
+        lowered as PyTorch lowers it, with SEND_F/RECV_F/SEND_B/RECV_B and REDUCE_GRAD.
+        Refuses plans that PyTorch cannot run: recomputation (R; --drop-recompute writes the
+        order without it) and more than one stage chain (chimera, dualpipe).
+  mario import CSV [--config FILE] -o PLAN
+        a PyTorch schedule CSV (either format; OVERLAP_F_B cells run their parts one after
+        the other; UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV cells are dropped, Mario adds
+        its own communication). Ranks become devices; which rank runs each stage comes from
+        the file. Without --config every stage has unit costs (forward 1, backward 2,
+        recompute 1); with --config (a config or plan) its stages and costs, whose placement
+        must match the file's. Prints what it dropped or assumed.
   mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
              [-o best.mario.json] [--export DIR]
         search scheme × PP × DP × micro-batch size × checkpointing (× TP with --tp) under the

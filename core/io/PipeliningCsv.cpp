@@ -1,16 +1,22 @@
 #include "io/PipeliningCsv.h"
 
 #include <algorithm>
+#include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+
+#include "io/PipeliningLowering.h"
+#include "model/Limits.h"
 
 namespace mario {
 namespace {
 
-// What PyTorch's compute_only format can express (plus Mario's R, see the header).
-bool exported(Op op) {
-    return op == Op::Forward || op == Op::Recompute || op == Op::Backward ||
-           op == Op::BackwardInput || op == Op::BackwardWeight;
+using Kind = PipeliningCsvAction::Kind;
+
+// What PyTorch's compute_only format holds: its compute types F, I, B, W.
+bool computeOnlyCell(Op op) {
+    return op == Op::Forward || op == Op::Backward || op == Op::BackwardInput || op == Op::BackwardWeight;
 }
 
 std::string_view trim(std::string_view text) {
@@ -53,75 +59,205 @@ std::string location(std::size_t line, std::size_t column) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
 }
 
+std::string quoted(std::string_view text) {
+    std::string shown(text.substr(0, 40));
+    if (text.size() > 40) shown.replace(37, 3, "...");
+    return "\"" + shown + "\"";
+}
+
+// FSDP's "1UNSHARD" / "1RESHARD": a stage and no micro-batch. Mario's IR has no such
+// instruction (they cost nothing here), so they are recognised before parseAction, which
+// would read "1RESHARD" as an R lacking its micro-batch.
+bool parseFsdp(std::string_view text, PipeliningCsvAction& action) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    const std::string_view type = text.substr(digits);
+    if (digits == 0 || (type != "UNSHARD" && type != "RESHARD")) return false;
+    std::int32_t stage = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + digits, stage);
+    if (ec != std::errc() || ptr != text.data() + digits) return false;
+    action.instruction = {Op::Forward, stage, -1};
+    action.kind = type == "UNSHARD" ? Kind::Unshard : Kind::Reshard;
+    return true;
+}
+
+// One simple action string; the error is the message after the location.
+Result<PipeliningCsvAction> parseSimple(std::string_view text, int column) {
+    PipeliningCsvAction action;
+    action.column = column;
+    if (parseFsdp(text, action)) return action;
+    if (text.find("OVERLAP_F_B") != std::string_view::npos)
+        return makeError(quoted(text) + ": OVERLAP_F_B comes only as a composite, e.g. (0F3;3B1)OVERLAP_F_B");
+    auto parsed = parseAction(text);
+    if (!parsed) return parsed.error();
+    action.instruction = *parsed;
+    if (isCommunication(parsed->op)) action.kind = Kind::Communication;
+    else if (!hasMicrobatch(parsed->op)) action.kind = Kind::Gradient;
+    return action;
+}
+
+// PyTorch's composite "(0F3;3B1)OVERLAP_F_B": the parts up to the first ')', separated by
+// ';', then the type. Its only composite type is OVERLAP_F_B, whose parts are computations.
+Result<bool> parseComposite(std::string_view cell, int column, std::vector<PipeliningCsvAction>& out) {
+    const auto close = cell.find(')');
+    const std::string_view type = trim(cell.substr(close + 1));
+    if (type != "OVERLAP_F_B")
+        return makeError(quoted(cell) + " is a composite of type " + quoted(type) + "; PyTorch's composite is OVERLAP_F_B");
+    std::string_view parts = cell.substr(1, close - 1);
+    const std::size_t before = out.size();
+    while (true) {
+        const auto semicolon = parts.find(';');
+        const std::string_view part = trim(parts.substr(0, semicolon));
+        if (!part.empty()) {
+            auto action = parseSimple(part, column);
+            if (!action) return makeError(quoted(cell) + ": " + action.error().message);
+            if (action->kind != Kind::Compute)
+                return makeError(quoted(cell) + " holds " + quoted(part) + "; OVERLAP_F_B overlaps computations only");
+            out.push_back(*action);
+        }
+        if (semicolon == std::string_view::npos) break;
+        parts.remove_prefix(semicolon + 1);
+    }
+    if (out.size() == before) return makeError(quoted(cell) + " overlaps nothing");
+    return true;
+}
+
 }  // namespace
 
-std::string toPipeliningCsv(const Plan& plan) {
+Result<PipeliningCsvFormat> parsePipeliningCsvFormat(std::string_view name) {
+    if (name == "compute_only") return PipeliningCsvFormat::ComputeOnly;
+    if (name == "compute_comms") return PipeliningCsvFormat::ComputeComms;
+    return makeError("unknown CSV format " + quoted(name) + " (compute_only or compute_comms)");
+}
+
+int recomputeCount(const Plan& plan) {
+    int count = 0;
+    for (const auto& device : plan.devices)
+        for (const auto& instruction : device.program) count += instruction.op == Op::Recompute;
+    return count;
+}
+
+Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions& options) {
+    const auto chains = plan.chains();
+    if (chains.size() > 1)
+        return makeError("the plan has " + std::to_string(chains.size()) +
+                         " stage chains; PyTorch's pipelining runs one chain (stages 0..S-1)");
+    for (std::size_t p = 0; p < chains.front().size(); ++p)
+        if (chains.front()[p] != static_cast<int>(p))
+            return makeError("the plan's chain runs stage " + std::to_string(chains.front()[p]) + " at position " +
+                             std::to_string(p) + "; PyTorch's pipelining runs stages 0..S-1 in order");
+    if (const int recomputes = recomputeCount(plan); recomputes > 0 && !options.drop_recompute)
+        return makeError("the plan recomputes " + std::to_string(recomputes) + (recomputes == 1 ? " forward" : " forwards") +
+                         " (R); PyTorch's pipelining has no recompute action");
+
     int ranks = 0;
     for (const auto& device : plan.devices) ranks = std::max(ranks, device.index + 1);
-    std::vector<std::string> lines(static_cast<std::size_t>(ranks));
+    ComputeOrder programs(static_cast<std::size_t>(ranks));
     for (const auto& device : plan.devices) {
         if (device.index < 0) continue;  // not a rank; a validated plan has none
-        std::string& line = lines[static_cast<std::size_t>(device.index)];
-        for (const auto& instruction : device.program) {
-            if (!exported(instruction.op)) continue;
-            if (!line.empty()) line += ',';
-            line += toActionString(instruction);
-        }
+        for (const auto& instruction : device.program)
+            if (computeOnlyCell(instruction.op)) programs[static_cast<std::size_t>(device.index)].push_back(instruction);
+    }
+    if (options.format == PipeliningCsvFormat::ComputeComms) {
+        std::vector<int> stageRank(plan.stages.size(), -1);
+        for (const auto& stage : plan.stages)
+            if (stage.index >= 0 && stage.index < static_cast<int>(stageRank.size())) stageRank[stage.index] = stage.device;
+        auto lowered = lowerLikePyTorch(programs, stageRank, plan.microbatchCount());
+        if (!lowered) return lowered.error();
+        programs = std::move(*lowered);
     }
     std::string csv;
-    for (const auto& line : lines) {
-        csv += line;
+    for (const auto& program : programs) {
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            if (i > 0) csv += ',';
+            csv += toActionString(program[i]);
+        }
         csv += '\n';
     }
     return csv;
 }
 
-Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path) {
+Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path, const PipeliningCsvOptions& options) {
+    auto csv = toPipeliningCsv(plan, options);
+    if (!csv) return csv.error();
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) return makeError("cannot open \"" + path + "\" for writing the pipelining CSV");
-    out << toPipeliningCsv(plan);
+    out << *csv;
     out.close();
     if (!out) return makeError("cannot write the pipelining CSV to \"" + path + "\"");
     return true;
 }
 
-Result<std::vector<std::vector<Instruction>>> parsePipeliningCsv(std::string_view text) {
+std::string PipeliningCsvAction::text() const {
+    switch (kind) {
+        case Kind::Unshard: return std::to_string(instruction.stage) + "UNSHARD";
+        case Kind::Reshard: return std::to_string(instruction.stage) + "RESHARD";
+        default: return toActionString(instruction);
+    }
+}
+
+int PipeliningCsv::count(PipeliningCsvAction::Kind kind) const {
+    int total = 0;
+    for (const auto& rank : ranks)
+        total += static_cast<int>(std::count_if(rank.begin(), rank.end(), [&](const auto& a) { return a.kind == kind; }));
+    return total;
+}
+
+ComputeOrder PipeliningCsv::computeOrder() const {
+    ComputeOrder order(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+        for (const auto& action : ranks[r])
+            if (action.kind == Kind::Compute) order[r].push_back(action.instruction);
+    return order;
+}
+
+Result<PipeliningCsv> parsePipeliningCsv(std::string_view text) {
     constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
     if (text.substr(0, kByteOrderMark.size()) == kByteOrderMark) text.remove_prefix(kByteOrderMark.size());
 
-    std::vector<std::vector<Instruction>> programs;
+    PipeliningCsv csv;
     const auto lines = splitLines(text);
+    if (lines.size() > static_cast<std::size_t>(limits::kMaxPipelineDevices))
+        return makeError(std::to_string(lines.size()) + " lines (ranks); the limit is " +
+                         std::to_string(limits::kMaxPipelineDevices) + " pipeline devices");
     for (std::size_t row = 0; row < lines.size(); ++row) {
-        std::vector<Instruction>& program = programs.emplace_back();
+        auto& actions = csv.ranks.emplace_back();
         std::string_view rest = lines[row];
-        for (std::size_t column = 1;; ++column) {
+        for (int column = 1;; ++column) {
             const auto comma = rest.find(',');
             const std::string_view cell = unquote(rest.substr(0, comma));
-            // PyTorch writes idle slots as empty cells or, via str(None), as "None".
+            // PyTorch writes idle slots as empty cells; "None" is str(None) from other tools.
             if (!cell.empty() && cell != "None") {
-                auto parsed = parseAction(cell);
-                if (!parsed) return makeError(location(row + 1, column) + parsed.error().message);
-                if (isCommunication(parsed->op))
-                    return makeError(location(row + 1, column) + "\"" + std::string(cell) +
-                                     "\" is a communication action; a compute_only CSV holds "
-                                     "compute actions only");
-                program.push_back(*parsed);
+                if (cell.front() == '(' && cell.find(')') != std::string_view::npos) {
+                    auto parts = parseComposite(cell, column, actions);
+                    if (!parts) return makeError(location(row + 1, column) + parts.error().message);
+                    ++csv.overlap_cells;
+                } else {
+                    auto action = parseSimple(cell, column);
+                    if (!action) return makeError(location(row + 1, column) + action.error().message);
+                    actions.push_back(*action);
+                }
             }
             if (comma == std::string_view::npos) break;
             rest.remove_prefix(comma + 1);
         }
     }
-    return programs;
+    return csv;
 }
 
-Result<std::vector<std::vector<Instruction>>> readPipeliningCsvFile(const std::string& path) {
+Result<PipeliningCsv> readPipeliningCsvFile(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > static_cast<std::uintmax_t>(limits::kMaxFileBytes))
+        return makeError(path + ": the file is " + std::to_string(size >> 20) + " MiB; the limit is " +
+                         std::to_string(limits::kMaxFileBytes >> 20) + " MiB");
     std::ifstream in(path, std::ios::binary);
     if (!in) return makeError("cannot open \"" + path + "\" for reading");
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (in.bad()) return makeError("cannot read \"" + path + "\"");
-    auto programs = parsePipeliningCsv(text);
-    if (!programs) return makeError(path + ": " + programs.error().message);
-    return programs;
+    auto csv = parsePipeliningCsv(text);
+    if (!csv) return makeError(path + ": " + csv.error().message);
+    return csv;
 }
 
 }  // namespace mario

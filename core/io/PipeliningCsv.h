@@ -1,39 +1,94 @@
 #pragma once
-// PyTorch pipelining's "compute_only" CSV (torch.distributed.pipelining: _dump_csv /
-// PipelineScheduleMulti._load_csv): one line per rank, the comma-separated action strings of
-// that rank's compute actions in order ("0F0,0F1,0B0,..."). PyTorch inserts the
-// communication itself, so the format has no SEND/RECV.
+// PyTorch pipelining's schedule CSV (torch.distributed.pipelining: _dump_csv / _load_csv):
+// one line per rank, the comma-separated action strings of that rank's program in order.
+// Two formats exist. "compute_only" holds F, B, I and W (and OVERLAP_F_B cells); PyTorch
+// lowers it itself, adding UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV. "compute_comms" holds
+// the lowered program, communication included, and PyTorch runs it as written.
 //
-// Export writes F, R, B, I and W (R is a Mario extension that PyTorch does not know; a plan
-// with recomputation exports it, and PyTorch would reject the file). REDUCE_GRAD and OPT are
-// left out: PyTorch's runtime does them after the schedule. Import accepts what PyTorch and
-// spreadsheets write: blank cells, "None" for idle slots, surrounding whitespace, quoted
-// cells, trailing commas, CRLF line endings, a UTF-8 byte-order mark. A blank line in the
-// middle is a rank with no actions (the line number is the rank); blank lines at the end are
-// ignored. REDUCE_GRAD and OPT cells are accepted on import, being Mario compute instructions.
+// Export writes what PyTorch 2.x loads, and refuses what it cannot express: plans with more
+// than one stage chain (PyTorch runs one chain, stages 0..S-1) and, unless told to drop them,
+// recomputations (PyTorch has no R action). OPT is never written: PyTorch's
+// optimizer step lies outside the schedule.
+//
+// Import reads either format and what spreadsheets make of it: blank cells and "None" for
+// idle slots, surrounding whitespace, quoted cells, trailing commas, CRLF line endings, a
+// UTF-8 byte-order mark. A blank line in the middle is a rank with no actions (the line
+// number is the rank); blank lines at the end are ignored. What Mario cannot use is kept
+// with its kind, so that the importer can infer placement from every cell, as PyTorch does,
+// and say what it dropped (PipeliningImport.h).
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "schedule/Instruction.h"
 #include "schedule/Plan.h"
+#include "schedule/ScheduleShape.h"
 #include "util/Result.h"
 
 namespace mario {
 
+enum class PipeliningCsvFormat {
+    ComputeOnly,   // F, B, I, W per rank; PyTorch adds communication when it loads the file
+    ComputeComms,  // the same order lowered as PyTorch lowers it: SEND/RECV and REDUCE_GRAD
+                   // (io/PipeliningLowering.h)
+};
+
+struct PipeliningCsvOptions {
+    PipeliningCsvFormat format = PipeliningCsvFormat::ComputeOnly;
+    // PyTorch has no R: true writes the order without them, false refuses a plan that
+    // recomputes. The default suits the workbench's export, which has no way to ask; `mario
+    // export` refuses unless given --drop-recompute, so that the user learns what goes.
+    bool drop_recompute = true;
+};
+
+// "compute_only" or "compute_comms", as PyTorch's _dump_csv and _load_csv name them.
+Result<PipeliningCsvFormat> parsePipeliningCsvFormat(std::string_view name);
+
+// How many R instructions the plan holds (what drop_recompute leaves out).
+int recomputeCount(const Plan& plan);
+
 // Line r (0-based) holds the device with index r; a missing index gives an empty line.
-// Every line, the last included, ends in '\n'.
-std::string toPipeliningCsv(const Plan& plan);
+// Every line, the last included, ends in '\n' (PyTorch writes "\r\n" and reads either).
+// Fails, in one sentence, for plans PyTorch cannot express.
+Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions& options = {});
 
 // Writes toPipeliningCsv() to `path`; the error names the path.
-Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path);
+Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path, const PipeliningCsvOptions& options = {});
 
-// One compute-only program per rank, in line order. Errors name the 1-based line (rank + 1)
-// and the 1-based column (cell), e.g. `line 2, column 5: unknown instruction "1Q3"`; SEND and
-// RECV cells are errors too, since compute_only files do not hold them.
-Result<std::vector<std::vector<Instruction>>> parsePipeliningCsv(std::string_view text);
+// One action of an imported file. An OVERLAP_F_B cell gives one entry per sub-action, in
+// order, each with the cell's column: Mario has no overlapped instruction, and PyTorch's
+// runtime, unless told otherwise, runs the parts one after the other too.
+struct PipeliningCsvAction {
+    enum class Kind : std::uint8_t {
+        Compute,        // F, R (Mario's own, which PyTorch rejects), B, I, W
+        Communication,  // SEND_F, RECV_F, SEND_B, RECV_B
+        Gradient,       // REDUCE_GRAD, and Mario's OPT
+        Unshard,        // FSDP; `instruction` holds only the stage
+        Reshard,        // FSDP; `instruction` holds only the stage
+    };
+    Instruction instruction;
+    Kind kind = Kind::Compute;
+    int column = 0;  // 1-based cell
+
+    // The action as the file spelled it ("1F0", "2UNSHARD"); a sub-action without its cell.
+    std::string text() const;
+};
+
+struct PipeliningCsv {
+    std::vector<std::vector<PipeliningCsvAction>> ranks;  // line r holds rank r
+    int overlap_cells = 0;                                // OVERLAP_F_B cells (pairs of actions)
+
+    int count(PipeliningCsvAction::Kind kind) const;
+    // Per rank, its compute actions in order: what planFromComputeOrder takes.
+    ComputeOrder computeOrder() const;
+};
+
+// Errors name the 1-based line (rank + 1) and the 1-based column (cell), e.g.
+// `line 2, column 5: unknown instruction "1Q3"`.
+Result<PipeliningCsv> parsePipeliningCsv(std::string_view text);
 
 // Reads and parses a file; errors are prefixed with the path.
-Result<std::vector<std::vector<Instruction>>> readPipeliningCsvFile(const std::string& path);
+Result<PipeliningCsv> readPipeliningCsvFile(const std::string& path);
 
 }  // namespace mario
