@@ -11,6 +11,7 @@
 #include "io/PipeliningCsv.h"
 #include "io/PipeliningImport.h"
 #include "io/PlanJson.h"
+#include "io/TextFile.h"
 #include "model/PresetLibrary.h"
 #include "schedule/PlanBuilder.h"
 #include "sim/Simulator.h"
@@ -69,19 +70,21 @@ int exportCommand(const Args& args, const std::string& executable) {
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const Plan& plan = std::get<PreparedPlan>(prepared).plan;
     if (auto out = parsed.value("csv")) {
-        const int recomputes = recomputeCount(plan);
-        if (auto refused = toPipeliningCsv(plan, csvOptions); !refused) {
-            std::string message = path + ": " + refused.error().message;
+        auto csv = toPipeliningCsv(plan, csvOptions);
+        if (!csv) {
+            std::string message = path + ": " + csv.error().message;
             // When recomputation alone stands in PyTorch's way, say how to go on without it.
             if (!csvOptions.drop_recompute && toPipeliningCsv(plan, {csvOptions.format, true}).ok())
                 message += ": add --drop-recompute to write the order without them";
             return fail(kBadInput, message);
         }
-        if (auto written = writePipeliningCsv(plan, *out, csvOptions); !written)
+        if (auto written = writeTextFile(*out, *csv, "the pipelining CSV"); !written)
             return fail(kBadInput, written.error().message);
         std::cout << "wrote " << *out;
-        if (csvOptions.drop_recompute)
+        if (csvOptions.drop_recompute) {
+            const int recomputes = recomputeCount(plan);
             std::cout << " (" << recomputes << (recomputes == 1 ? " recomputation" : " recomputations") << " (R) dropped)";
+        }
         std::cout << "\n";
         return kOk;
     }
@@ -106,23 +109,23 @@ int importCommand(const Args& args, const std::string& executable) {
     if (!output) return fail(kBadInput, "import needs -o PLAN");
     auto csv = readPipeliningCsvFile(path);
     if (!csv) return fail(kBadInput, csv.error().message);
-    std::optional<Result<ImportedPipeliningPlan>> imported;
+    std::optional<Plan> skeleton;  // the config's stages and costs, when one is given
     if (config) {
         auto presets = PresetLibrary::locate(executable);
         auto input = loadInputFile(*config, presets ? *presets : PresetLibrary(std::string{}));
         if (!input) return fail(kBadInput, input.error().message);
-        imported.emplace(importPipeliningCsv(*csv, std::move(input->plan), *config));
-    } else {
-        imported.emplace(importPipeliningCsv(*csv, std::filesystem::path(path).stem().string()));
+        skeleton = std::move(input->plan);
     }
-    if (!*imported) return fail(kBadInput, path + ": " + imported->error().message);
-    Plan& plan = (*imported)->plan;
+    auto imported = skeleton ? importPipeliningCsv(*csv, std::move(*skeleton), *config)
+                             : importPipeliningCsv(*csv, std::filesystem::path(path).stem().string());
+    if (!imported) return fail(kBadInput, path + ": " + imported.error().message);
+    Plan& plan = imported->plan;
     plan.info.passes_applied.clear();
     if (auto error = checkPlan(plan, path)) return fail(error->code, error->message);
     if (auto written = writePlanFile(plan, *output); !written) return fail(kBadInput, written.error().message);
     std::cout << "wrote " << *output << " (" << plan.devices.size() << " devices, " << plan.stages.size() << " stages, "
               << plan.microbatchCount() << " micro-batches)\n";
-    for (const std::string& note : (*imported)->notes) std::cout << "note: " << note << "\n";
+    for (const std::string& note : imported->notes) std::cout << "note: " << note << "\n";
     return kOk;
 }
 

@@ -12,15 +12,23 @@
 
 namespace mario::gui {
 
-bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error) {
+bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error,
+                    QString* note) {
     const QString lower = path.toLower();
     if (!schedule.ok) {
         *error = QObject::tr("nothing to export yet");
         return false;
     }
-    if (lower.endsWith(".csv") || lower.endsWith(".json")) {
-        auto written = lower.endsWith(".csv") ? writePipeliningCsv(schedule.plan, path.toStdString())
-                                              : writeChromeTrace(schedule.plan, schedule.result, path.toStdString());
+    if (lower.endsWith(".csv")) {
+        // The window has no flag to ask with: it writes what PyTorch can run and says what went.
+        auto written = writePipeliningCsv(schedule.plan, path.toStdString(), {PipeliningCsvFormat::ComputeOnly, true});
+        if (!written) *error = QString::fromStdString(written.error().message);
+        if (const int dropped = recomputeCount(schedule.plan); written && dropped > 0 && note)
+            *note = QObject::tr("%1 recomputations (R) left out: PyTorch's pipelining has no recompute action").arg(dropped);
+        return written.ok();
+    }
+    if (lower.endsWith(".json")) {
+        auto written = writeChromeTrace(schedule.plan, schedule.result, path.toStdString());
         if (!written) *error = QString::fromStdString(written.error().message);
         return written.ok();
     }

@@ -9,6 +9,8 @@ class QWidget;
 
 namespace mario::gui {
 
-bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error);
+// `note`, when given, receives what the export left out (a CSV's recomputations).
+bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error,
+                    QString* note = nullptr);
 
 }  // namespace mario::gui

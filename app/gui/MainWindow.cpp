@@ -244,12 +244,12 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
 }
 
 bool MainWindow::exportTo(const QString& path) {
-    QString error;
-    if (!exportSchedule(path, document_.current(), charts_, &error)) {
+    QString error, note;
+    if (!exportSchedule(path, document_.current(), charts_, &error, &note)) {
         showError(error);
         return false;
     }
-    statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+    statusBar()->showMessage(note.isEmpty() ? tr("Exported %1").arg(path) : tr("Exported %1; %2").arg(path, note), 5000);
     return true;
 }
 

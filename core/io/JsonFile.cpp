@@ -1,10 +1,6 @@
 #include "io/JsonFile.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
-#include "model/Limits.h"
+#include "io/TextFile.h"
 
 namespace mario {
 namespace {
@@ -37,16 +33,9 @@ std::string lineAndColumn(const std::string& text, std::size_t byte) {
 }  // namespace
 
 Result<nlohmann::json> readJsonFile(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > static_cast<std::uintmax_t>(limits::kMaxFileBytes))
-        return makeError(path + ": the file is " + std::to_string(size >> 20) + " MiB; the limit is " +
-                         std::to_string(limits::kMaxFileBytes >> 20) + " MiB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError(path + ": cannot open the file");
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    const std::string text = buffer.str();
+    auto read = readTextFile(path);
+    if (!read) return read.error();
+    const std::string& text = *read;
     // Every exception the library can throw ends here: a parse error, a number too large for a
     // double (out_of_range 406, "1e999"), invalid UTF-8, nesting deeper than the stack allows.
     try {

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "io/PipeliningLowering.h"
+#include "io/TextFile.h"
 #include "model/Limits.h"
 
 namespace mario {
@@ -180,12 +178,7 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
 Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path, const PipeliningCsvOptions& options) {
     auto csv = toPipeliningCsv(plan, options);
     if (!csv) return csv.error();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError("cannot open \"" + path + "\" for writing the pipelining CSV");
-    out << *csv;
-    out.close();
-    if (!out) return makeError("cannot write the pipelining CSV to \"" + path + "\"");
-    return true;
+    return writeTextFile(path, *csv, "the pipelining CSV");
 }
 
 std::string PipeliningCsvAction::text() const {
@@ -246,16 +239,9 @@ Result<PipeliningCsv> parsePipeliningCsv(std::string_view text) {
 }
 
 Result<PipeliningCsv> readPipeliningCsvFile(const std::string& path) {
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > static_cast<std::uintmax_t>(limits::kMaxFileBytes))
-        return makeError(path + ": the file is " + std::to_string(size >> 20) + " MiB; the limit is " +
-                         std::to_string(limits::kMaxFileBytes >> 20) + " MiB");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("cannot open \"" + path + "\" for reading");
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) return makeError("cannot read \"" + path + "\"");
-    auto csv = parsePipeliningCsv(text);
+    auto text = readTextFile(path);
+    if (!text) return text.error();
+    auto csv = parsePipeliningCsv(*text);
     if (!csv) return makeError(path + ": " + csv.error().message);
     return csv;
 }

@@ -37,9 +37,9 @@ enum class PipeliningCsvFormat {
 struct PipeliningCsvOptions {
     PipeliningCsvFormat format = PipeliningCsvFormat::ComputeOnly;
     // PyTorch has no R: true writes the order without them, false refuses a plan that
-    // recomputes. The default suits the workbench's export, which has no way to ask; `mario
-    // export` refuses unless given --drop-recompute, so that the user learns what goes.
-    bool drop_recompute = true;
+    // recomputes, so that a caller drops them only knowingly (`mario export
+    // --drop-recompute`; the window drops them and says how many in its status line).
+    bool drop_recompute = false;
 };
 
 // "compute_only" or "compute_comms", as PyTorch's _dump_csv and _load_csv name them.

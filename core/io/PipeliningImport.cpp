@@ -32,8 +32,9 @@ std::vector<std::string> notesOf(const PipeliningCsv& csv) {
     return notes;
 }
 
-Result<ImportedPipeliningPlan> build(const PipeliningCsv& csv, Plan plan, std::vector<std::string> notes) {
-    if (auto ordered = checkPipeliningOrder(csv, plan.chains()); !ordered) return ordered.error();
+Result<ImportedPipeliningPlan> build(const PipeliningCsv& csv, const std::vector<int>& stageRank, Plan plan,
+                                     std::vector<std::string> notes) {
+    if (auto ordered = checkPipeliningOrder(csv, stageRank, plan.chains()); !ordered) return ordered.error();
     auto built = planFromComputeOrder(std::move(plan), csv.computeOrder());
     if (!built) return built.error();
     ImportedPipeliningPlan imported{std::move(*built), std::move(notes)};
@@ -62,7 +63,7 @@ Result<ImportedPipeliningPlan> importPipeliningCsv(const PipeliningCsv& csv, con
     for (int s = 0; s < static_cast<int>(stageRank->size()); ++s)
         plan.stages.push_back(StageSpec{s, (*stageRank)[s], unitImportCost(), {}});
     for (int r = 0; r < static_cast<int>(csv.ranks.size()); ++r) plan.devices.push_back({r, {}});
-    return build(csv, std::move(plan),
+    return build(csv, *stageRank, std::move(plan),
                  {"unit costs: forward 1 ms, backward 2 ms (I and W 1 ms each), recompute 1 ms, "
                   "1000 bytes of activations per micro-batch and stage"});
 }
@@ -86,7 +87,7 @@ Result<ImportedPipeliningPlan> importPipeliningCsv(const PipeliningCsv& csv, Pla
             return makeError("stage " + std::to_string(stage.index) + ": the CSV puts it on rank " + std::to_string(rank) +
                              " (" + lineOf(rank) + "), " + skeletonName + " on device " + std::to_string(stage.device));
     }
-    return build(csv, std::move(skeleton), {});
+    return build(csv, *stageRank, std::move(skeleton), {});
 }
 
 }  // namespace mario

@@ -183,9 +183,8 @@ Result<std::vector<int>> inferStageRanks(const PipeliningCsv& csv) {
     return stageRank;
 }
 
-Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<std::vector<int>>& chains) {
-    auto stageRank = inferStageRanks(csv);
-    if (!stageRank) return stageRank.error();
+Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<int>& stageRank,
+                                  const std::vector<std::vector<int>>& chains) {
     if (csv.count(Kind::Compute) == 0) return makeError("the file holds no computations (F, B, I or W)");
     ComputePositions positions;
     for (int r = 0; r < static_cast<int>(csv.ranks.size()); ++r) {
@@ -211,10 +210,10 @@ Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<st
     }
     for (const auto& chain : chains)
         for (int s : chain)
-            if (s < 0 || s >= static_cast<int>(stageRank->size()))
+            if (s < 0 || s >= static_cast<int>(stageRank.size()))
                 return makeError("the chains name stage " + std::to_string(s) + "; the file has stages 0.." +
-                                 std::to_string(stageRank->size() - 1));
-    return checkForwardSets(csv, chains, *stageRank);
+                                 std::to_string(stageRank.size() - 1));
+    return checkForwardSets(csv, chains, stageRank);
 }
 
 }  // namespace mario

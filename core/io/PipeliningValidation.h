@@ -20,7 +20,8 @@ Result<std::vector<int>> inferStageRanks(const PipeliningCsv& csv);
 // before its backward (B or I), W after its I and never with a full B, I with its W, a
 // backward for every forward, and the same forward micro-batches on every stage of a chain.
 // Mario's own R must stand between the forward and its backward. `chains` lists the stage
-// chains (PyTorch's files have one: 0..S-1); stages are those of inferStageRanks().
-Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<std::vector<int>>& chains);
+// chains (PyTorch's files have one: 0..S-1); `stageRank` is what inferStageRanks() returned.
+Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<int>& stageRank,
+                                  const std::vector<std::vector<int>>& chains);
 
 }  // namespace mario

@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -219,6 +220,9 @@ private slots:
         QFile csv(dir.filePath("plan.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QCOMPARE(QString(csv.readAll()).count('\n'), 4);
+        // Figure 2 with all passes recomputes: the CSV leaves the Rs out and the window says so.
+        QVERIFY2(window.statusBar()->currentMessage().contains("recomputations (R) left out"),
+                 qPrintable(window.statusBar()->currentMessage()));
         QVERIFY(!window.exportTo(dir.filePath("chart.bmp")));
         QVERIFY(window.errorText().contains("unknown export format"));
     }

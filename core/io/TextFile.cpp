@@ -1,0 +1,33 @@
+#include "io/TextFile.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "model/Limits.h"
+
+namespace mario {
+
+Result<std::string> readTextFile(const std::string& path) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > static_cast<std::uintmax_t>(limits::kMaxFileBytes))
+        return makeError(path + ": the file is " + std::to_string(size >> 20) + " MiB; the limit is " +
+                         std::to_string(limits::kMaxFileBytes >> 20) + " MiB");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return makeError(path + ": cannot open the file");
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) return makeError(path + ": cannot read the file");
+    return text;
+}
+
+Result<bool> writeTextFile(const std::string& path, const std::string& text, const std::string& what) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return makeError("cannot open \"" + path + "\" for writing " + what);
+    out << text;
+    out.close();
+    if (!out) return makeError("cannot write " + what + " to \"" + path + "\"");
+    return true;
+}
+
+}  // namespace mario
