@@ -133,6 +133,7 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
     if (box->kind == BoxKind::Wait) {
         text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
     } else {
+        if (box->note >= 0) text += QStringLiteral("<br>%1").arg(noteOf(*box).toHtmlEscaped());
         // A compute box that follows a wait started late because of it: say for what.
         const auto& lane = timeline_.lanes[static_cast<std::size_t>(box->lane)];
         const std::size_t at = static_cast<std::size_t>(box - lane.data());

@@ -95,6 +95,10 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
             if (*kind == BoxKind::Wait) {
                 box.note = static_cast<std::int32_t>(timeline.notes.size());
                 timeline.notes.push_back(waitNote(ins, topo));
+            } else if (const auto f = overlappedPairAt(program, i)) {
+                box.note = static_cast<std::int32_t>(timeline.notes.size());
+                timeline.notes.push_back(QStringLiteral("half of the overlapped pair %1")
+                                             .arg(QString::fromStdString(toOverlapString(program[*f], program[*f + 1]))));
             }
             lane.push_back(box);
             timeline.makespan = std::max(timeline.makespan, box.end);

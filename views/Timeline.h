@@ -37,7 +37,8 @@ struct TimelineBox {
     int microbatch = -1;
     // The instruction's op, so the box can name its action string ("1F3", "2RECV_B0").
     Op op = Op::Forward;
-    // Index into Timeline::notes: for a Wait box, what it waited for. -1 when none.
+    // Index into Timeline::notes: for a Wait box, what it waited for; for half of an
+    // overlapped pair, the pair. -1 when none.
     std::int32_t note = -1;
 };
 

@@ -27,7 +27,7 @@ constexpr std::string_view kConfigKeys[] = {
     "parallel", "passes", "unit_costs", "microbatches", "profile"};
 constexpr std::string_view kParallelKeys[] = {
     "scheme", "pp", "dp", "tp", "chunks", "micro_batch_size", "global_batch_size",
-    "group_size", "distributed_optimizer"};
+    "group_size", "distributed_optimizer", "overlap_factor"};
 constexpr std::string_view kUnitKeys[] = {
     "forward", "backward", "recompute", "activation_bytes", "checkpoint_bytes", "static_bytes"};
 
@@ -203,6 +203,8 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     par.integerIn("global_batch_size", p.global_batch_size, Need::Optional, 1, limits::kMaxGlobalBatch);
     par.integerIn("group_size", p.group_size, Need::Optional, 0, limits::kMaxMicrobatches);
     par.boolean("distributed_optimizer", p.distributed_optimizer, Need::Optional);
+    par.number("overlap_factor", p.overlap_factor, Need::Optional, Check::NonNegative);
+    if (par.ok() && p.overlap_factor > 1) par.fail("overlap_factor", "expected a share in [0, 1]");
     if (par.error()) return *par.error();
 
     int microbatches = 0;
@@ -292,7 +294,8 @@ json writeConfig(const Config& c) {
                        {"micro_batch_size", p.micro_batch_size},
                        {"global_batch_size", p.global_batch_size},
                        {"group_size", p.group_size},
-                       {"distributed_optimizer", p.distributed_optimizer}};
+                       {"distributed_optimizer", p.distributed_optimizer},
+                       {"overlap_factor", p.overlap_factor}};
     out["passes"] = c.passes;
     if (c.unit_costs) {
         const UnitCosts& u = *c.unit_costs;

@@ -96,6 +96,7 @@ Result<PipeliningCsvAction> parseSimple(std::string_view text, int column) {
 
 // PyTorch's composite "(0F3;3B1)OVERLAP_F_B": the parts up to the first ')', separated by
 // ';', then the type. Its only composite type is OVERLAP_F_B, whose parts are computations.
+// True when the parts became an overlapped pair.
 Result<bool> parseComposite(std::string_view cell, int column, std::vector<PipeliningCsvAction>& out) {
     const auto close = cell.find(')');
     const std::string_view type = trim(cell.substr(close + 1));
@@ -117,6 +118,14 @@ Result<bool> parseComposite(std::string_view cell, int column, std::vector<Pipel
         parts.remove_prefix(semicolon + 1);
     }
     if (out.size() == before) return makeError(quoted(cell) + " overlaps nothing");
+    // One forward and one backward make Mario's overlapped pair, forward first; anything
+    // else runs part after part, as PyTorch's runtime runs it without an overlap callback.
+    if (out.size() - before != 2) return false;
+    Instruction& first = out[before].instruction;
+    Instruction& second = out[before + 1].instruction;
+    if (second.op == Op::Forward && canCloseOverlap(first.op)) std::swap(out[before], out[before + 1]);
+    if (first.op != Op::Forward || !canCloseOverlap(second.op)) return false;
+    first.overlapped = true;
     return true;
 }
 
@@ -166,9 +175,10 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
     }
     std::string csv;
     for (const auto& program : programs) {
-        for (std::size_t i = 0; i < program.size(); ++i) {
+        const auto entries = toProgramEntries(program);
+        for (std::size_t i = 0; i < entries.size(); ++i) {
             if (i > 0) csv += ',';
-            csv += toActionString(program[i]);
+            csv += entries[i];
         }
         csv += '\n';
     }
@@ -222,9 +232,9 @@ Result<PipeliningCsv> parsePipeliningCsv(std::string_view text) {
             // PyTorch writes idle slots as empty cells; "None" is str(None) from other tools.
             if (!cell.empty() && cell != "None") {
                 if (cell.front() == '(' && cell.find(')') != std::string_view::npos) {
-                    auto parts = parseComposite(cell, column, actions);
-                    if (!parts) return makeError(location(row + 1, column) + parts.error().message);
-                    ++csv.overlap_cells;
+                    auto paired = parseComposite(cell, column, actions);
+                    if (!paired) return makeError(location(row + 1, column) + paired.error().message);
+                    ++(*paired ? csv.overlap_cells : csv.unpaired_overlap_cells);
                 } else {
                     auto action = parseSimple(cell, column);
                     if (!action) return makeError(location(row + 1, column) + action.error().message);

@@ -56,9 +56,9 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
 // Writes toPipeliningCsv() to `path`; the error names the path.
 Result<bool> writePipeliningCsv(const Plan& plan, const std::string& path, const PipeliningCsvOptions& options = {});
 
-// One action of an imported file. An OVERLAP_F_B cell gives one entry per sub-action, in
-// order, each with the cell's column: Mario has no overlapped instruction, and PyTorch's
-// runtime, unless told otherwise, runs the parts one after the other too.
+// One action of an imported file. An OVERLAP_F_B cell gives one entry per sub-action, each
+// with the cell's column: one forward and one backward become an overlapped pair (forward
+// first, marked overlapped); other mixes run part after part, in the cell's order.
 struct PipeliningCsvAction {
     enum class Kind : std::uint8_t {
         Compute,        // F, R (Mario's own, which PyTorch rejects), B, I, W
@@ -77,7 +77,8 @@ struct PipeliningCsvAction {
 
 struct PipeliningCsv {
     std::vector<std::vector<PipeliningCsvAction>> ranks;  // line r holds rank r
-    int overlap_cells = 0;                                // OVERLAP_F_B cells (pairs of actions)
+    int overlap_cells = 0;                                // OVERLAP_F_B cells read as overlapped pairs
+    int unpaired_overlap_cells = 0;                       // OVERLAP_F_B cells run part after part
 
     int count(PipeliningCsvAction::Kind kind) const;
     // Per rank, its compute actions in order: what planFromComputeOrder takes.

@@ -17,10 +17,9 @@ std::string amount(int count, const std::string& noun) {
 
 std::vector<std::string> notesOf(const PipeliningCsv& csv) {
     std::vector<std::string> notes;
-    if (csv.overlap_cells > 0)
-        notes.push_back(amount(csv.overlap_cells, "OVERLAP_F_B cell") +
-                        ": each runs its forward, then its backward, one after the other "
-                        "(Mario has no overlapped instruction; PyTorch's runtime does the same by default)");
+    if (csv.unpaired_overlap_cells > 0)
+        notes.push_back(amount(csv.unpaired_overlap_cells, "OVERLAP_F_B cell") +
+                        " not of one forward and one backward: their parts run one after the other");
     if (const int fsdp = csv.count(Kind::Unshard) + csv.count(Kind::Reshard); fsdp > 0)
         notes.push_back(amount(fsdp, "UNSHARD/RESHARD action") + " dropped (FSDP; they cost nothing in Mario)");
     if (const int comms = csv.count(Kind::Communication); comms > 0)

@@ -42,11 +42,14 @@ public:
             for (std::size_t r = 0; r < pending.size(); ++r) {
                 if (pending[r].empty()) continue;
                 left = true;
+                // An overlapped pair goes as one action: both halves ready, both sends after.
                 const Instruction ins = pending[r].front();
-                if (!ready(ins, r)) continue;
-                emit(r, ins);
-                sendAfter(r, ins);
-                pending[r].pop_front();
+                const bool pair = ins.overlapped && pending[r].size() > 1;
+                if (!ready(ins, r) || (pair && !ready(pending[r][1], r))) continue;
+                const std::size_t count = pair ? 2 : 1;
+                for (std::size_t k = 0; k < count; ++k) emit(r, pending[r][k]);
+                for (std::size_t k = 0; k < count; ++k) sendAfter(r, pending[r][k]);
+                pending[r].erase(pending[r].begin(), pending[r].begin() + static_cast<std::ptrdiff_t>(count));
                 progress = true;
             }
             if (left && !progress) return makeError(stuckMessage(pending));

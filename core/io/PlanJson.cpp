@@ -97,6 +97,8 @@ Result<bool> readInfo(const json& root, Plan& plan) {
         link.number("bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s, Need::Optional, Check::NonNegative);
         if (!link.ok()) return *link.error();
     }
+    in.number("overlap_factor", plan.overlap_factor, Need::Optional, Check::NonNegative);
+    if (in.ok() && plan.overlap_factor > 1) in.fail("overlap_factor", "expected a share in [0, 1]");
     if (!in.ok()) return *in.error();
     return true;
 }
@@ -147,9 +149,9 @@ Result<bool> readPrograms(const json& root, Plan& plan) {
         for (std::size_t i = 0; i < program.size(); ++i) {
             const std::string where = indexed(path + ".program", i);
             if (!program[i].is_string()) return makeError(where + ": expected an action string like \"2F5\"");
-            auto ins = parseAction(program[i].get_ref<const std::string&>());
-            if (!ins) return makeError(where + ": " + ins.error().message);
-            device.program.push_back(*ins);
+            auto entry = parseProgramEntry(program[i].get_ref<const std::string&>());
+            if (!entry) return makeError(where + ": " + entry.error().message);
+            device.program.insert(device.program.end(), entry->begin(), entry->end());
         }
         plan.devices.push_back(std::move(device));
     }
@@ -215,6 +217,7 @@ nlohmann::json writePlan(const Plan& plan) {
     if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
     if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
     root["link"] = {{"latency_ms", plan.link.latency_ms}, {"bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s}};
+    if (plan.overlap_factor > 0) root["overlap_factor"] = plan.overlap_factor;
     root["stages"] = json::array();
     for (const auto& stage : plan.stages) {
         const StageCost& c = stage.cost;
@@ -237,8 +240,7 @@ nlohmann::json writePlan(const Plan& plan) {
     }
     root["devices"] = json::array();
     for (const auto& device : plan.devices) {
-        json program = json::array();
-        for (const auto& ins : device.program) program.push_back(toActionString(ins));
+        json program = toProgramEntries(device.program);
         root["devices"].push_back({{"index", device.index}, {"program", std::move(program)}});
     }
     return root;

@@ -14,6 +14,9 @@ struct ParallelConfig {
     int global_batch_size = 1;
     int group_size = 0;         // interleaved micro-batch group; 0 means pp (Megatron's default)
     bool distributed_optimizer = false;
+    // The plan's overlap_factor (Plan.h): how much of an overlapped pair's shorter half
+    // hides under the longer. Only DualPipe and DualPipeV make overlapped pairs.
+    double overlap_factor = 0;
 
     // Micro-batches per pipeline per step: global / (dp * mbs). In 64 bits: dp * mbs of two
     // in-range values can exceed int (65536 * 65536 wrapped to 0 and divided by it).

@@ -39,9 +39,11 @@ PassReport applyCheckpoint(Plan& plan) {
             const auto key = pairKey(ins.stage, ins.microbatch);
             if (isBackwardStart(ins.op) && forwarded.count(key) && !recomputed.count(key)) {
                 const Instruction recompute{Op::Recompute, ins.stage, ins.microbatch};
-                report.changes.push_back({ChangeKind::Inserted, device.index, recompute, -1,
-                                          static_cast<int>(program.size())});
-                program.push_back(recompute);
+                // The backward of an overlapped pair: the recomputation goes before the pair.
+                const bool closesPair = !program.empty() && program.back().overlapped;
+                const std::size_t at = program.size() - (closesPair ? 1 : 0);
+                report.changes.push_back({ChangeKind::Inserted, device.index, recompute, -1, static_cast<int>(at)});
+                program.insert(program.begin() + static_cast<std::ptrdiff_t>(at), recompute);
                 recomputed.insert(key);
             }
             program.push_back(ins);

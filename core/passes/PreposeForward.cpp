@@ -89,7 +89,7 @@ private:
             }
             if (ins.op == Op::Forward) {
                 const int s = ins.stage, m = ins.microbatch;
-                if (isCheckpointed(s, m)) {
+                if (isCheckpointed(s, m) && !ins.overlapped) {  // a pair moves only as a whole
                     Move move{d, ins, j, j + 1, j, j};
                     const bool ownRecv = j > 0 && program[j - 1] == Instruction{Op::RecvForward, s, m};
                     if (ownRecv) --move.g0;

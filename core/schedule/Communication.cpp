@@ -1,26 +1,49 @@
 #include "schedule/Communication.h"
 
+#include <optional>
+
 namespace mario {
+
+namespace {
+
+// The receive a compute instruction waits for and the send that passes its result on, when
+// the neighbouring stage in that direction lives on another device.
+struct Neighbours {
+    std::optional<Instruction> receive, send;
+};
+
+Neighbours neighboursOf(const Instruction& ins, const PipelineTopology& topology) {
+    const int s = ins.stage;
+    auto crossesDevice = [&](int to) { return to >= 0 && topology.deviceOf(s) != topology.deviceOf(to); };
+    Neighbours out;
+    if (ins.op == Op::Forward) {
+        if (crossesDevice(topology.previousStage(s))) out.receive = Instruction{Op::RecvForward, s, ins.microbatch};
+        if (crossesDevice(topology.nextStage(s))) out.send = Instruction{Op::SendForward, s, ins.microbatch};
+    } else if (isBackwardStart(ins.op)) {
+        if (crossesDevice(topology.nextStage(s))) out.receive = Instruction{Op::RecvBackward, s, ins.microbatch};
+        if (crossesDevice(topology.previousStage(s))) out.send = Instruction{Op::SendBackward, s, ins.microbatch};
+    }
+    return out;
+}
+
+}  // namespace
 
 std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly, const PipelineTopology& topology) {
     std::vector<Instruction> program;
     program.reserve(computeOnly.size() * 3);
-    auto crossesDevice = [&](int from, int to) { return to >= 0 && topology.deviceOf(from) != topology.deviceOf(to); };
-    for (const Instruction& ins : computeOnly) {
-        const int s = ins.stage;
-        const int previous = topology.previousStage(s);
-        const int next = topology.nextStage(s);
-        if (ins.op == Op::Forward) {
-            if (crossesDevice(s, previous)) program.push_back({Op::RecvForward, s, ins.microbatch});
-            program.push_back(ins);
-            if (crossesDevice(s, next)) program.push_back({Op::SendForward, s, ins.microbatch});
-        } else if (isBackwardStart(ins.op)) {
-            if (crossesDevice(s, next)) program.push_back({Op::RecvBackward, s, ins.microbatch});
-            program.push_back(ins);
-            if (crossesDevice(s, previous)) program.push_back({Op::SendBackward, s, ins.microbatch});
-        } else {
-            program.push_back(ins);
-        }
+    for (std::size_t i = 0; i < computeOnly.size(); ++i) {
+        // An overlapped pair is one composite: both inputs arrive before it, both results
+        // leave after it.
+        const bool pair = computeOnly[i].overlapped && i + 1 < computeOnly.size();
+        const std::size_t last = pair ? i + 1 : i;
+        const Neighbours first = neighboursOf(computeOnly[i], topology);
+        const Neighbours second = pair ? neighboursOf(computeOnly[last], topology) : Neighbours{};
+        for (const auto* n : {&first, &second})
+            if (n->receive) program.push_back(*n->receive);
+        for (std::size_t k = i; k <= last; ++k) program.push_back(computeOnly[k]);
+        for (const auto* n : {&first, &second})
+            if (n->send) program.push_back(*n->send);
+        i = last;
     }
     return program;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Turns compute orders into full programs: a RECV before every compute instruction whose
 // input comes from another device, a SEND after every one whose output goes to another
-// device. The same rule serves every scheme because it only asks the virtual pipeline.
+// device. The same rule serves every scheme because it only asks the virtual pipeline. An
+// overlapped pair gets the receives of both halves before it and their sends after it.
 #include "schedule/PipelineTopology.h"
 #include "schedule/ScheduleShape.h"
 

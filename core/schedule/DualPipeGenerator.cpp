@@ -1,8 +1,8 @@
 // DualPipe and DualPipeV (DeepSeek-AI, "DualPipe", github.com/deepseek-ai/DualPipe; the V
 // variant is the same program on a V placement, also PyTorch's ScheduleDualPipeV). Every
 // device runs one program of eight steps over its two stages; only the step counts differ
-// from device to device. Forward and backward of the two legs are paired in the steady
-// phase (DualPipe overlaps each pair's communication with its computation); the split
+// from device to device. Forward and backward of the two legs are overlapped pairs in the
+// steady phase (DualPipe hides each pair's communication under its computation); the split
 // backward (I now, W later from a first-in first-out queue) appears where it fills the
 // warm-up and drain.
 #include <algorithm>
@@ -37,10 +37,11 @@ public:
         program_.push_back(weights_.front());
         weights_.pop_front();
     }
-    // A forward of one leg paired with a full backward of the other (DualPipe's overlapped
-    // chunk). Run one after the other, forward first, as PyTorch's runtime does by default.
+    // A forward of one leg overlapped with a full backward of the other: DualPipe's
+    // overlapped chunk, PyTorch's OVERLAP_F_B (timed by the plan's overlap rule).
     void pair(int forwardLeg, int backwardLeg) {
         forward(forwardLeg);
+        program_.back().overlapped = true;
         backward(backwardLeg);
     }
     std::vector<Instruction> take() { return std::move(program_); }

@@ -76,4 +76,60 @@ Result<Instruction> parseAction(std::string_view text) {
     return makeError("unknown instruction " + quoted(text));
 }
 
+std::string toOverlapString(const Instruction& forward, const Instruction& backward) {
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "(" + std::string.
+    std::string text(1, '(');
+    text += toActionString(forward);
+    text += ';';
+    text += toActionString(backward);
+    text += ")OVERLAP_F_B";
+    return text;
+}
+
+Result<std::vector<Instruction>> parseProgramEntry(std::string_view text) {
+    if (text.empty() || text.front() != '(') {
+        auto single = parseAction(text);
+        if (!single) return single.error();
+        return std::vector<Instruction>{*single};
+    }
+    const auto semicolon = text.find(';');
+    const auto close = text.find(')');
+    if (semicolon == std::string_view::npos || close == std::string_view::npos || semicolon > close ||
+        text.substr(close + 1) != "OVERLAP_F_B")
+        return makeError("composite " + quoted(text) + " is not of the form (0F7;7B3)OVERLAP_F_B");
+    auto first = parseAction(text.substr(1, semicolon - 1));
+    if (!first) return makeError("composite " + quoted(text) + ": " + first.error().message);
+    auto second = parseAction(text.substr(semicolon + 1, close - semicolon - 1));
+    if (!second) return makeError("composite " + quoted(text) + ": " + second.error().message);
+    if (second->op == Op::Forward) std::swap(*first, *second);
+    if (first->op != Op::Forward || !canCloseOverlap(second->op))
+        return makeError("composite " + quoted(text) + " must overlap one forward (F) with one backward (B or I)");
+    first->overlapped = true;
+    return std::vector<Instruction>{*first, *second};
+}
+
+std::optional<std::size_t> overlappedPairAt(const std::vector<Instruction>& program, std::size_t i) {
+    auto opens = [&](std::size_t f) {
+        return f + 1 < program.size() && program[f].overlapped && program[f].op == Op::Forward &&
+               canCloseOverlap(program[f + 1].op);
+    };
+    if (i < program.size() && opens(i)) return i;
+    if (i > 0 && i < program.size() && opens(i - 1)) return i - 1;
+    return std::nullopt;
+}
+
+std::vector<std::string> toProgramEntries(const std::vector<Instruction>& program) {
+    std::vector<std::string> entries;
+    entries.reserve(program.size());
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        if (program[i].overlapped && i + 1 < program.size()) {
+            entries.push_back(toOverlapString(program[i], program[i + 1]));
+            ++i;
+        } else {
+            entries.push_back(toActionString(program[i]));
+        }
+    }
+    return entries;
+}
+
 }  // namespace mario

@@ -1,8 +1,11 @@
 #pragma once
 // The schedule IR: one instruction of a device program (DESIGN.md §3).
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "util/Result.h"
 
@@ -26,8 +29,16 @@ struct Instruction {
     Op op = Op::Forward;
     std::int32_t stage = 0;
     std::int32_t microbatch = -1;  // -1 for REDUCE_GRAD and OPT
+    // Set on the forward of an overlapped pair (PyTorch's OVERLAP_F_B, DualPipe's overlapped
+    // chunks): this F and the backward right after it in the program run as one composite
+    // instruction (docs/execution-model.md, "Overlapped pairs").
+    bool overlapped = false;
 
-    friend bool operator==(const Instruction&, const Instruction&) = default;
+    // The same work: pairing is where an instruction runs, not what it is, so a search for
+    // "2F5" finds the forward of a pair too.
+    friend bool operator==(const Instruction& a, const Instruction& b) {
+        return a.op == b.op && a.stage == b.stage && a.microbatch == b.microbatch;
+    }
 };
 
 constexpr bool isCompute(Op op) {
@@ -50,5 +61,23 @@ std::string toActionString(const Instruction& instruction);
 
 // Parses an action string; the error says what is wrong with it.
 Result<Instruction> parseAction(std::string_view text);
+
+// A pair's second half: a forward followed by a backward of any stage (B or I).
+constexpr bool canCloseOverlap(Op op) { return isBackwardStart(op); }
+
+// "(0F7;7B3)OVERLAP_F_B", PyTorch's spelling of a composite.
+std::string toOverlapString(const Instruction& forward, const Instruction& backward);
+
+// One entry of a plan's program: a simple action, or a composite, which gives its forward
+// (marked overlapped) and then its backward. A composite must hold one F and one B or I, in
+// either order.
+Result<std::vector<Instruction>> parseProgramEntry(std::string_view text);
+
+// Where the overlapped pair that holds program[i] starts (i or i − 1); none when program[i]
+// is not half of a well-formed pair.
+std::optional<std::size_t> overlappedPairAt(const std::vector<Instruction>& program, std::size_t i);
+
+// The program's entries as written in a plan file: one string per instruction, one per pair.
+std::vector<std::string> toProgramEntries(const std::vector<Instruction>& program);
 
 }  // namespace mario

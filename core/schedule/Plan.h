@@ -49,6 +49,10 @@ struct Plan {
     PlanInfo info;
     std::vector<std::vector<int>> pipelines;  // chains of stages; empty means one chain 0..S-1
     LinkSpec link;
+    // How much of an overlapped pair's shorter half hides under the longer (0..1): a pair
+    // takes T_F + T_B − overlap_factor · min(T_F, T_B). 0 runs the two computations one
+    // after the other on one stream; DualPipe's hidden all-to-all is worth more.
+    double overlap_factor = 0;
     std::vector<StageSpec> stages;
     std::vector<DeviceProgram> devices;
 

@@ -80,6 +80,7 @@ Result<Plan> buildPlan(const Config& config) {
     plan.info.memory_limit_bytes = config.memory_limit_bytes;
     if (layout.chains.size() > 1) plan.pipelines = layout.chains;
     plan.link = pipelineLink(config);
+    plan.overlap_factor = config.parallel.overlap_factor;
     for (std::size_t s = 0; s < layout.stage_device.size(); ++s) {
         StageSpec stage;
         stage.index = static_cast<int>(s);

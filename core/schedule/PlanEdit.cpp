@@ -1,21 +1,42 @@
 #include "schedule/PlanEdit.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/Validator.h"
 
 namespace mario {
 
+namespace {
+
+// The receive a compute instruction waits for and the send that passes its result on.
+std::pair<Instruction, Instruction> ownCommunication(const Instruction& ins) {
+    const bool forward = ins.op == Op::Forward;
+    return {{forward ? Op::RecvForward : Op::RecvBackward, ins.stage, ins.microbatch},
+            {forward ? Op::SendForward : Op::SendBackward, ins.stage, ins.microbatch}};
+}
+
+}  // namespace
+
 std::pair<int, int> movingGroup(const std::vector<Instruction>& program, int index) {
     const Instruction& ins = program[index];
+    if (ins.op != Op::Forward && !isBackwardStart(ins.op)) return {index, index + 1};
+    // An overlapped pair moves as one, with the receives before it and the sends after it.
     int first = index, last = index + 1;
-    const bool forward = ins.op == Op::Forward;
-    if (forward || isBackwardStart(ins.op)) {
-        const Op recv = forward ? Op::RecvForward : Op::RecvBackward;
-        const Op send = forward ? Op::SendForward : Op::SendBackward;
-        if (first > 0 && program[first - 1] == Instruction{recv, ins.stage, ins.microbatch}) --first;
-        if (last < static_cast<int>(program.size()) && program[last] == Instruction{send, ins.stage, ins.microbatch}) ++last;
+    if (const auto pair = overlappedPairAt(program, static_cast<std::size_t>(index))) {
+        first = static_cast<int>(*pair);
+        last = first + 2;
     }
+    std::vector<std::pair<Instruction, Instruction>> own;
+    for (int k = first; k < last; ++k) own.push_back(ownCommunication(program[k]));
+    auto receives = [&](const Instruction& x) {
+        return std::any_of(own.begin(), own.end(), [&](const auto& comm) { return x == comm.first; });
+    };
+    auto sends = [&](const Instruction& x) {
+        return std::any_of(own.begin(), own.end(), [&](const auto& comm) { return x == comm.second; });
+    };
+    for (std::size_t n = 0; n < own.size() && first > 0 && receives(program[first - 1]); ++n) --first;
+    for (std::size_t n = 0; n < own.size() && last < static_cast<int>(program.size()) && sends(program[last]); ++n) ++last;
     return {first, last};
 }
 

@@ -5,6 +5,7 @@
 #include <queue>
 #include <tuple>
 
+#include "sim/ComputeTime.h"
 #include "sim/Simulator.h"
 
 namespace mario {
@@ -66,7 +67,7 @@ void IncrementalTimeline::sumWorkAhead(const Plan& plan, int device, std::size_t
     auto& ahead = workAhead_[device];
     for (std::size_t k = last + 1; k-- > first;)
         ahead[k] = k + 1 < program.size()
-                       ? ahead[k + 1] + plan.stages[program[k + 1].stage].cost.durationOf(program[k + 1].op)
+                       ? ahead[k + 1] + computeMs(plan, program, k + 1)
                        : 0.0;
 }
 
@@ -160,7 +161,7 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(const Plan& plan, do
                     }
                 }
             } else {
-                next.end = t + plan.stages[ins.stage].cost.durationOf(ins.op);
+                next.end = t + computeMs(plan, program, k);
             }
             if (k >= stableFrom[d] && same(next, timings[k])) break;  // the rest of the program stands
             // Beyond rounding (a sum in another order), not by a last bit.

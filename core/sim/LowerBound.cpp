@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "sim/ComputeTime.h"
+
 namespace mario {
 
 double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
@@ -12,6 +14,23 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program)
             if (ins.op == Op::Forward) chainOfMicrobatch[denseOf[ins.microbatch]] = topology.chainOf(ins.stage);
+    // An overlapped pair's halves may take less than their stage's cost (ComputeTime.h); the
+    // chain takes each at its share, which never exceeds what the pair really costs it.
+    std::vector<double> forwardShare, backwardShare;
+    if (plan.overlap_factor > 0) {
+        forwardShare.assign(checkpointed.size(), 1.0);
+        backwardShare.assign(checkpointed.size(), 1.0);
+        for (const auto& device : plan.devices)
+            for (std::size_t i = 0; i + 1 < device.program.size(); ++i) {
+                if (overlappedPairAt(device.program, i) != i) continue;
+                const Instruction& f = device.program[i];
+                const Instruction& b = device.program[i + 1];
+                const double scale = overlapScale(plan, f, b);
+                forwardShare[static_cast<std::size_t>(f.stage) * microbatches + denseOf[f.microbatch]] = scale;
+                backwardShare[static_cast<std::size_t>(b.stage) * microbatches + denseOf[b.microbatch]] = scale;
+            }
+    }
+    auto share = [](const std::vector<double>& shares, std::size_t key) { return shares.empty() ? 1.0 : shares[key]; };
     double longest = 0;
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
@@ -27,7 +46,7 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
             const StageCost& c = plan.stages[s].cost;
             if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
                 transfer[p] = plan.link.transferMs(c.send_bytes);
-            forwardEnd[p] = t += c.forward_ms;
+            forwardEnd[p] = t += c.forward_ms * share(forwardShare, static_cast<std::size_t>(s) * microbatches + m);
             t += transfer[p];
         }
         double total = 0, gradient = forwardEnd.back();
@@ -36,7 +55,7 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
             const StageCost& c = plan.stages[s].cost;
             const std::size_t key = static_cast<std::size_t>(s) * microbatches + m;
             const double ready = std::max(gradient, forwardEnd[p] + (checkpointed[key] ? c.recompute_ms : 0.0));
-            total = ready + (split[key] ? c.inputGradMs() : c.backward_ms);
+            total = ready + (split[key] ? c.inputGradMs() : c.backward_ms) * share(backwardShare, key);
             if (p > 0) gradient = total + transfer[p - 1];
         }
         longest = std::max(longest, total);
@@ -80,17 +99,12 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
     // one of its own forwards, whose input went through the forward chain before it; its
     // last backward of (s, m) is followed by the backwards of s's earlier stages for m, all
     // on other devices (a stage whose chain returns to the device is never last).
-    for (int d = 0; d < deviceCount; ++d)
-        for (const auto& ins : plan.devices[d].program) {
-            const StageCost& c = plan.stages[ins.stage].cost;
-            switch (ins.op) {
-                case Op::Forward: core[d] += c.forward_ms; break;
-                case Op::Recompute: core[d] += c.recompute_ms; break;
-                case Op::Backward: core[d] += c.backward_ms; break;
-                case Op::BackwardInput: core[d] += c.inputGradMs(); break;
-                default: break;
-            }
-        }
+    for (int d = 0; d < deviceCount; ++d) {
+        const auto& program = plan.devices[d].program;
+        for (std::size_t i = 0; i < program.size(); ++i)
+            if (program[i].op == Op::Forward || program[i].op == Op::Recompute || isBackwardStart(program[i].op))
+                core[d] += computeMs(plan, program, i);
+    }
     double bound = 0;
     for (int d = 0; d < deviceCount; ++d)
         if (core[d] > 0 && std::isfinite(head[d]) && std::isfinite(tail[d])) bound = std::max(bound, head[d] + core[d] + tail[d]);

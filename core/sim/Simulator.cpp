@@ -8,6 +8,7 @@
 #include <string>
 
 #include "schedule/PipelineTopology.h"
+#include "sim/ComputeTime.h"
 #include "sim/DeadlockExplainer.h"
 #include "sim/LowerBound.h"
 #include "sim/MessageSlots.h"
@@ -167,14 +168,14 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     continue;
                 }
                 case Op::Forward:
-                    duration = cost.durationOf(ins.op);
+                    duration = computeMs(plan, program, i);
                     memoryChange(t, checkpointed[key] ? cost.checkpoint_bytes : cost.activation_bytes);
                     break;
                 case Op::Recompute:
-                    duration = cost.durationOf(ins.op);
+                    duration = computeMs(plan, program, i);
                     memoryChange(t, cost.activation_bytes - cost.checkpoint_bytes);
                     break;
-                default: duration = cost.durationOf(ins.op); break;
+                default: duration = computeMs(plan, program, i); break;
             }
             if (ins.op == Op::Recompute) {
                 RecomputeRun& run = recomputeRun[d];

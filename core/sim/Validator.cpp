@@ -104,6 +104,7 @@ private:
                                    std::to_string(d));
                     continue;
                 }
+                if (ins.overlapped) checkOverlap(program, d, i);
                 if (!hasMicrobatch(ins.op)) continue;
                 int& slot = positions_.at(ins.op, ins.stage, ins.microbatch);
                 if (slot >= 0) add(where, "\"" + toActionString(ins) + "\" appears twice on this device");
@@ -111,6 +112,18 @@ private:
             }
         }
         return issues_.empty();
+    }
+
+    // An overlapped pair is a forward and the backward right after it (Instruction.h).
+    void checkOverlap(const std::vector<Instruction>& program, int d, int i) {
+        const Instruction& ins = program[i];
+        if (ins.op != Op::Forward)
+            add(programPath(d, i), "\"" + toActionString(ins) + "\" is marked overlapped; only a forward opens a pair");
+        else if (i + 1 >= static_cast<int>(program.size()) || !canCloseOverlap(program[i + 1].op))
+            add(programPath(d, i), "\"" + toActionString(ins) + "\" opens an overlapped pair, but " +
+                                       (i + 1 < static_cast<int>(program.size()) ? "\"" + toActionString(program[i + 1]) + "\" follows it"
+                                                                                 : std::string("nothing follows it")) +
+                                       " (a pair needs a backward, B or I, right after its forward)");
     }
 
     // Order and presence on the owning device for one (stage, micro-batch).

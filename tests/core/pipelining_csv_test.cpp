@@ -142,13 +142,39 @@ TEST(PipeliningCsvParse, EmptyTextHasNoRanks) {
     EXPECT_EQ(importError(""), "the file holds no actions");
 }
 
-TEST(PipeliningCsvParse, OverlapCellExpandsIntoItsPartsInOrder) {
-    const PipeliningCsv csv = parsed("0F0,( 0F1 ; 0B0 )OVERLAP_F_B,0B1\n");
-    EXPECT_EQ(csv.overlap_cells, 1);
+TEST(PipeliningCsvParse, OverlapCellBecomesAPairForwardFirst) {
+    for (const char* cell : {"( 0F1 ; 0B0 )OVERLAP_F_B", "(0B0;0F1)OVERLAP_F_B"}) {
+        const PipeliningCsv csv = parsed(std::string("0F0,") + cell + ",0B1\n");
+        EXPECT_EQ(csv.overlap_cells, 1);
+        EXPECT_EQ(csv.unpaired_overlap_cells, 0);
+        EXPECT_EQ(csv.computeOrder(), (Programs{actions({"0F0", "0F1", "0B0", "0B1"})}));
+        std::vector<int> columns;
+        std::vector<bool> overlapped;
+        for (const auto& action : csv.ranks[0]) {
+            columns.push_back(action.column);
+            overlapped.push_back(action.instruction.overlapped);
+        }
+        EXPECT_EQ(columns, (std::vector<int>{1, 2, 2, 3}));
+        EXPECT_EQ(overlapped, (std::vector<bool>{false, true, false, false}));
+    }
+}
+
+TEST(PipeliningCsvParse, OverlapCellOfOtherPartsRunsPartAfterPart) {
+    const PipeliningCsv csv = parsed("0F0,0F1,(0B0;0B1)OVERLAP_F_B\n");
+    EXPECT_EQ(csv.overlap_cells, 0);
+    EXPECT_EQ(csv.unpaired_overlap_cells, 1);
     EXPECT_EQ(csv.computeOrder(), (Programs{actions({"0F0", "0F1", "0B0", "0B1"})}));
-    std::vector<int> columns;
-    for (const auto& action : csv.ranks[0]) columns.push_back(action.column);
-    EXPECT_EQ(columns, (std::vector<int>{1, 2, 2, 3}));
+    for (const auto& action : csv.ranks[0]) EXPECT_FALSE(action.instruction.overlapped);
+}
+
+TEST(PipeliningCsvExport, WritesAPairAsOneCompositeCell) {
+    const PipeliningCsv csv = parsed("0F0,(0F1;0B0)OVERLAP_F_B,0B1\n");
+    Plan plan;
+    plan.stages.push_back(StageSpec{0, 0, {}, {}});
+    plan.devices.push_back({0, csv.computeOrder()[0]});
+    auto text = toPipeliningCsv(plan);
+    ASSERT_TRUE(text.ok()) << text.error().message;
+    EXPECT_EQ(*text, "0F0,(0F1;0B0)OVERLAP_F_B,0B1\n");
 }
 
 TEST(PipeliningCsvParse, KeepsFsdpGradientAndCommunicationCellsWithTheirKind) {
