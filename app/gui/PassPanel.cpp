@@ -21,6 +21,9 @@ const PassText kPasses[] = {
     {PassId::Redundancy, "remove redundancy", "Drop a recompute that directly follows its own forward."},
     {PassId::Prepose, "prepose forward", "Run checkpointed forwards early, inside bubbles."},
     {PassId::Relax, "relax (beyond the paper)", "Keep activations where the memory limit allows."},
+    {PassId::BoundW, "bound deferred W (beyond the paper)",
+     "Zero-bubble schedules defer weight gradients (W), and each keeps memory until it runs. Run Ws "
+     "earlier where they would lift a device above the plan's balanced peak or the memory limit."},
     {PassId::Hide, "hide recompute (beyond the paper)",
      "Place every recomputation in the bubbles of its device, and keep the activations that one more "
      "activation set of memory allows. Runs last."},

@@ -20,6 +20,7 @@ std::string_view passName(PassId pass) {
         case PassId::Redundancy: return "redundancy";
         case PassId::Prepose: return "prepose";
         case PassId::Relax: return "relax";
+        case PassId::BoundW: return "bound-w";
         case PassId::Hide: return "hide";
     }
     return "?";

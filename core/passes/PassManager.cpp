@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "passes/Passes.h"
+#include "sim/ProgramMemory.h"
 #include "sim/Simulator.h"
 #include "sim/Validator.h"
 
@@ -18,12 +19,12 @@ const std::vector<PassId>& paperPasses() {
 }
 
 const std::vector<PassId>& allPasses() {
-    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
-                                            PassId::Prepose,    PassId::Relax,   PassId::Hide};
+    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
+                                            PassId::Relax,      PassId::BoundW,  PassId::Hide};
     return passes;
 }
 
-bool isBeyondPaper(PassId pass) { return pass == PassId::Relax || pass == PassId::Hide; }
+bool isBeyondPaper(PassId pass) { return pass == PassId::Relax || pass == PassId::BoundW || pass == PassId::Hide; }
 
 std::string passNameList() {
     std::string text;
@@ -36,7 +37,8 @@ std::optional<PassId> parsePassName(std::string_view name) {
     constexpr std::pair<std::string_view, PassId> kLongNames[] = {
         {"apply-checkpoint", PassId::Checkpoint}, {"overlap-recompute", PassId::Overlap},
         {"remove-redundancy", PassId::Redundancy}, {"prepose-forward", PassId::Prepose},
-        {"relax-checkpoint", PassId::Relax}, {"hide-recompute", PassId::Hide}};
+        {"relax-checkpoint", PassId::Relax}, {"bound-weight-gradients", PassId::BoundW},
+        {"hide-recompute", PassId::Hide}};
     for (PassId pass : allPasses())
         if (passName(pass) == name) return pass;
     for (const auto& [longName, pass] : kLongNames)
@@ -123,6 +125,24 @@ Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit) {
     return budget;
 }
 
+std::vector<double> boundWBudget(const Plan& plan) {
+    double balanced = 0;
+    for (const auto& device : plan.devices) {
+        // The device's program with every W right after its I: nothing deferred.
+        std::vector<Instruction> undeferred;
+        undeferred.reserve(device.program.size());
+        for (const auto& ins : device.program) {
+            if (ins.op == Op::BackwardWeight) continue;
+            undeferred.push_back(ins);
+            if (ins.op == Op::BackwardInput) undeferred.push_back({Op::BackwardWeight, ins.stage, ins.microbatch});
+        }
+        const auto levels = memoryLevels(plan, undeferred);
+        const double peak = levels.empty() ? 0.0 : std::max(0.0, *std::max_element(levels.begin(), levels.end()));
+        balanced = std::max(balanced, staticBytesOf(plan, device.index) + peak);
+    }
+    return std::vector<double>(plan.devices.size(), std::max(balanced, plan.info.memory_limit_bytes.value_or(0.0)));
+}
+
 Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options) {
     PassRun run;
     auto selected = [&](PassId pass) { return std::find(passes.begin(), passes.end(), pass) != passes.end(); };
@@ -190,6 +210,8 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         }
         if (!changed) break;
     }
+    if (selected(PassId::BoundW) && !cancelled())
+        if (auto r = record(boundWeightGradients(plan, boundWBudget(plan))); !r) return r.error();
     if (selected(PassId::Hide) && !cancelled()) {
         auto budget = hideBudget(plan, selected(PassId::Relax));
         if (!budget) return budget.error();

@@ -17,16 +17,17 @@
 namespace mario {
 
 // The pass vocabulary: the paper's four in order, every pass in order, and whether a pass is
-// this project's addition (relax, hide). "all" means the paper's four.
+// this project's addition (relax, bound-w, hide). "all" means the paper's four.
 const std::vector<PassId>& paperPasses();
 const std::vector<PassId>& allPasses();
 bool isBeyondPaper(PassId pass);
-std::string passNameList();  // "checkpoint, overlap, redundancy, prepose, relax, hide"
+std::string passNameList();  // "checkpoint, overlap, redundancy, prepose, relax, bound-w, hide"
 
 std::optional<PassId> parsePassName(std::string_view name);
 // "checkpoint,overlap", "all", "none" (case-insensitive, spaces ignored); errors name the
-// unknown entry. "all" is the paper's four passes; "relax" and "hide" (beyond the paper) are
-// asked for by name, e.g. "all,hide". Hide runs once, last, on what the others left.
+// unknown entry. "all" is the paper's four passes; "relax", "bound-w" and "hide" (beyond the
+// paper) are asked for by name, e.g. "all,bound-w,hide". Bound-w runs once after the others,
+// then hide once, last.
 Result<std::vector<PassId>> parsePassList(std::string_view list);
 Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names);
 
@@ -58,6 +59,10 @@ struct PassRun {
 // of the device's largest stage, never past a configured memory limit (unless the plan is
 // already past it); with `relaxToLimit` and a limit, the limit itself.
 Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit);
+
+// Bound-w's budget, the same on every device: the highest peak any device would have with
+// every W right after its I (nothing deferred), or the memory limit when that is higher.
+std::vector<double> boundWBudget(const Plan& plan);
 
 // Memory caps for prepose-forward and relax-checkpoint: the plan's memory limit, and never
 // more than the device used before any pass (Mario must not cost memory).

@@ -44,6 +44,14 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr,
                            bool exposedOnly = false);
 
+// Beyond the paper — bound-w: split-backward schedules defer W, and each deferred W keeps
+// weight_grad_bytes, which checkpointing does not shrink. Wherever a device's running memory
+// passes `budget[device]`, the oldest pending W moves in front of the instruction that
+// passed it, until the device fits or no W is pending there. Memory depends on program
+// order only, so no simulation is needed; the step may grow (Ws leave the bubbles they
+// filled), which is the price of the memory.
+PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget);
+
 // Beyond the paper — hide-recompute: drops the recomputations that delay their backward while
 // the device stays within `budget[device]`, and moves the others up into earlier bubbles of
 // their device (before a receive it waited on), keeping each move only when a simulation says

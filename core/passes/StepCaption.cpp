@@ -98,6 +98,10 @@ std::string captionForStep(const PassReport& step, const Plan& after, const SimR
                    std::to_string(dropped) + " whose activations fit in the memory budget";
             break;
         }
+        case PassId::BoundW:
+            text = "Bound-w ran " + count + " deferred weight gradient" + (n == 1 ? "" : "s") +
+                   " (W) earlier, so that no device holds more than the plan's balanced peak";
+            break;
         case PassId::Relax:
             text = "Relax-checkpoint kept the activations of " + listOf(step, 3) +
                    " within the memory limit, so they need no recomputation";

@@ -20,11 +20,13 @@ std::string gigabytes(double bytes) {
     return text;
 }
 
-const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy};
-// The refinement: the paper's four and hide-recompute, which places the recomputations that
-// remain where they cost least (within the memory limit).
+// Bound-w keeps zero-bubble schedules' deferred Ws within the memory limit, so that they
+// compete on their time.
+const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::BoundW};
+// The refinement: the paper's four, bound-w and hide-recompute, which places the
+// recomputations that remain where they cost least (within the memory limit).
 const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
-                                        PassId::Hide};
+                                        PassId::BoundW,     PassId::Hide};
 
 // One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
 TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,

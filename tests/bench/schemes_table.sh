@@ -30,7 +30,7 @@ for scheme in 1f1b interleaved bfs zb-h1 zb-h2 interleaved-zb zbv dualpipev dual
  "devices":$pp,"parallel":{"scheme":"$scheme","pp":$pp,"dp":1,"tp":1,"chunks":$chunks,
  "micro_batch_size":1,"global_batch_size":$microbatches}}
 JSON
-    for passes in none checkpoint all all,hide; do
+    for passes in none checkpoint all all,bound-w all,bound-w,hide; do
         if ! json=$("$mario" simulate "$config" --passes "$passes" --json 2>&1); then
             printf '| %s | %s | %s |\n' "$scheme" "$passes" "$(echo "$json" | head -1)"
             continue

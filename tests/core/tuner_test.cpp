@@ -42,7 +42,7 @@ TEST(Tuner, SearchSpaceMatchesAHandCount) {
     for (const auto& c : space) EXPECT_EQ(c.pp * c.dp * c.tp, 8);
 }
 
-// Every candidate evaluated the slow, obvious way: build, all four passes and hide (with the
+// Every candidate evaluated the slow, obvious way: build, all four passes, bound-w and hide (with the
 // tuner's effort caps, so that both run the same passes), simulate.
 std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const TuneOptions& options) {
     std::vector<std::pair<std::string, double>> feasible;
@@ -51,7 +51,7 @@ std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const
         auto plan = buildPlan(config);
         if (!plan) continue;
         if (c.checkpoint)
-            EXPECT_TRUE(runPasses(*plan, *parsePassList("all,hide"),
+            EXPECT_TRUE(runPasses(*plan, *parsePassList("all,bound-w,hide"),
                                   {.prepose_simulations = options.prepose_simulations,
                                    .hide_simulations = options.prepose_simulations})
                             .ok());
