@@ -46,6 +46,7 @@ double median(std::vector<double> v) {
 
 struct Measured {
     double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;
+    double input_ms = 0, weight_ms = 0;  // a split backward's I and W (0: the input is not differentiable)
 };
 
 // Times one slice: forward (with grad, as a stage without checkpointing runs it), backward of
@@ -63,7 +64,7 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
     Measured m;
     for (const auto& [name, p] : params) m.static_bytes += double(p.numel() * p.element_size()) * 4;
     const bool floating = input.is_floating_point();
-    std::vector<double> fwd, bwd, rec;
+    std::vector<double> fwd, bwd, rec, in, wt;
     for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up, also the memory measurement
         for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
         torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
@@ -89,14 +90,31 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
         const double t4 = nowMs();
         torch::Tensor again = model.forward(slice, params, x2, targets);
         const double t5 = nowMs();
+        // The split backward as the executor runs it (DeviceWorker): I is the gradient of the
+        // stage input with the graph kept, W the parameters' gradients from that graph.
+        double t6 = 0, t7 = 0, t8 = 0;
+        if (floating) {
+            torch::Tensor g = again.dim() == 0 ? torch::ones_like(again) : torch::ones_like(again) * 1e-3;
+            t6 = nowMs();
+            torch::autograd::grad({again}, {x2}, {g}, /*retain_graph=*/true);
+            t7 = nowMs();
+            std::vector<torch::Tensor> weights;
+            for (const auto& [name, p] : params) weights.push_back(p);
+            again.backward(g, /*retain_graph=*/false, /*create_graph=*/false, at::TensorList(weights));
+            t8 = nowMs();
+        }
         if (r == 0) continue;
         fwd.push_back(t1 - t0);
         bwd.push_back(t3 - t2);
         rec.push_back(t5 - t4);
+        in.push_back(t7 - t6);
+        wt.push_back(t8 - t7);
     }
     m.forward_ms = median(fwd);
     m.backward_ms = median(bwd);
     m.recompute_ms = median(rec);
+    m.input_ms = median(in);
+    m.weight_ms = median(wt);
     return m;
 }
 
@@ -153,7 +171,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     const torch::Tensor targets = tokens.slice(1, 1, spec.seq + 1).contiguous();
 
     ProfileResult result;
-    std::vector<double> xs, f, bw, rc, act, st;
+    std::vector<double> xs, f, bw, rc, act, st, bi, bwt;
     for (int x = 1; x <= options.max_blocks; ++x) {
         const Measured m = measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats, device, dtype);
         result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
@@ -163,6 +181,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         rc.push_back(m.recompute_ms);
         act.push_back(m.activation_bytes);
         st.push_back(m.static_bytes);
+        bi.push_back(m.input_ms);
+        bwt.push_back(m.weight_ms);
     }
     result.forward = fitLine(xs, f);
     result.backward = fitLine(xs, bw);
@@ -180,6 +200,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : result.points)
         points.push_back({{"blocks", p.blocks}, {"forward_ms", p.forward_ms}, {"backward_ms", p.backward_ms},
+                          {"backward_input_ms", bi[points.size()]}, {"backward_weight_ms", bwt[points.size()]},
                           {"recompute_ms", p.recompute_ms}, {"activation_bytes", p.activation_bytes},
                           {"static_bytes", p.static_bytes}});
     // The numbers go through core's ProfileCostModel, which owns the format the simulator reads;
@@ -193,6 +214,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.recompute_ms = line(result.recompute);
     fits.activation_bytes = line(result.activation);
     fits.static_bytes = line(result.statics);
+    const LineFit inputFit = fitLine(xs, bi), weightFit = fitLine(xs, bwt);
+    fits.backward_input_ms = line(inputFit);
+    fits.backward_weight_ms = line(weightFit);
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
@@ -208,13 +232,16 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         " intra-op threads): `" + options.command_line + "`. Stages of 1.." + std::to_string(options.max_blocks) +
         " transformer blocks; times are the median of " + std::to_string(options.repeats) +
         " runs after one warm-up; forward is with grad, recompute is a forward with grad from the saved stage "
-        "input, backward is that forward's backward. activation_bytes: live CPU bytes after the forward minus "
+        "input, backward is that forward's backward; backward_input_ms (I) and backward_weight_ms (W) are a "
+        "split backward as mario-executor runs it: I the input's gradient with the graph kept, then W the "
+        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward). activation_bytes: live CPU bytes after the forward minus "
         "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
         "parameters x element size x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
         "[micro_batch, seq, hidden] boundary tensor. embedding/head: those slices measured alone. "
         "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
     j["source"] = {{"tool", "mario-executor profile"},
                    {"r2", {{"forward_ms", result.forward.r2}, {"backward_ms", result.backward.r2},
+                           {"backward_input_ms", inputFit.r2}, {"backward_weight_ms", weightFit.r2},
                            {"recompute_ms", result.recompute.r2}, {"activation_bytes", result.activation.r2}}},
                    {"points", points}};
     return result;

@@ -22,7 +22,7 @@ constexpr std::string_view kProfileKeys[] = {
     "format", "version", "name", "notes", "source", "model", "hardware", "micro_batch_size",
     "sequence_length", "tp", "forward_ms", "backward_ms", "recompute_ms", "activation_bytes",
     "static_bytes", "checkpoint_bytes", "send_bytes", "reduce_grad_ms", "optimizer_ms",
-    "embedding", "head"};
+    "backward_input_ms", "backward_weight_ms", "embedding", "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
 constexpr std::string_view kExtraKeys[] = {"forward_ms", "backward_ms", "recompute_ms",
                                            "activation_bytes", "static_bytes"};
@@ -45,6 +45,15 @@ std::optional<Error> readFit(const json& object, const std::string& path, std::s
     fit.number("a", out.a, Need::Required, Check::NonNegative);
     fit.number("b", out.b, Need::Optional, Check::Any);
     return fit.error();
+}
+
+std::optional<Error> readOptionalFit(const json& object, const std::string& path, std::string_view key,
+                                     std::optional<LinearFit>& out) {
+    if (!object.contains(key)) return std::nullopt;
+    LinearFit fit;
+    if (auto error = readFit(object, path, key, fit, Need::Required)) return error;
+    out = fit;
+    return std::nullopt;
 }
 
 std::optional<Error> readExtra(const json& object, const std::string& path, std::string_view key,
@@ -96,6 +105,8 @@ Result<ProfileCostModel> ProfileCostModel::fromJson(const json& object, const st
                               readFit(object, path, "static_bytes", p.static_bytes_, Need::Required),
                               readFit(object, path, "reduce_grad_ms", p.reduce_grad_ms_, Need::Optional),
                               readFit(object, path, "optimizer_ms", p.optimizer_ms_, Need::Optional),
+                              readOptionalFit(object, path, "backward_input_ms", p.backward_input_ms_),
+                              readOptionalFit(object, path, "backward_weight_ms", p.backward_weight_ms_),
                               readExtra(object, path, "embedding", p.embedding_),
                               readExtra(object, path, "head", p.head_)})
         if (error) return *error;
@@ -106,7 +117,7 @@ ProfileCostModel::ProfileCostModel(const ProfileFits& f)
     : micro_batch_size_(f.micro_batch_size), sequence_length_(f.sequence_length), tp_(f.tp), forward_ms_(f.forward_ms),
       backward_ms_(f.backward_ms), recompute_ms_(f.recompute_ms), activation_bytes_(f.activation_bytes),
       static_bytes_(f.static_bytes), reduce_grad_ms_(f.reduce_grad_ms), optimizer_ms_(f.optimizer_ms),
-      checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
+      backward_input_ms_(f.backward_input_ms), backward_weight_ms_(f.backward_weight_ms), checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
 
 json ProfileCostModel::toJson() const {
     json out = {{"format", "mario-profile"},
@@ -125,6 +136,8 @@ json ProfileCostModel::toJson() const {
                 {"head", extraJson(head_)}};
     if (sequence_length_ > 0) out["sequence_length"] = sequence_length_;
     if (tp_ > 0) out["tp"] = tp_;
+    if (backward_input_ms_) out["backward_input_ms"] = fitJson(*backward_input_ms_);
+    if (backward_weight_ms_) out["backward_weight_ms"] = fitJson(*backward_weight_ms_);
     return out;
 }
 
@@ -156,11 +169,16 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
         c.send_bytes = layout.has_head ? 0 : send_bytes_ * r;
         if (config.parallel.dp > 1) c.reduce_grad_ms = fixed(reduce_grad_ms_, x);
         c.optimizer_ms = fixed(optimizer_ms_, x);
+        if (backward_input_ms_) c.backward_input_ms = scaled(*backward_input_ms_, x);
+        if (backward_weight_ms_) c.backward_weight_ms = scaled(*backward_weight_ms_, x);
         for (const auto& [present, extra] : {std::pair{layout.has_embedding, &embedding_},
                                              std::pair{layout.has_head, &head_}}) {
             if (!present) continue;
             c.forward_ms += extra->forward_ms * r;
             c.backward_ms += extra->backward_ms * r;
+            // The extras' backward was measured whole: half to each part of a split one.
+            if (c.backward_input_ms) *c.backward_input_ms += extra->backward_ms * r / 2;
+            if (c.backward_weight_ms) *c.backward_weight_ms += extra->backward_ms * r / 2;
             c.recompute_ms += extra->recompute_ms * r;
             c.activation_bytes += extra->activation_bytes * r;
             c.static_bytes += extra->static_bytes;

@@ -7,6 +7,8 @@
 //    "activation_bytes": {..}, "static_bytes": {..},
 //    "checkpoint_bytes": .., "send_bytes": ..,
 //    optional: "tp", "reduce_grad_ms": {..}, "optimizer_ms": {..},
+//              "backward_input_ms": {..}, "backward_weight_ms": {..}  (a split backward's I and W;
+//                 without them each is half the backward),
 //              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
 #include <optional>
 #include <string>
@@ -43,6 +45,7 @@ struct ProfileFits {
     int sequence_length = 0;  // 0: not recorded, not checked
     int tp = 0;               // 0: not recorded, not checked
     LinearFit forward_ms, backward_ms, recompute_ms, activation_bytes, static_bytes, reduce_grad_ms, optimizer_ms;
+    std::optional<LinearFit> backward_input_ms, backward_weight_ms;  // measured I and W, when split
     double checkpoint_bytes = 0;
     double send_bytes = 0;
     ProfileExtra embedding, head;
@@ -79,6 +82,8 @@ private:
     LinearFit static_bytes_;
     LinearFit reduce_grad_ms_;
     LinearFit optimizer_ms_;
+    std::optional<LinearFit> backward_input_ms_;
+    std::optional<LinearFit> backward_weight_ms_;
     double checkpoint_bytes_ = 0;
     double send_bytes_ = 0;
     ProfileExtra embedding_;

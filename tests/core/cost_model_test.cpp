@@ -231,6 +231,35 @@ TEST(CostModel, ProfileFitsAreLinearInBlocks) {
     EXPECT_NE(wrong.error().message.find("sequence length"), std::string::npos);
 }
 
+TEST(CostModel, ProfileSplitBackwardFitsSetIAndW) {
+    const nlohmann::json base = nlohmann::json::parse(R"({
+        "format": "mario-profile", "version": 1, "micro_batch_size": 1,
+        "forward_ms": {"a": 2, "b": 0}, "backward_ms": {"a": 4, "b": 0}, "recompute_ms": {"a": 2, "b": 0},
+        "activation_bytes": {"a": 100, "b": 0}, "static_bytes": {"a": 1000, "b": 0},
+        "checkpoint_bytes": 16, "send_bytes": 16, "head": {"backward_ms": 6}})");
+    Config c = tinyGpt();
+    c.parallel.micro_batch_size = 1;
+    const std::vector<StageLayout> layouts = {{0, 3, true, false}, {3, 4, false, true}};
+    // Without them, I and W are each half of B.
+    auto plain = ProfileCostModel::fromJson(base, "");
+    ASSERT_TRUE(plain.ok()) << plain.error().message;
+    const auto halves = *plain->stageCosts(c, layouts);
+    EXPECT_FALSE(halves[0].backward_input_ms.has_value());
+    EXPECT_DOUBLE_EQ(halves[0].inputGradMs(), 6);
+    // With them: per block as fitted; the head's whole-backward extra goes half to each.
+    nlohmann::json split = base;
+    split["backward_input_ms"] = {{"a", 1.5}, {"b", 0.5}};
+    split["backward_weight_ms"] = {{"a", 3}, {"b", 0}};
+    auto profile = ProfileCostModel::fromJson(split, "");
+    ASSERT_TRUE(profile.ok()) << profile.error().message;
+    const auto costs = *profile->stageCosts(c, layouts);
+    EXPECT_DOUBLE_EQ(costs[0].inputGradMs(), 5);     // 1.5·3 + 0.5
+    EXPECT_DOUBLE_EQ(costs[0].weightGradMs(), 9);    // 3·3
+    EXPECT_DOUBLE_EQ(costs[1].inputGradMs(), 2 + 3);  // one block, half the head's 6
+    EXPECT_DOUBLE_EQ(costs[1].weightGradMs(), 3 + 3);
+    EXPECT_EQ(profile->toJson()["backward_input_ms"], split["backward_input_ms"]);
+}
+
 TEST(CostModel, ProfileErrorsNameTheirPath) {
     auto bad = ProfileCostModel::fromJson(nlohmann::json::parse(R"({"micro_batch_size": 1,
         "forward_ms": {"a": "x"}, "checkpoint_bytes": 0, "send_bytes": 0})"), "");

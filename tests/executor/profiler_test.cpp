@@ -46,6 +46,13 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     EXPECT_NE(doc["notes"].get<std::string>().find("CPU"), std::string::npos);
     EXPECT_NE(doc["notes"].get<std::string>().find("--max-blocks 3"), std::string::npos);
     EXPECT_GT(doc["forward_ms"]["a"].get<double>(), 0);
+    // The split backward is measured too, and the loaded profile hands it to every stage.
+    EXPECT_GE(doc["backward_input_ms"]["a"].get<double>(), 0);
+    EXPECT_GE(doc["backward_weight_ms"]["a"].get<double>(), 0);
+    for (const auto& point : doc["source"]["points"]) {
+        EXPECT_GT(point["backward_input_ms"].get<double>(), 0);
+        EXPECT_GT(point["backward_weight_ms"].get<double>(), 0);
+    }
     EXPECT_GT(doc["activation_bytes"]["a"].get<double>(), 0);
     // Static bytes are exact: 12 tensors per block, 12h^2 + 13h parameters, 32 bytes each.
     const double h = 32;
