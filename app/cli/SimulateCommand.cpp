@@ -35,7 +35,10 @@ double timeSimulation(const Plan& plan) {
 
 std::string passList(const std::vector<PassId>& passes) {
     std::string text;
-    for (PassId pass : passes) text += (text.empty() ? "" : ",") + std::string(passName(pass));
+    for (PassId pass : passes) {
+        if (!text.empty()) text += ',';
+        text += passName(pass);  // appended, not "," + std::string: GCC 12 warns falsely (-Wrestrict)
+    }
     return text.empty() ? "none" : text;
 }
 

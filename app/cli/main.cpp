@@ -27,9 +27,9 @@ usage:
         Refuses plans that PyTorch cannot run: recomputation (R; --drop-recompute writes the
         order without it) and more than one stage chain (chimera, dualpipe).
   mario import CSV [--config FILE] -o PLAN
-        a PyTorch schedule CSV (either format; OVERLAP_F_B cells run their parts one after
-        the other; UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV cells are dropped, Mario adds
-        its own communication). Ranks become devices; which rank runs each stage comes from
+        a PyTorch schedule CSV (either format; an OVERLAP_F_B cell of one forward and one
+        backward stays an overlapped pair; UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV cells
+        are dropped, Mario adds its own communication). Ranks become devices; which rank runs each stage comes from
         the file. Without --config every stage has unit costs (forward 1, backward 2,
         recompute 1); with --config (a config or plan) its stages and costs, whose placement
         must match the file's. Prints what it dropped or assumed.

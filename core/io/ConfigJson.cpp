@@ -101,7 +101,7 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
                          str(limits::kMaxStageMicrobatches));
     const std::string name(scheme.name);
     if (!scheme.chunked && p.chunks != 1)
-        return makeError("parallel.chunks: only interleaved, bfs and interleaved-zb use chunks (got " + str(p.chunks) +
+        return makeError("parallel.chunks: only " + chunkedSchemeNames() + " use chunks (got " + str(p.chunks) +
                          " with " + name + ")");
     if (scheme.even_devices && p.pp % 2 != 0)
         return makeError("parallel.pp: " + name + " needs an even number of pipeline devices (got " + str(p.pp) + ")");
@@ -109,7 +109,10 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
         return makeError(mbPath + ": " + name + " needs an even number of micro-batches (got " + str(m) + ")");
     if (scheme.chunked && p.chunks < 2)
         return makeError("parallel.chunks: " + name + " needs chunks >= 2 (got " + str(p.chunks) + ")");
-    if (p.scheme == Scheme::Interleaved) {
+    if (const int minimum = scheme.min_microbatches_per_device * p.pp; m < minimum)
+        return makeError(mbPath + ": " + name + " needs at least " + str(minimum) + " micro-batches on " + str(p.pp) +
+                         " devices (got " + str(m) + ")");
+    if (scheme.grouped) {
         int group = p.group_size > 0 ? p.group_size : p.pp;
         if (m % group != 0)
             return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " +
@@ -190,7 +193,7 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     if (par.ok()) {
         auto parsed = parseScheme(scheme);
         if (!parsed)
-            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected " + std::string(schemeNameList()) + ")");
+            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected " + schemeNameList() + ")");
         else
             c.parallel.scheme = *parsed;
     }

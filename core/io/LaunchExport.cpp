@@ -113,17 +113,16 @@ std::string megatronArguments(const Config& config, const TuneCandidate& candida
         << "# tokenizer, optimizer and learning-rate flags, which the tuner does not choose.\n"
         << "# Data parallelism is not a flag: Megatron-LM derives dp = WORLD_SIZE / (tp * pp), so launch\n"
         << "# " << candidate.pp * candidate.dp * candidate.tp << " GPUs for dp = " << candidate.dp << ".\n";
+    const SchemeInfo& scheme = schemeInfo(candidate.scheme);
     if (candidate.scheme == Scheme::Chimera)
         out << "# Chimera (two pipelines in opposite directions) has no Megatron-LM equivalent: these are\n"
             << "# the arguments of the closest schedule, 1F1B with the same pp = " << candidate.pp << ". Only\n"
             << "# mario-executor with the plan file runs Chimera itself.\n";
-    if (candidate.scheme == Scheme::GPipe)
+    else if (candidate.scheme == Scheme::GPipe)
         out << "# GPipe (all forwards, then all backwards) has no Megatron-LM schedule: these are the\n"
             << "# arguments of 1F1B with the same pp = " << candidate.pp << " (same stages, less activation memory).\n";
-    if (candidate.scheme != Scheme::Chimera && candidate.scheme != Scheme::GPipe &&
-        candidate.scheme != Scheme::OneFOneB && candidate.scheme != Scheme::Interleaved) {
-        const SchemeInfo& info = schemeInfo(candidate.scheme);
-        out << "# " << info.name << " (" << info.description << ") has no Megatron-LM\n"
+    else if (!scheme.megatron_schedule) {
+        out << "# " << scheme.name << " (" << scheme.description << ") has no Megatron-LM\n"
             << "# schedule: these are the arguments of 1F1B with the same pp = " << candidate.pp << ". PyTorch's\n"
             << "# torch.distributed.pipelining runs it from the plan's CSV (mario export --csv), and\n"
             << "# mario-executor from the plan file.\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <tuple>
 
 #include "io/PipeliningLowering.h"
 #include "io/TextFile.h"
@@ -121,11 +122,9 @@ Result<bool> parseComposite(std::string_view cell, int column, std::vector<Pipel
     // One forward and one backward make Mario's overlapped pair, forward first; anything
     // else runs part after part, as PyTorch's runtime runs it without an overlap callback.
     if (out.size() - before != 2) return false;
-    Instruction& first = out[before].instruction;
-    Instruction& second = out[before + 1].instruction;
-    if (second.op == Op::Forward && canCloseOverlap(first.op)) std::swap(out[before], out[before + 1]);
-    if (first.op != Op::Forward || !canCloseOverlap(second.op)) return false;
-    first.overlapped = true;
+    const auto pair = overlappedPair(out[before].instruction, out[before + 1].instruction);
+    if (!pair) return false;
+    std::tie(out[before].instruction, out[before + 1].instruction) = *pair;  // both carry the cell's column
     return true;
 }
 

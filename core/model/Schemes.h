@@ -38,6 +38,9 @@ struct SchemeInfo {
     bool split_backward;           // backward split into I (input gradient) and W (weights)
     bool even_devices;             // needs an even number of pipeline devices
     bool even_microbatches;        // needs an even number of micro-batches
+    bool grouped;                  // micro-batches go in groups (group_size, default pp) that divide them
+    int min_microbatches_per_device;  // at least this many micro-batches per pipeline device
+    bool megatron_schedule;        // Megatron-LM runs it (launch exports)
     std::string_view description;  // one line for lists and help
 };
 
@@ -49,8 +52,10 @@ std::vector<Scheme> allSchemes();
 std::string_view schemeName(Scheme scheme);
 // Case-insensitive; also accepts the paper's letters "V" (1F1B), "W" (interleaved), "X" (Chimera).
 std::optional<Scheme> parseScheme(std::string_view text);
-// "gpipe, 1f1b, ... or dualpipe" for error messages.
-std::string_view schemeNameList();
+// "gpipe, 1f1b, ... or dualpipe", for "expected …" in error messages.
+std::string schemeNameList();
+// "interleaved, bfs and interleaved-zb": the schemes that take chunks.
+std::string chunkedSchemeNames();
 
 // Stages on each device: v for chunked schemes, 2 for V placement and two directions, else 1.
 int stagesPerDevice(Scheme scheme, int chunks);

@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <string>
 #include <unordered_map>
 
 #include "passes/Passes.h"
@@ -25,11 +24,11 @@ namespace {
 
 constexpr double kSlack = 1e-6;  // bytes: sums in another order differ in their last bits
 
-// The first instruction whose running sum passes `room`, or npos.
-std::size_t firstAbove(const std::vector<double>& levels, double room) {
+// The first instruction whose running sum passes `room`.
+std::optional<std::size_t> firstAbove(const std::vector<double>& levels, double room) {
     for (std::size_t i = 0; i < levels.size(); ++i)
         if (levels[i] > room + kSlack) return i;
-    return std::string::npos;
+    return std::nullopt;
 }
 
 // The W, after `at`, whose I stands earliest before `at`: the oldest deferral. One scan each
@@ -65,13 +64,12 @@ PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget) {
         const double room = budget[device.index] - staticBytesOf(plan, device.index);
         // Each move runs one W earlier and never later again: at most one move per W.
         for (std::size_t moves = 0; moves <= program.size(); ++moves) {
-            const std::size_t above = firstAbove(memoryLevels(plan, program), room);
-            if (above == std::string::npos) break;
-            const auto from = oldestPendingWeight(program, above);
+            const auto above = firstAbove(memoryLevels(plan, program), room);
+            if (!above) break;
+            const auto from = oldestPendingWeight(program, *above);
             if (!from) break;  // nothing deferred holds memory here: Ws cannot help
             // In front of the instruction that passed the budget, but never inside a pair.
-            std::size_t to = above;
-            if (const auto pair = overlappedPairAt(program, above); pair) to = *pair;
+            const std::size_t to = overlappedPairAt(program, *above).value_or(*above);
             const Instruction weight = program[*from];
             std::rotate(program.begin() + static_cast<std::ptrdiff_t>(to), program.begin() + static_cast<std::ptrdiff_t>(*from),
                         program.begin() + static_cast<std::ptrdiff_t>(*from + 1));

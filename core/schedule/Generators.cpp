@@ -33,13 +33,12 @@ Result<bool> checkShape(const ScheduleShape& shape) {
         return makeError(name + " needs an even number of micro-batches, got " + std::to_string(shape.microbatches));
     if (scheme.chunked && shape.chunks < 1)
         return makeError(name + " needs chunks ≥ 1, got " + std::to_string(shape.chunks));
-    // DualPipe's steady phase runs m − p + h + 1 paired steps per leg (DualPipeV: N − 2p + r + 1).
-    const int minimum = shape.scheme == Scheme::DualPipe || shape.scheme == Scheme::DualPipeV ? 2 * shape.devices : 1;
-    if (shape.microbatches < minimum)
+    if (const int minimum = scheme.min_microbatches_per_device * shape.devices; shape.microbatches < minimum)
         return makeError(name + " needs at least " + std::to_string(minimum) + " micro-batches on " +
-                         std::to_string(shape.devices) + " devices (twice the devices), got " +
+                         std::to_string(shape.devices) + " devices (" +
+                         std::to_string(scheme.min_microbatches_per_device) + " per device), got " +
                          std::to_string(shape.microbatches));
-    if (shape.scheme == Scheme::Interleaved || shape.scheme == Scheme::InterleavedZb) {
+    if (scheme.grouped) {
         if (shape.groupSize() < shape.devices)
             return makeError("interleaved micro-batch group size " + std::to_string(shape.groupSize()) +
                              " is smaller than the " + std::to_string(shape.devices) + " pipeline devices");

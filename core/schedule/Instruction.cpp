@@ -76,6 +76,13 @@ Result<Instruction> parseAction(std::string_view text) {
     return makeError("unknown instruction " + quoted(text));
 }
 
+std::optional<std::pair<Instruction, Instruction>> overlappedPair(Instruction a, Instruction b) {
+    if (b.op == Op::Forward) std::swap(a, b);
+    if (a.op != Op::Forward || !canCloseOverlap(b.op)) return std::nullopt;
+    a.overlapped = true;
+    return std::pair{a, b};
+}
+
 std::string toOverlapString(const Instruction& forward, const Instruction& backward) {
     // Appended piece by piece: GCC 12 warns (-Wrestrict, falsely) on "(" + std::string.
     std::string text(1, '(');
@@ -101,11 +108,9 @@ Result<std::vector<Instruction>> parseProgramEntry(std::string_view text) {
     if (!first) return makeError("composite " + quoted(text) + ": " + first.error().message);
     auto second = parseAction(text.substr(semicolon + 1, close - semicolon - 1));
     if (!second) return makeError("composite " + quoted(text) + ": " + second.error().message);
-    if (second->op == Op::Forward) std::swap(*first, *second);
-    if (first->op != Op::Forward || !canCloseOverlap(second->op))
-        return makeError("composite " + quoted(text) + " must overlap one forward (F) with one backward (B or I)");
-    first->overlapped = true;
-    return std::vector<Instruction>{*first, *second};
+    const auto pair = overlappedPair(*first, *second);
+    if (!pair) return makeError("composite " + quoted(text) + " must overlap one forward (F) with one backward (B or I)");
+    return std::vector<Instruction>{pair->first, pair->second};
 }
 
 std::optional<std::size_t> overlappedPairAt(const std::vector<Instruction>& program, std::size_t i) {

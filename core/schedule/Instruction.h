@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "util/Result.h"
@@ -64,6 +65,10 @@ Result<Instruction> parseAction(std::string_view text);
 
 // A pair's second half: a forward followed by a backward of any stage (B or I).
 constexpr bool canCloseOverlap(Op op) { return isBackwardStart(op); }
+
+// One forward and one backward (B or I), in either order, as an overlapped pair: the forward
+// first, marked overlapped. None for any other two instructions.
+std::optional<std::pair<Instruction, Instruction>> overlappedPair(Instruction a, Instruction b);
 
 // "(0F7;7B3)OVERLAP_F_B", PyTorch's spelling of a composite.
 std::string toOverlapString(const Instruction& forward, const Instruction& backward);
