@@ -2,14 +2,15 @@
 
 #include <QFile>
 #include <QJsonDocument>
-#include <QJsonParseError>
 #include <QTimer>
+#include <string_view>
+#include <variant>
+
+#include "io/LiveEvents.h"
 
 namespace mario::gui {
 
 namespace {
-constexpr int kProtocol = 1;
-
 QString firstLine(const QByteArray& text) {
     for (const QByteArray& line : text.split('\n')) {
         const QString trimmed = QString::fromUtf8(line).trimmed();
@@ -106,31 +107,32 @@ void LiveRun::readOutput() {
     buffer_.remove(0, from);
 }
 
+// The protocol is core's (io/LiveEvents.h): this only turns parsed events into signals. The
+// hello and the summary are also kept whole, as JSON objects, for their accessors.
 void LiveRun::handleLine(const QByteArray& line) {
-    if (line.trimmed().isEmpty()) return;
-    QJsonParseError error;
-    const QJsonDocument doc = QJsonDocument::fromJson(line, &error);
-    if (!doc.isObject()) {  // not an event: remember it, it may be the error message
-        lastText_ = QString::fromUtf8(line).trimmed();
+    const QByteArray text = line.trimmed();
+    if (text.isEmpty()) return;
+    const auto parsed = parseLiveEvent(std::string_view(text.constData(), static_cast<std::size_t>(text.size())));
+    if (!parsed) {  // not an event: remember it, it may be the error message
+        lastText_ = QString::fromUtf8(text);
         return;
     }
-    const QJsonObject o = doc.object();
-    const QString event = o.value("event").toString();
-    if (event == QLatin1String("instruction")) {
-        emit instructionFinished(o.value("device").toInt(), o.value("index").toInt(), o.value("start_us").toDouble() / 1000.0,
-                                 o.value("end_us").toDouble() / 1000.0, o.value("iteration").toInt());
-    } else if (event == QLatin1String("iteration")) {
-        emit iterationFinished(o.value("step_ms").toDouble(), o.value("loss").toDouble());
-    } else if (event == QLatin1String("hello")) {
-        hello_ = o;
-        if (o.value("protocol").toInt() != kProtocol) {
-            fail(tr("the executor speaks protocol %1, the workbench %2").arg(o.value("protocol").toInt()).arg(kProtocol));
+    const LiveEvent& event = *parsed;
+    if (const auto* instruction = std::get_if<LiveInstruction>(&event)) {
+        emit instructionFinished(instruction->device, static_cast<int>(instruction->index),
+                                 instruction->start_us / 1000.0, instruction->end_us / 1000.0, instruction->iteration);
+    } else if (const auto* iteration = std::get_if<LiveIteration>(&event)) {
+        emit iterationFinished(iteration->step_ms, iteration->loss);
+    } else if (const auto* hello = std::get_if<LiveHello>(&event)) {
+        hello_ = QJsonDocument::fromJson(text).object();
+        if (!checkLiveProtocol(*hello)) {
+            fail(tr("the executor speaks protocol %1, the workbench %2").arg(hello->protocol).arg(kLiveEventProtocol));
             stop();
         }
-    } else if (event == QLatin1String("error")) {
-        fail(o.value("message").toString(QString::fromUtf8(line)));
-    } else if (event.isEmpty()) {
-        summary_ = o;
+    } else if (const auto* error = std::get_if<LiveError>(&event)) {
+        fail(error->message.empty() ? QString::fromUtf8(text) : QString::fromStdString(error->message));
+    } else if (std::holds_alternative<LiveSummary>(event)) {
+        summary_ = QJsonDocument::fromJson(text).object();
     }
 }
 
