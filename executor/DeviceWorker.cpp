@@ -1,11 +1,8 @@
 #include "DeviceWorker.h"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "DeviceMemory.h"
 
@@ -16,7 +13,8 @@ DeviceWorker::DeviceWorker(const WorkerPlace& place, const Plan& plan, const Pip
                            Transport& transport)
     : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model),
       stages_(std::move(stages)), batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()),
-      torchDevice_(batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device()) {
+      torchDevice_(batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device()),
+      optimizer_(place.lr, place.adam) {
     // An F is checkpointed when an R of the same (stage, mb) stands later in the program.
     std::set<std::pair<int, int>> recomputeLater;
     const auto& program = plan_.devices[device_].program;
@@ -64,31 +62,30 @@ StageRuntime& DeviceWorker::stage(int index) {
 void DeviceWorker::run() {
     // One intra-op thread per device thread: the devices are the parallelism.
     at::set_num_threads(1);
-    // Made here, on the worker's thread, so that its marks go on this thread's stream.
-    if (sink_) clock_ = std::make_unique<InstructionClock>(torchDevice_, origin_);
+    // Started here, on the worker's thread, so that its marks go on this thread's stream.
+    if (recorder_) recorder_->start(torchDevice_);
     const auto& program = plan_.devices[device_].program;
     for (std::size_t i = 0; i < program.size(); ++i) {
         try {
             current_ = where() + " at " + toActionString(program[i]);
-            const auto start = clock_ ? clock_->mark() : InstructionClock::Mark{};
+            const auto start = recorder_ ? recorder_->begin() : InstructionClock::Mark{};
             execute(program[i], i);
             measureMemory();
             const auto memory = readDeviceMemory(torchDevice_);
             if (memory) peakAllocated_ = std::max(peakAllocated_, memory->peak_bytes);
-            if (clock_) {
-                nlohmann::json event{{"event", "instruction"},
-                                     {"iteration", place_.step},
-                                     {"device", device_},
-                                     {"replica", place_.replica},
-                                     {"index", i},
-                                     {"instruction", toActionString(program[i])},
-                                     {"activation_bytes", peakBytesNow_}};
+            if (recorder_) {
+                LiveInstruction event;
+                event.iteration = place_.step;
+                event.device = device_;
+                event.replica = place_.replica;
+                event.index = i;
+                event.instruction = toActionString(program[i]);
+                event.activation_bytes = peakBytesNow_;
                 if (memory) {
-                    event["allocated_bytes"] = memory->allocated_bytes;
-                    event["peak_allocated_bytes"] = memory->peak_bytes;
+                    event.allocated_bytes = memory->allocated_bytes;
+                    event.peak_allocated_bytes = memory->peak_bytes;
                 }
-                timed_.push_back({start, clock_->mark(), std::move(event)});
-                publishTimed(false);
+                recorder_->end(start, std::move(event));
             }
         } catch (const RunAborted&) {
             return;
@@ -107,7 +104,7 @@ void DeviceWorker::run() {
             if (!st->stepped) contributeUnlessReduced(*st);
         for (auto& [index, st] : stages_) {
             collectReduce(*st);
-            if (!st->stepped) optimizerStep(*st, place_.lr, place_.adam);
+            if (!st->stepped) optimizer_.step(*st);
         }
     } catch (const RunAborted&) {
         return;
@@ -115,19 +112,7 @@ void DeviceWorker::run() {
         transport_.fail(where() + ", end of program: " + e.what());
         return;
     }
-    if (clock_) publishTimed(true);
-}
-
-void DeviceWorker::publishTimed(bool wait) {
-    // In program order: an instruction is published once the device has passed its end.
-    while (!timed_.empty() && (wait || clock_->reached(timed_.front().end))) {
-        TimedInstruction& front = timed_.front();
-        front.event["start_us"] = clock_->microseconds(front.start);
-        front.event["end_us"] = clock_->microseconds(front.end);
-        sink_(front.event.dump());
-        clock_->release(front.end);
-        timed_.pop_front();
-    }
+    if (recorder_) recorder_->flush();
 }
 
 void DeviceWorker::forward(int s, int m, bool keepGraph) {
@@ -286,7 +271,7 @@ void DeviceWorker::execute(const Instruction& in, std::size_t) {
         // so they reach their OPTs in the same order and this cannot wait in a cycle.
         contributeUnlessReduced(st);
         collectReduce(st);
-        optimizerStep(st, place_.lr, place_.adam);
+        optimizer_.step(st);
         return;
     }
     }
@@ -303,31 +288,6 @@ void DeviceWorker::collectReduce(StageRuntime& st) {
     transport_.collect(st.reduce, st.params);
     st.reducePending = false;
     st.reduced = true;
-}
-
-void DeviceWorker::optimizerStep(StageRuntime& st, double lr, bool adam) {
-    torch::NoGradGuard noGrad;
-    st.gradSnapshot.clear();
-    if (adam) ++st.adamSteps;
-    for (auto& [name, p] : st.params) {
-        if (!p.grad().defined()) continue;
-        const torch::Tensor g = p.grad().clone();
-        st.gradSnapshot[name] = g;
-        if (adam) {
-            constexpr double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-            auto& m = st.adamM[name];
-            auto& v = st.adamV[name];
-            if (!m.defined()) m = torch::zeros_like(g), v = torch::zeros_like(g);
-            m.mul_(beta1).add_(g, 1 - beta1);
-            v.mul_(beta2).addcmul_(g, g, 1 - beta2);
-            const double c1 = 1 - std::pow(beta1, st.adamSteps), c2 = 1 - std::pow(beta2, st.adamSteps);
-            p.sub_((m / c1) / ((v / c2).sqrt() + eps) * lr);
-        } else {
-            p.sub_(g * lr);
-        }
-        p.mutable_grad().zero_();
-    }
-    st.stepped = true;
 }
 
 }  // namespace mario::exec

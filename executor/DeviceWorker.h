@@ -1,9 +1,9 @@
 #pragma once
 // Interprets one device's program in order on its own thread (DESIGN.md §3). The same
 // interpreter serves every backend: what differs is the Transport it talks through and the
-// torch device its tensors live on.
+// torch device its tensors live on. It runs instructions and keeps their tensors; the optimizer
+// step (Optimizer.h) and the live instruction events (LiveEventRecorder.h) are their own classes.
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -11,40 +11,18 @@
 #include <tuple>
 #include <string>
 #include <utility>
-#include <vector>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "GptModel.h"
-#include "InstructionClock.h"
+#include "LiveEventRecorder.h"
+#include "Optimizer.h"
+#include "StageRuntime.h"
 #include "Transport.h"
 #include "schedule/PipelineTopology.h"
 #include "schedule/Plan.h"
 
 namespace mario::exec {
-
-// One stage's weights and what the step did to them. Owned by the Executor, touched only by
-// the thread of the stage's device while a step runs.
-struct StageRuntime {
-    int index = 0;
-    LayerSlice slice;
-    ParamMap params;
-    ReduceGroup reduce;        // every stage of the run holding the same slice (Chimera: 2 × dp)
-    bool reducePending = false;  // REDUCE_GRAD contributed, the sum not yet collected
-    bool reduced = false;      // gradients hold the sum over replicas this step
-    bool stepped = false;      // OPT ran this step
-    ParamMap gradSnapshot;     // gradients just before the optimizer step (what tests compare)
-    ParamMap adamM, adamV;     // Adam moments (empty with SGD)
-    int adamSteps = 0;
-};
-
-// The micro-batches of one step, replica-major (replica r's micro-batch m is r·M + m): token
-// inputs [B, seq] and targets [B, seq], on the device of the worker that reads them.
-struct Batch {
-    std::vector<torch::Tensor> inputs;
-    std::vector<torch::Tensor> targets;
-};
 
 // Where a worker sits in the run and how it steps.
 struct WorkerPlace {
@@ -61,12 +39,10 @@ public:
     DeviceWorker(const WorkerPlace& place, const Plan& plan, const PipelineTopology& topology, const GptModel& model,
                  std::map<int, StageRuntime*> stages, const Batch& batch, Transport& transport);
 
-    // Live profiling: `sink` (already thread-safe) receives one JSON line per instruction with
-    // start/end in microseconds since `origin`, in program order. On a GPU a line goes out once
-    // the GPU has finished the instruction (InstructionClock), so lines trail the host a little.
+    // Live profiling: `sink` (already thread-safe) receives one line per instruction with
+    // start/end in microseconds since `origin`, in program order (LiveEventRecorder).
     void setEventSink(std::function<void(const std::string&)> sink, std::chrono::steady_clock::time_point origin) {
-        sink_ = std::move(sink);
-        origin_ = origin;
+        recorder_ = std::make_unique<LiveEventRecorder>(std::move(sink), origin);
     }
 
     // Runs the whole program; on error reports "device D, instruction X: why" to the exchange.
@@ -83,10 +59,6 @@ public:
     double peakActivationBytes() const { return peakBytes_; }
     // The allocator's peak on this worker's GPU (0 on the CPU, which has no reading).
     double peakAllocatedBytes() const { return peakAllocated_; }
-
-    // SGD, or Adam (beta 0.9/0.999, eps 1e-8, no weight decay), with the gradients as they
-    // stand, then zeroes them; snapshots the gradients first. The reference uses it too.
-    static void optimizerStep(StageRuntime& stage, double lr, bool adam);
 
 private:
     // Activations and gradients of one (stage, micro-batch) between its F and its B.
@@ -115,8 +87,6 @@ private:
     // "device 2", or "device 2 of replica 1" when data-parallel replicas run too.
     std::string where() const;
     void measureMemory();
-    // Sends the live lines of the instructions whose times are known; with `wait`, of all.
-    void publishTimed(bool wait);
     // Hand-over between two stages of this device (no SEND/RECV in the plan): same thread, so a
     // missing tensor is a plan error at once, not a wait.
     void handOver(Direction direction, int stage, int microbatch, torch::Tensor tensor);
@@ -141,15 +111,8 @@ private:
     double lossSum_ = 0;
     double peakBytes_ = 0;
     double peakBytesNow_ = 0;  // activation bytes held after the latest instruction
-    std::function<void(const std::string&)> sink_;
-    std::chrono::steady_clock::time_point origin_;
-    // An instruction's live line waiting for its times (a GPU runs behind the interpreter).
-    struct TimedInstruction {
-        InstructionClock::Mark start, end;
-        nlohmann::json event;
-    };
-    std::unique_ptr<InstructionClock> clock_;  // only with a sink
-    std::deque<TimedInstruction> timed_;
+    Optimizer optimizer_;
+    std::unique_ptr<LiveEventRecorder> recorder_;  // only with a sink
     std::string current_;  // "device D at INSTRUCTION", for other devices' timeout messages
 };
 

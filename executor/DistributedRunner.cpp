@@ -1,19 +1,17 @@
 #include "DistributedRunner.h"
 
-#include <chrono>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "BlasThreads.h"
 #include "DeviceWorker.h"
 #include "GptModel.h"
 #include "LinkOrder.h"
 #include "RankLayout.h"
-#include "BlasThreads.h"
 #include "RunSetup.h"
+#include "StepLoop.h"
 #include "TcpMesh.h"
 #include "TcpTransport.h"
 #include "TensorWire.h"
@@ -60,10 +58,67 @@ Result<std::map<std::string, std::vector<int>>> reduceGroups(const std::vector<S
     return groups;
 }
 
+// This rank's one worker per step, on this thread (NCCL's CUDA context is this thread's). NCCL,
+// when it carries the run, is kept for every step; the TCP transport is made per step, since its
+// messages are keyed by the iteration.
+class ProcessSteps final : public StepLoop {
+public:
+    struct Mesh {
+        dist::TcpMesh& mesh;
+        const dist::RankPlace& place;
+        std::function<int(int)> rankOfDevice;
+        const std::map<std::string, std::vector<int>>& groups;
+    };
+
+    ProcessSteps(StepInputs inputs, const ExecutorOptions& options, StepReporting reporting, Mesh mesh,
+                 std::map<int, StageRuntime*> mine, std::unique_ptr<Transport> nccl)
+        : StepLoop(inputs, options, std::move(reporting)), mesh_(std::move(mesh)), mine_(std::move(mine)),
+          nccl_(std::move(nccl)) {}
+
+protected:
+    std::vector<WorkerSeat> seat(int iteration) override {
+        if (!nccl_)
+            tcp_ = std::make_unique<TcpTransport>(mesh_.mesh, inputs().topology, mesh_.rankOfDevice, mesh_.groups,
+                                                  iteration, options().recv_timeout_s);
+        return {WorkerSeat{mesh_.place.device, mesh_.place.replica, mine_, transport()}};
+    }
+
+    void runWorkers(const std::vector<std::unique_ptr<DeviceWorker>>& workers) override {
+        for (const auto& worker : workers) worker->run();
+    }
+
+    std::optional<std::string> finishStep() override {
+        transport()->finishIteration();
+        return transport()->failure();
+    }
+
+    // One message per rank: step time, loss share, activation peak, allocator peak.
+    Result<std::vector<WorkerMeasure>> gather(std::vector<WorkerMeasure> mine) override {
+        const WorkerMeasure& m = mine.front();
+        auto numbers = gatherNumbers(mesh_.mesh, {m.step_ms, m.loss_sum, m.peak_activation_bytes, m.peak_allocated_bytes},
+                                     options().recv_timeout_s);
+        if (!numbers) return numbers.error();
+        std::vector<WorkerMeasure> all;
+        for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
+            const auto& n = (*numbers)[r];
+            all.push_back({dist::placeOf(r, 1, inputs().replicas).device, n[0], n[1], n[2], n[3]});
+        }
+        return all;
+    }
+
+private:
+    Transport* transport() const { return nccl_ ? nccl_.get() : tcp_.get(); }
+
+    Mesh mesh_;
+    std::map<int, StageRuntime*> mine_;
+    std::unique_ptr<Transport> nccl_;
+    std::unique_ptr<TcpTransport> tcp_;
+};
+
 }  // namespace
 
 Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
-                                 const std::string& backend) {
+                                 Backend backend) {
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
@@ -90,7 +145,7 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     auto outcome = [&]() -> Result<RunReport> {
         try {
             ExecutorOptions local = options;
-            local.device = backend == "cuda" ? "cuda:" + std::to_string(env.local_rank) : "cpu";
+            local.device = backend == Backend::Cuda ? "cuda:" + std::to_string(env.local_rank) : "cpu";
             const torch::Device device = torchDevice(local);
             const torch::ScalarType dtype = torchDtype(local);
             const GptModel model(options.model, options.seed);
@@ -114,7 +169,7 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             const LinkOrder links = LinkOrder::build(plan, topology);
             std::unique_ptr<Transport> nccl;
     #ifdef MARIO_HAVE_NCCL
-            if (backend == "cuda") {
+            if (backend == Backend::Cuda) {
                 NcclSetup setup;
                 setup.rank = env.rank;
                 setup.device = place.device;
@@ -137,51 +192,17 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
                 nccl = NcclTransport::create(setup);
             }
     #else
-            if (backend == "cuda")
+            if (backend == Backend::Cuda)
                 return makeError("the CUDA backend is not built: nvcc and NCCL were not found when mario-executor was built");
     #endif
 
-            const auto origin = std::chrono::steady_clock::now();
-            for (int iteration = 0; iteration < options.iterations; ++iteration) {
-                for (auto& st : stages) st.reduced = st.stepped = false;
-                TcpTransport tcp(mesh, topology, rankOfDevice, *groups, iteration, options.recv_timeout_s);
-                Transport& transport = nccl ? *nccl : static_cast<Transport&>(tcp);
-                const WorkerPlace workerPlace{place.device, place.replica, replicas, iteration, options.lr, options.adam};
-                DeviceWorker worker(workerPlace, plan, topology, model, mine, batch, transport);
-                if (options.on_event) worker.setEventSink(options.on_event, origin);
-                const auto stepStart = std::chrono::steady_clock::now();
-                worker.run();
-                transport.finishIteration();
-                if (auto failure = tcp.failure()) return makeError(*failure);
-                const double myStepMs =
-                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepStart).count();
-                // One message per rank: step time, loss share, activation peak, allocator peak.
-                auto numbers = gatherNumbers(
-                    mesh, {myStepMs, worker.lossSum(), worker.peakActivationBytes(), worker.peakAllocatedBytes()},
-                    options.recv_timeout_s);
-                if (!numbers) return numbers.error();
-                double stepMs = 0;
-                report.loss = 0;
-                report.peak_activation_bytes.assign(devices, 0.0);
-                report.peak_allocated_bytes.assign(devices, 0.0);
-                for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
-                    const auto& n = (*numbers)[r];
-                    const int device = dist::placeOf(r, 1, replicas).device;
-                    stepMs = std::max(stepMs, n[0]);
-                    report.loss += n[1];
-                    report.peak_activation_bytes[device] = std::max(report.peak_activation_bytes[device], n[2]);
-                    report.peak_allocated_bytes[device] = std::max(report.peak_allocated_bytes[device], n[3]);
-                }
-                report.step_ms.push_back(stepMs);
-                if (backend != "cuda") report.peak_allocated_bytes.clear();
-                if (options.on_event && env.rank == 0)
-                    options.on_event(nlohmann::json{{"event", "iteration"},
-                                                    {"iteration", iteration},
-                                                    {"loss", report.loss},
-                                                    {"step_ms", stepMs},
-                                                    {"peak_activation_bytes", report.peak_activation_bytes}}
-                                         .dump());
-            }
+            StepReporting reporting;
+            reporting.events = options.on_event;
+            reporting.iterationEvents = env.rank == 0;
+            reporting.allocatorPeaks = backend == Backend::Cuda ? AllocatorPeaks::PerDevice : AllocatorPeaks::None;
+            ProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting),
+                               {mesh, place, rankOfDevice, *groups}, mine, std::move(nccl));
+            if (auto ran = steps.run(report); !ran) return ran.error();
             if (options.reference) {
                 // Every rank's stages (grads, then weights) to rank 0, which runs the reference.
                 ParamMap grads, weights;

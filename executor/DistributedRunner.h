@@ -4,8 +4,7 @@
 // rank order which device and replica it runs (RankLayout.h). The CPU backend talks over the
 // TCP mesh, the CUDA backend over NCCL (the mesh then only carries NCCL's ids and the summary).
 // Torch-free API, like Executor.h.
-#include <string>
-
+#include "Backend.h"
 #include "Executor.h"
 #include "LaunchEnv.h"
 #include "schedule/Plan.h"
@@ -13,11 +12,11 @@
 
 namespace mario::exec {
 
-// backend: "cpu" or "cuda" (cuda:LOCAL_RANK). Rank 0's report holds the step loss, the
+// Backend::Cuda runs on cuda:LOCAL_RANK. Rank 0's report holds the step loss, the
 // per-device peaks and, with options.reference, the comparison of every gradient; the other
 // ranks' reports hold their own share. WORLD_SIZE must be a multiple of the plan's devices
 // (tensor parallelism is not implemented by the executor).
 Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
-                                 const std::string& backend);
+                                 Backend backend);
 
 }  // namespace mario::exec

@@ -1,23 +1,22 @@
 #include "Executor.h"
 
-#include <chrono>
-#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include <c10/core/StreamGuard.h>
-#include <nlohmann/json.hpp>
 
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "BlasThreads.h"
 #include "DeviceWorker.h"
 #include "Exchange.h"
 #include "GptModel.h"
 #include "InProcessTransport.h"
-#include "BlasThreads.h"
 #include "RunSetup.h"
+#include "StepLoop.h"
 #include "schedule/PipelineTopology.h"
 
 namespace mario::exec {
@@ -32,6 +31,62 @@ std::vector<std::optional<c10::Stream>> workerStreams(const torch::Device& devic
     for (auto& s : streams) s = impl->getStreamFromGlobalPool(device);
     return streams;
 }
+
+// Every (device, replica) of the run as a thread of this process, talking through one Exchange
+// per step (a fresh one, so a step never sees the last one's messages).
+class InProcessSteps final : public StepLoop {
+public:
+    InProcessSteps(StepInputs inputs, const ExecutorOptions& options, StepReporting reporting,
+                   const torch::Device& device)
+        : StepLoop(inputs, options, std::move(reporting)), device_(device),
+          streams_(workerStreams(device, inputs.topology.deviceCount() * inputs.replicas)) {}
+
+protected:
+    std::vector<WorkerSeat> seat(int) override {
+        transports_.clear();  // before the exchange they talk through
+        exchange_ = std::make_unique<Exchange>(options().recv_timeout_s);
+        const PipelineTopology& topology = inputs().topology;
+        const int stageCount = topology.stageCount();
+        std::vector<WorkerSeat> seats;
+        // Replica r's stages are r·S .. r·S+S-1; workers replica-major, as the loss is summed.
+        for (int r = 0; r < inputs().replicas; ++r) {
+            transports_.push_back(std::make_unique<InProcessTransport>(*exchange_, r));
+            for (int d = 0; d < topology.deviceCount(); ++d) {
+                WorkerSeat seat{d, r, {}, transports_.back().get()};
+                for (int s = 0; s < stageCount; ++s)
+                    if (topology.deviceOf(s) == d) seat.stages[s] = &inputs().stages[r * stageCount + s];
+                seats.push_back(std::move(seat));
+            }
+        }
+        return seats;
+    }
+
+    void runWorkers(const std::vector<std::unique_ptr<DeviceWorker>>& workers) override {
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < workers.size(); ++i)
+            threads.emplace_back([&, i] {
+                std::optional<c10::StreamGuard> onStream;
+                if (streams_[i]) onStream.emplace(*streams_[i]);
+                workers[i]->run();
+            });
+        for (auto& t : threads) t.join();
+    }
+
+    std::optional<std::string> finishStep() override {
+        // Every transport of the step shares the exchange, and with it the first failure.
+        if (auto failure = transports_.front()->failure()) return failure;
+        if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
+        return std::nullopt;
+    }
+
+    Result<std::vector<WorkerMeasure>> gather(std::vector<WorkerMeasure> mine) override { return mine; }
+
+private:
+    torch::Device device_;
+    std::vector<std::optional<c10::Stream>> streams_;
+    std::unique_ptr<Exchange> exchange_;
+    std::vector<std::unique_ptr<InProcessTransport>> transports_;
+};
 
 }  // namespace
 
@@ -61,73 +116,21 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
             auto copy = buildStages(plan, topology, model, replicas, device, dtype, report.plan_layers_used);
             for (auto& st : copy) stages.push_back(std::move(st));
         }
-        const int stageCount = topology.stageCount();
-
-        // Serialise the live events of all device threads.
-        std::mutex eventMutex;
-        std::function<void(const std::string&)> sink;
-        if (options.on_event)
-            sink = [&](const std::string& line) {
-                std::lock_guard lock(eventMutex);
-                options.on_event(line);
-            };
-        const auto origin = std::chrono::steady_clock::now();
-        const int workerCount = topology.deviceCount() * replicas;
-        const auto streams = workerStreams(device, workerCount);
-
         report.instructions = plan.instructionCount();
         report.devices = topology.deviceCount();
         report.data_parallel = replicas;
-        for (int iteration = 0; iteration < options.iterations; ++iteration) {
-            for (auto& st : stages) st.reduced = st.stepped = false;
-            Exchange exchange(options.recv_timeout_s);
-            std::vector<std::unique_ptr<InProcessTransport>> transports;
-            std::vector<std::unique_ptr<DeviceWorker>> workers;
-            for (int r = 0; r < replicas; ++r) {
-                transports.push_back(std::make_unique<InProcessTransport>(exchange, r));
-                for (int d = 0; d < topology.deviceCount(); ++d) {
-                    std::map<int, StageRuntime*> mine;
-                    for (int s = 0; s < stageCount; ++s)
-                        if (topology.deviceOf(s) == d) mine[s] = &stages[r * stageCount + s];
-                    const WorkerPlace place{d, r, replicas, iteration, options.lr, options.adam};
-                    workers.push_back(std::make_unique<DeviceWorker>(place, plan, topology, model, std::move(mine),
-                                                                     batch, *transports.back()));
-                }
-            }
-            if (sink)
-                for (auto& w : workers) w->setEventSink(sink, origin);
-            const auto stepStart = std::chrono::steady_clock::now();
-            std::vector<std::thread> threads;
-            for (std::size_t i = 0; i < workers.size(); ++i)
-                threads.emplace_back([&, i] {
-                    std::optional<c10::StreamGuard> onStream;
-                    if (streams[i]) onStream.emplace(*streams[i]);
-                    workers[i]->run();
-                });
-            for (auto& t : threads) t.join();
-            if (auto failure = exchange.failure()) return makeError(*failure);
-            if (device.is_cuda()) torch::cuda::synchronize(device.index());
-            report.step_ms.push_back(
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stepStart).count());
-            report.loss = 0;
-            report.peak_activation_bytes.assign(topology.deviceCount(), 0.0);
-            double allocated = 0;
-            for (std::size_t i = 0; i < workers.size(); ++i) {
-                allocated = std::max(allocated, workers[i]->peakAllocatedBytes());
-                report.loss += workers[i]->lossSum();
-                auto& peak = report.peak_activation_bytes[i % topology.deviceCount()];
-                peak = std::max(peak, workers[i]->peakActivationBytes());
-            }
-            report.peak_allocated_bytes.clear();
-            if (allocated > 0) report.peak_allocated_bytes.push_back(allocated);
-            if (sink)
-                sink(nlohmann::json{{"event", "iteration"},
-                                    {"iteration", iteration},
-                                    {"loss", report.loss},
-                                    {"step_ms", report.step_ms.back()},
-                                    {"peak_activation_bytes", report.peak_activation_bytes}}
-                         .dump());
-        }
+
+        // Serialise the live events of all device threads.
+        std::mutex eventMutex;
+        StepReporting reporting;
+        reporting.allocatorPeaks = AllocatorPeaks::SharedGpu;
+        if (options.on_event)
+            reporting.events = [&](const std::string& line) {
+                std::lock_guard lock(eventMutex);
+                options.on_event(line);
+            };
+        InProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting), device);
+        if (auto ran = steps.run(report); !ran) return ran.error();
         if (!options.reference) return report;
         std::vector<StageOutcome> outcomes;
         for (const auto& st : stages) outcomes.push_back({st.gradSnapshot, st.params});

@@ -30,10 +30,10 @@ struct ExecutorOptions {
     bool reference = false;
     double rtol = 1e-5;   // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
     double atol = 4e-5;
-    // Live profiling (issue 5): called with one JSON object per line — every instruction's
-    // start and end ({"event":"instruction",...}; steady clock on CPU, CUDA events on a GPU,
-    // see InstructionClock) and a summary per iteration ({"event":"iteration",...}). Calls are
-    // serialised; they come from the device threads.
+    // Live profiling (issue 5): called with one line of the live-event protocol at a time
+    // (core/io/LiveEvents.h) — every instruction's start and end (steady clock on CPU, CUDA
+    // events on a GPU, see InstructionClock) and a summary per iteration. Calls are serialised;
+    // they come from the device threads.
     std::function<void(const std::string&)> on_event;
 };
 

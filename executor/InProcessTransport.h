@@ -24,6 +24,8 @@ public:
         exchange_.collect(group.key, group.participants, params);
     }
     void fail(const std::string& message) override { exchange_.fail(message); }
+    // The exchange's: any worker thread of the run may have failed it.
+    std::optional<std::string> failure() const override { return exchange_.failure(); }
 
 private:
     Exchange& exchange_;

@@ -62,7 +62,7 @@ public:
     // received (every iteration sends them again). Throws on failure, and when a message arrived
     // but no RECV took it (a plan error).
     void finishIteration() override;
-    std::optional<std::string> failure() const;
+    std::optional<std::string> failure() const override;
 
     struct Impl;
 

@@ -7,6 +7,7 @@
 
 #include <torch/cuda.h>
 
+#include "Optimizer.h"
 #include "TokenFile.h"
 
 namespace mario::exec {
@@ -140,7 +141,7 @@ void checkAgainstReference(const GptModel& model, const Batch& batch, const Exec
             loss.backward();
             referenceLoss += loss.item<double>();
         }
-        DeviceWorker::optimizerStep(reference, options.lr, options.adam);
+        Optimizer(options.lr, options.adam).step(reference);
     }
     report.reference_loss = referenceLoss;
 

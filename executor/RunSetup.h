@@ -7,9 +7,9 @@
 
 #include <torch/torch.h>
 
-#include "DeviceWorker.h"
 #include "Executor.h"
 #include "GptModel.h"
+#include "StageRuntime.h"
 #include "schedule/PipelineTopology.h"
 #include "schedule/Plan.h"
 

@@ -32,7 +32,7 @@ public:
     void collect(const ReduceGroup& group, ParamMap& params) override;
     void fail(const std::string& message) override;
 
-    std::optional<std::string> failure() const { return failure_; }
+    std::optional<std::string> failure() const override { return failure_; }
 
 private:
     int groupIndex(const std::string& key) const;

@@ -8,6 +8,7 @@
 // its (direction, stage, micro-batch) arrives, whatever order the sender sent in, and ends with
 // an error naming the waiter instead of hanging; REDUCE_GRAD is split into a non-blocking
 // contribute and a collect at OPT (see Exchange.h for why a blocking barrier would deadlock).
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -47,6 +48,9 @@ public:
 
     // Records the first failure of the run and wakes every waiter (they throw RunAborted).
     virtual void fail(const std::string& message) = 0;
+    // The first failure recorded so far, as the runner reports it after a step; nullopt while
+    // every worker is well. Runners ask this, never a concrete transport.
+    virtual std::optional<std::string> failure() const = 0;
 
     // After a worker's program: waits for transfers still in flight and gets ready for the next
     // iteration; throws on failure. Only transports with asynchronous transfers need it.

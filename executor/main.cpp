@@ -11,7 +11,8 @@
 // profile measures stages of 1..K blocks on the CPU or a GPU and writes a "mario-profile" v1 document
 // (core/cost/ProfileCostModel.h); one summary line on stdout; bad arguments: one line, exit 2.
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
-// the protocol version, every instruction's start/end, a summary per iteration).
+// the protocol version, every instruction's start/end, a summary per iteration): the live-event
+// protocol, whose one owner is core/io/LiveEvents.h.
 // Exit codes (core/util/ExitCode.h, shared with `mario`): 0 ok, 2 usage or an unreadable,
 // malformed or out-of-range plan (and the last-resort handler), 3 the plan deadlocks, 5 the run
 // started and a worker or rank failed (the line names the rank that failed first).
@@ -23,10 +24,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "Backend.h"
 #include "DistributedRunner.h"
 #include "Executor.h"
 #include "LaunchEnv.h"
 #include "Profiler.h"
+#include "io/LiveEvents.h"
 #include "io/PlanJson.h"
 #include "sim/Validator.h"
 #include "util/ExitCode.h"
@@ -113,7 +116,7 @@ int runMain(int argc, char** argv) {
     if (argc < 3 || std::string(argv[1]) != "run") return usage("expected: run PLAN");
     const std::string planPath = argv[2];
     mario::exec::ExecutorOptions options;
-    std::string backend = "cpu";
+    std::string backendArg = "cpu";
     bool events = false;  // live JSON lines (hello, instructions, iterations) before the summary
     try {
         for (int i = 3; i < argc; ++i) {
@@ -122,7 +125,7 @@ int runMain(int argc, char** argv) {
                 if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
                 return argv[++i];
             };
-            if (arg == "--backend") backend = value();
+            if (arg == "--backend") backendArg = value();
             else if (arg == "--model") {
                 auto spec = mario::exec::parseModelSpec(value());
                 if (!spec) return usage(spec.error().message);
@@ -146,7 +149,9 @@ int runMain(int argc, char** argv) {
     } catch (const std::exception& e) {
         return usage(std::string("bad option value: ") + e.what());
     }
-    if (backend != "cpu" && backend != "cuda") return usage("unknown backend \"" + backend + "\" (cpu or cuda)");
+    // Parsed once: from here on the backend is an enum, never a spelling.
+    const auto backend = mario::exec::parseBackend(backendArg);
+    if (!backend) return usage(backend.error().message);
     // Each replica is a thread per device and each iteration a whole step: bounds that no real
     // run reaches, so that a typo ends in one line instead of a machine out of threads or time.
     if (options.iterations < 1 || options.iterations > 1'000'000)
@@ -160,44 +165,40 @@ int runMain(int argc, char** argv) {
     auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
     if (!launch) return usage(launch.error().message);
     const bool distributed = launch->has_value() && (*launch)->world_size > 1;
-    if (backend == "cuda" && !distributed)
+    if (*backend == mario::exec::Backend::Cuda && !distributed)
         options.device = "cuda:" + std::to_string(launch->has_value() ? (*launch)->local_rank : 0);
 
     mario::Plan loaded;
     if (int code = loadPlan(planPath, loaded); code != mario::kOk) return code;
     const mario::Plan* plan = &loaded;
     if (events) {
-        std::cout << nlohmann::json{{"event", "hello"},
-                                    {"protocol", 1},
-                                    {"backend", backend},
-                                    {"model", mario::exec::describe(options.model)},
-                                    {"devices", plan->devices.size()},
-                                    {"instructions", plan->instructionCount()}}
-                         .dump()
-                  << std::endl;
+        mario::LiveHello hello;
+        hello.backend = mario::exec::backendName(*backend);
+        hello.model = mario::exec::describe(options.model);
+        hello.devices = static_cast<int>(plan->devices.size());
+        hello.instructions = plan->instructionCount();
+        std::cout << mario::writeLiveEvent(hello) << std::endl;
         options.on_event = [](const std::string& line) { std::cout << line << '\n'; };
     }
-    auto report = distributed ? mario::exec::runDistributed(*plan, options, **launch, backend)
+    auto report = distributed ? mario::exec::runDistributed(*plan, options, **launch, *backend)
                               : mario::exec::runPlan(*plan, options);
     if (!report) {
         std::cerr << "mario-executor: " << report.error().message << std::endl;
         return mario::kRunFailed;
     }
     if (report->rank != 0) return mario::kOk;  // rank 0 prints the run's summary
-    nlohmann::json line = {{"loss", report->loss},
-                           {"instructions", report->instructions},
-                           {"devices", report->devices},
-                           {"data_parallel", report->data_parallel},
-                           {"world", report->world}};
-    if (!report->step_ms.empty()) line["step_ms"] = report->step_ms;
-    if (!report->peak_allocated_bytes.empty()) line["peak_allocated_bytes"] = report->peak_allocated_bytes;
-    if (report->reference_loss) {
-        line["reference_loss"] = *report->reference_loss;
-        line["max_grad_rel_diff"] = report->max_grad_rel_diff;
-        line["max_grad_abs_diff"] = report->max_grad_abs_diff;
-        line["grads_match"] = report->grads_match;
-    }
-    std::cout << line.dump() << std::endl;
+    mario::LiveSummary summary;
+    summary.loss = report->loss;
+    summary.instructions = report->instructions;
+    summary.devices = report->devices;
+    summary.data_parallel = report->data_parallel;
+    summary.world = report->world;
+    summary.step_ms = report->step_ms;
+    summary.peak_allocated_bytes = report->peak_allocated_bytes;
+    if (report->reference_loss)
+        summary.reference = mario::LiveReferenceCheck{*report->reference_loss, report->max_grad_rel_diff,
+                                                      report->max_grad_abs_diff, report->grads_match};
+    std::cout << mario::writeLiveEvent(summary) << std::endl;
     return mario::kOk;
 }
 

@@ -138,12 +138,8 @@ Result<LiveEvent> readSummary(const json& node) {
 }  // namespace
 
 std::string writeLiveEvent(const LiveHello& hello) {
-    return json{{"event", "hello"},
-                {"protocol", hello.protocol},
-                {"backend", hello.backend},
-                {"model", hello.model},
-                {"devices", hello.devices},
-                {"instructions", hello.instructions}}
+    return json{{"event", "hello"},     {"protocol", hello.protocol}, {"backend", hello.backend},
+                {"model", hello.model}, {"devices", hello.devices},   {"instructions", hello.instructions}}
         .dump();
 }
 

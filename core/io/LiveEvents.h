@@ -31,9 +31,9 @@ inline constexpr int kLiveEventProtocol = 1;
 
 struct LiveHello {
     int protocol = kLiveEventProtocol;
-    std::string backend;        // "cpu" or "cuda"
-    std::string model;          // the executor's model spec, as it describes it
-    int devices = 0;            // pipeline devices of the plan
+    std::string backend;  // "cpu" or "cuda"
+    std::string model;    // the executor's model spec, as it describes it
+    int devices = 0;      // pipeline devices of the plan
     std::size_t instructions = 0;
 };
 
@@ -43,8 +43,8 @@ struct LiveInstruction {
     int iteration = 0;
     int device = 0;
     int replica = 0;
-    std::size_t index = 0;      // position in the device's program
-    std::string instruction;    // its action string ("1F0", ...)
+    std::size_t index = 0;        // position in the device's program
+    std::string instruction;      // its action string ("1F0", ...)
     double activation_bytes = 0;  // the plan's activation bytes the worker held after it
     // The GPU allocator's reading after it; absent on the CPU, which has none.
     std::optional<double> allocated_bytes;
@@ -55,7 +55,7 @@ struct LiveInstruction {
 
 struct LiveIteration {
     int iteration = 0;
-    double loss = 0;     // NaN when the run diverged (written as null)
+    double loss = 0;  // NaN when the run diverged (written as null)
     double step_ms = 0;
     std::vector<double> peak_activation_bytes;  // per pipeline device
 };

@@ -8,15 +8,20 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <tuple>
 #include <string>
+#include <variant>
+#include <vector>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "Backend.h"
 #include "ReferenceChecks.h"
 #include "RunCli.h"
 #include "Executor.h"
+#include "io/LiveEvents.h"
 #include "UnitPlans.h"
 #include "schedule/PipelineTopology.h"
 #include "sim/ProgramMemory.h"
@@ -214,7 +219,9 @@ TEST(Executor, EveryInstructionIsReportedLiveInProgramOrderOnOneCausalTimeline) 
         const Span span{event["start_us"], event["end_us"]};
         EXPECT_LE(span.start, span.end) << line;
         // One device runs one instruction at a time.
-        if (!spans.empty()) EXPECT_LE(spans.back().end, span.start) << line;
+        if (!spans.empty()) {
+            EXPECT_LE(spans.back().end, span.start) << line;
+        }
         spans.push_back(span);
         byInstruction[{iteration, in.op, in.stage, in.microbatch}] = span;
     }
@@ -312,6 +319,63 @@ TEST(ExecutorCli, CudaBackendWithoutAUsableGpuEndsWithOneLine) {
     EXPECT_TRUE(out.find("CUDA") != std::string::npos || out.find("GPU") != std::string::npos ||
                 out.find("nothing.mario.json") != std::string::npos)
         << out;
+}
+
+TEST(ExecutorCli, AnUnknownBackendIsRefusedOnceWithBothNames) {
+    EXPECT_EQ(*mario::exec::parseBackend("cpu"), mario::exec::Backend::Cpu);
+    EXPECT_EQ(*mario::exec::parseBackend("cuda"), mario::exec::Backend::Cuda);
+    EXPECT_EQ(mario::exec::backendName(mario::exec::Backend::Cuda), "cuda");
+    int code = 0;
+    const std::string out = mario::test::runExecutorCli("run nothing.mario.json --backend tpu", code);
+    EXPECT_EQ(code, mario::kBadInput) << out;
+    EXPECT_NE(out.find("unknown backend \"tpu\" (cpu or cuda)"), std::string::npos) << out;
+}
+
+TEST(ExecutorCli, EveryLineOfARunWithEventsIsALiveEventInProtocolOrder) {
+    // hello first, then instructions and one iteration per step, the summary last: what the
+    // workbench's LiveRun reads, through the same parser.
+    const mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 2, 2, 1, false});
+    const auto path = std::filesystem::temp_directory_path() / "mario_executor_events.mario.json";
+    ASSERT_TRUE(mario::writePlanFile(plan, path.string()).ok());
+    int code = 0;
+    const std::string out =
+        mario::test::runExecutorCli("run " + path.string() + " --backend cpu --events --iterations 2", code);
+    std::filesystem::remove(path);
+    ASSERT_EQ(code, mario::kOk) << out;
+    std::vector<mario::LiveEvent> events;
+    std::istringstream lines(out);
+    for (std::string line; std::getline(lines, line);) {
+        auto event = mario::parseLiveEvent(line);
+        ASSERT_TRUE(event.ok()) << line << ": " << event.error().message;
+        events.push_back(*event);
+    }
+    ASSERT_GE(events.size(), 2u);
+    ASSERT_TRUE(std::holds_alternative<mario::LiveHello>(events.front())) << out;
+    const auto& hello = std::get<mario::LiveHello>(events.front());
+    EXPECT_TRUE(mario::checkLiveProtocol(hello).ok());
+    EXPECT_EQ(hello.backend, "cpu");
+    EXPECT_EQ(hello.devices, 2);
+    EXPECT_EQ(hello.instructions, plan.instructionCount());
+    ASSERT_TRUE(std::holds_alternative<mario::LiveSummary>(events.back())) << out;
+    const auto& summary = std::get<mario::LiveSummary>(events.back());
+    EXPECT_EQ(summary.step_ms.size(), 2u);
+    EXPECT_EQ(summary.devices, 2);
+    std::size_t instructions = 0;
+    std::vector<int> iterations;
+    for (std::size_t i = 1; i + 1 < events.size(); ++i) {
+        if (const auto* step = std::get_if<mario::LiveIteration>(&events[i])) {
+            iterations.push_back(step->iteration);
+            EXPECT_EQ(step->peak_activation_bytes.size(), 2u);
+            if (iterations.size() == 2) {
+                EXPECT_DOUBLE_EQ(step->loss, summary.loss);
+            }
+        } else {
+            ASSERT_TRUE(std::holds_alternative<mario::LiveInstruction>(events[i])) << i;
+            ++instructions;
+        }
+    }
+    EXPECT_EQ(iterations, (std::vector<int>{0, 1}));
+    EXPECT_EQ(instructions, 2 * plan.instructionCount());
 }
 
 }  // namespace
