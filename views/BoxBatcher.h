@@ -1,6 +1,6 @@
 #pragma once
 // Turns the visible part of a timeline into a few rectangle lists, one per box kind, so the
-// Gantt plottable issues one drawRects per colour (DESIGN.md §7, after Tracy and Qt
+// Gantt plottable issues one drawRects per colour (docs/architecture.md, after Tracy and Qt
 // Creator's tracing view): each lane is binary-searched to the visible time range, and boxes
 // narrower than kFoldPx are folded so one pixel column of a lane holds at most one rect.
 // The drawing cost is then bounded by lanes × pixel width, however many boxes there are.

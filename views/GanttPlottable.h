@@ -1,5 +1,5 @@
 #pragma once
-// The Gantt boxes as ONE QCustomPlot plottable (DESIGN.md §7): time on the key axis, lanes
+// The Gantt boxes as ONE QCustomPlot plottable (docs/architecture.md): time on the key axis, lanes
 // on the value axis (value = lane; the view reverses the axis so device 0 is on top). Drawing
 // goes through BoxBatcher (visible range by binary search, folding of sub-3-px boxes, one
 // drawRects per colour); hit testing binary-searches one lane. Never one item per box.

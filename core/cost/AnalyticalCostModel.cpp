@@ -136,7 +136,7 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     const double tpComm = layers * tensorParallelCommMs();
     cost.forward_ms = flopsToMs(forwardFlops) + tpComm;
     cost.backward_ms = 2 * flopsToMs(forwardFlops) + tpComm;  // two products per forward one
-    // A checkpointed F keeps only the stage input (DESIGN.md §3), so R must rebuild every
+    // A checkpointed F keeps only the stage input (docs/execution-model.md), so R must rebuild every
     // activation B needs, the logits included: it repeats the whole stage forward.
     cost.recompute_ms = cost.forward_ms;
 

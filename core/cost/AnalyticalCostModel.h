@@ -1,5 +1,5 @@
 #pragma once
-// Costs from first principles (DESIGN.md §5): FLOPs of the dense matrix products, time at a
+// Costs from first principles (docs/cost-model.md): FLOPs of the dense matrix products, time at a
 // fraction of peak, activation memory after Korthikanti et al. ("Reducing Activation
 // Recomputation in Large Transformer Models", 2022), mixed-precision Adam state.
 // All figures are per device: tensor parallelism (with sequence parallelism) divides them.

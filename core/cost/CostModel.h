@@ -1,6 +1,6 @@
 #pragma once
 // The one entry point from a config to per-stage costs and the pipeline link
-// (DESIGN.md §5). It picks the cost model the config asks for:
+// (docs/cost-model.md). It picks the cost model the config asks for:
 //   unit_costs present -> every stage costs the same fixed amounts (teaching mode);
 //   profile present    -> ProfileCostModel, linear fits to measured numbers;
 //   otherwise          -> AnalyticalCostModel, FLOP and byte formulas from the presets.

@@ -64,7 +64,7 @@ struct Receiver {
 };
 
 // A SEND_F of stage s goes to the stage after s in its chain, a SEND_B to the one before
-// (DESIGN.md §4); the first and last stages of a chain have nobody to send to that way.
+// (docs/plan-format.md); the first and last stages of a chain have nobody to send to that way.
 std::optional<Receiver> receiverOf(const Instruction& send,
                                    const std::vector<std::vector<int>>& chains) {
     for (const auto& chain : chains) {

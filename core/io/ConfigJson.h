@@ -1,5 +1,5 @@
 #pragma once
-// Reading and writing config files (*.config.json, DESIGN.md §4b), plus the typed field
+// Reading and writing config files (*.config.json, docs/config-format.md), plus the typed field
 // reader that preset, profile and config files share, so every error a user sees names the
 // JSON path that caused it ("parallel.pp: expected a positive integer").
 #include <optional>

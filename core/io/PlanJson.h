@@ -1,5 +1,5 @@
 #pragma once
-// Plan files (*.mario.json, DESIGN.md §4). Reading checks the JSON shape and then the plan
+// Plan files (*.mario.json, docs/plan-format.md). Reading checks the JSON shape and then the plan
 // itself (Validator); every error names the JSON path.
 #include <string>
 

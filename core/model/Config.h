@@ -1,5 +1,5 @@
 #pragma once
-// A whole configuration file (*.config.json, DESIGN.md §4b) once presets are resolved.
+// A whole configuration file (*.config.json, docs/config-format.md) once presets are resolved.
 #include <optional>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // Relax-checkpoint (beyond the paper): keep activations wherever the memory cap allows.
 // Works on program order alone: a device's memory is a running sum over its own program
-// (DESIGN.md §3), so each candidate is checked in O(window) without simulating.
+// (docs/execution-model.md), so each candidate is checked in O(window) without simulating.
 #include <algorithm>
 #include <limits>
 

@@ -1,6 +1,6 @@
 #pragma once
 // Which forwards of a device program are checkpointed: those whose (stage, micro-batch) is
-// recomputed later in the same program (DESIGN.md §3). Shared by every view of a program
+// recomputed later in the same program (docs/execution-model.md). Shared by every view of a program
 // (trace export, text Gantt, memory accounting) so they all agree.
 #include <vector>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The schedule IR: one instruction of a device program (DESIGN.md §3).
+// The schedule IR: one instruction of a device program (docs/execution-model.md).
 #include <cstddef>
 #include <cstdint>
 #include <optional>

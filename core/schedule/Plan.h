@@ -1,6 +1,6 @@
 #pragma once
 // A plan: every device's program plus the per-stage costs that make it simulable
-// (DESIGN.md §4). Plain data; PipelineTopology derives the chain structure from it.
+// (docs/plan-format.md). Plain data; PipelineTopology derives the chain structure from it.
 #include <optional>
 #include <string>
 #include <utility>

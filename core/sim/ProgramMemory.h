@@ -1,5 +1,5 @@
 #pragma once
-// A device's memory depends only on its own program order (DESIGN.md §3): the running sum
+// A device's memory depends only on its own program order (docs/execution-model.md): the running sum
 // of what each instruction allocates or frees. Passes use this to check a memory cap
 // without simulating the whole plan.
 #include <vector>

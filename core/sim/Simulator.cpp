@@ -85,7 +85,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     std::vector<double> arrival(messages.size(), kNotSent);
     std::vector<int> waiting(messages.size(), -1);
 
-    // A forward is checkpointed when its device recomputes it later (DESIGN.md §3).
+    // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
     std::vector<std::uint8_t> checkpointed(static_cast<std::size_t>(stageCount) * microbatches, 0);
     std::vector<std::uint8_t> split(checkpointed.size(), 0);
     for (const auto& device : plan.devices)

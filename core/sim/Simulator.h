@@ -1,5 +1,5 @@
 #pragma once
-// The exact simulator of DESIGN.md §3: one compute stream per device, non-blocking sends
+// The exact simulator of docs/execution-model.md: one compute stream per device, non-blocking sends
 // that arrive after latency + bytes/bandwidth, blocking receives. Every instruction starts at
 // the max of its device being free and its input having arrived, so the timeline is the
 // longest-path solution of the plan's dependency graph (the paper's dynamic programme).

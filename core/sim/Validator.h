@@ -1,5 +1,5 @@
 #pragma once
-// Checks that a plan is executable (DESIGN.md §3): every (stage, micro-batch) has its F and
+// Checks that a plan is executable (docs/execution-model.md): every (stage, micro-batch) has its F and
 // B (or I and W) on the owning device, R stands between them, every SEND has its RECV and
 // each sits on the right side of its compute, and the whole thing does not deadlock.
 #include <string>

@@ -1,4 +1,4 @@
-// The core's speed targets (DESIGN.md §6): simulate GPT-3 13B, Chimera, 32 devices,
+// The core's speed targets (docs/benchmarks.md): simulate GPT-3 13B, Chimera, 32 devices,
 // 64 micro-batches with all passes in ≤ 1 ms (the paper's simulator: ~700 ms); generation
 // and passes are reported beside it. Run: build/tests/bench/mario_core_bench
 #include <benchmark/benchmark.h>

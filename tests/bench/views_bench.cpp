@@ -1,4 +1,4 @@
-// QBENCHMARK programs for mario::views (not run as tests). DESIGN.md §6 targets: a Gantt
+// QBENCHMARK programs for mario::views (not run as tests). docs/benchmarks.md targets: a Gantt
 // replot with 100k boxes ≤ 16 ms; re-simulate + redraw of a 32-device × 64-micro-batch
 // Chimera schedule ≤ 50 ms. Run offscreen:
 //   QT_QPA_PLATFORM=offscreen ./mario_views_bench            (add -iterations N, -median N)

@@ -1,4 +1,4 @@
-// Config files (DESIGN.md §4b): what they mean, what errors they give (each naming its JSON
+// Config files (docs/config-format.md): what they mean, what errors they give (each naming its JSON
 // path), and that writing then reading gives the same config back.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,7 +18,7 @@ using json = nlohmann::json;
 
 const std::string kProfiles = std::string(MARIO_TEST_SOURCE_DIR) + "/profiles";
 
-// The example from DESIGN.md §4b.
+// The example from docs/config-format.md.
 json designExample() {
     return json::parse(R"({
         "format": "mario-config", "version": 1,

@@ -1,5 +1,5 @@
 // The Mario paper's Figure 2, end to end: a 4-stage 1F1B pipeline, 4 micro-batches,
-// F = 1, B = 2, R = 1, free links. Expected makespans from the paper (§3.1, DESIGN.md §3):
+// F = 1, B = 2, R = 1, free links. Expected makespans from the paper (§3.1, docs/execution-model.md):
 // 21 base, 28 checkpointed, 25 + overlap, 23 + redundancy, 22 + prepose; peak activations
 // 4/3/2/1 micro-batches on devices 0..3 before and one micro-batch on every device after.
 #include <gtest/gtest.h>

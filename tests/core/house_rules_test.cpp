@@ -1,4 +1,4 @@
-// DESIGN.md §2: core/ is C++ and nlohmann_json only. This fails the build's tests the day
+// docs/architecture.md: core/ is C++ and nlohmann_json only. This fails the build's tests the day
 // someone includes Qt, Torch, CUDA or NCCL from core.
 #include <gtest/gtest.h>
 
