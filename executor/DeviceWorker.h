@@ -1,5 +1,5 @@
 #pragma once
-// Interprets one device's program in order on its own thread (DESIGN.md §3). The same
+// Interprets one device's program in order on its own thread (docs/execution-model.md). The same
 // interpreter serves every backend: what differs is the Transport it talks through and the
 // torch device its tensors live on. It runs instructions and keeps their tensors; the optimizer
 // step (Optimizer.h) and the live instruction events (LiveEventRecorder.h) are their own classes.
@@ -55,7 +55,7 @@ public:
     // The largest sum, over the (stage, mb) slots alive after any instruction, of the plan's
     // activation_bytes (a slot holding its forward graph) or checkpoint_bytes (a checkpointed
     // slot holding only its input). Measured from the tensors the interpreter really holds, so
-    // it checks that F/R/B keep and free what DESIGN.md §3 says (the simulator's memory model).
+    // it checks that F/R/B keep and free what docs/execution-model.md says (the simulator's memory model).
     double peakActivationBytes() const { return peakBytes_; }
     // The allocator's peak on this worker's GPU (0 on the CPU, which has no reading).
     double peakAllocatedBytes() const { return peakAllocated_; }

@@ -3,7 +3,7 @@
 // NCCL all-reduce for REDUCE_GRAD. Built only when nvcc and NCCL are found (MARIO_HAVE_NCCL).
 //
 // Streams: torch computes on the default stream; every communicator gets its own non-blocking
-// stream, bridged with events, so transfers overlap compute as DESIGN.md §3 assumes.
+// stream, bridged with events, so transfers overlap compute as docs/execution-model.md assumes.
 // Communicators: one per directed pipeline link (a link's messages then match by order, see
 // LinkOrder.h) and one per REDUCE_GRAD group, so that two devices reducing two groups in
 // opposite program orders (Chimera) never wait on each other inside one stream.

@@ -13,7 +13,7 @@
 namespace mario::exec {
 namespace {
 
-// DESIGN.md §4: the stage's `layers` if given, else the j-th of L even slices of its chain;
+// docs/plan-format.md: the stage's `layers` if given, else the j-th of L even slices of its chain;
 // the chain's first stage also embeds, its last also holds norm + head + loss.
 LayerSlice sliceOf(const Plan& plan, const PipelineTopology& topology, int stage, int layers, bool usePlanLayers) {
     const int chain = topology.chainOf(stage), length = topology.chainLength(chain);

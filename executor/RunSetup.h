@@ -24,7 +24,7 @@ torch::ScalarType torchDtype(const ExecutorOptions& options);
 // are used only when they describe this model (see Executor.cpp's use).
 bool planLayersFit(const Plan& plan, int layers);
 
-// Every stage of the plan with its slice (DESIGN.md §4), weights on `device` and its REDUCE_GRAD
+// Every stage of the plan with its slice (docs/plan-format.md), weights on `device` and its REDUCE_GRAD
 // group, which spans the `replicas` data-parallel copies of the pipeline as well.
 std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
                                       int replicas, const torch::Device& device, torch::ScalarType dtype,

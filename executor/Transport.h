@@ -4,7 +4,7 @@
 // a layer slice. Three implementations share DeviceWorker: in-process (CPU threads, and all
 // devices on one GPU), TCP between processes (CPU), NCCL between processes (CUDA).
 //
-// Semantics follow DESIGN.md §3: a send never waits for its receiver; a receive blocks until
+// Semantics follow docs/execution-model.md: a send never waits for its receiver; a receive blocks until
 // its (direction, stage, micro-batch) arrives, whatever order the sender sent in, and ends with
 // an error naming the waiter instead of hanging; REDUCE_GRAD is split into a non-blocking
 // contribute and a collect at OPT (see Exchange.h for why a blocking barrier would deadlock).
