@@ -16,7 +16,7 @@ struct UnitStage {
     double forward = 1, backward = 2, recompute = 1;
     double activation = 1000, checkpoint = 10, staticBytes = 0, sendBytes = 0;
     // A split backward's parts (I, W) and what W keeps; unset: the cost model's halves.
-    std::optional<double> input, weight, weightGradBytes;
+    std::optional<double> input = {}, weight = {}, weightGradBytes = {};
 };
 
 inline Result<Plan> makeUnitPlan(Scheme scheme, int devices, int microbatches, int chunks = 1, UnitStage unit = {},

@@ -232,7 +232,7 @@ TEST(LaunchBundle, WritesFourFilesWithExecutableScripts) {
         const auto perms = fs::status(dir / name).permissions();
         EXPECT_NE(perms & fs::perms::owner_exec, fs::perms::none) << name;
         EXPECT_NE(perms & fs::perms::others_exec, fs::perms::none) << name;
-        if (fs::exists("/bin/bash")) EXPECT_TRUE(bashAccepts(dir / name)) << name;
+        if (fs::exists("/bin/bash")) { EXPECT_TRUE(bashAccepts(dir / name)) << name; }
     }
     EXPECT_EQ(fs::status(dir / "megatron_args.txt").permissions() & fs::perms::owner_exec, fs::perms::none);
     EXPECT_TRUE(mentions(readFile(dir / "megatron_args.txt"), "--pipeline-model-parallel-size 4"));

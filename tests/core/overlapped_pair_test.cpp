@@ -130,7 +130,7 @@ TEST(OverlappedPair, DualPipeIdlesAsItsReadmeSays) {
             double most = 0;
             for (const auto& device : result->devices) {
                 most = std::max(most, device.idle_ms);
-                if (phi == 0) EXPECT_NEAR(device.idle_ms, expected, 1e-9) << "p " << p << " device " << device.index;
+                if (phi == 0) { EXPECT_NEAR(device.idle_ms, expected, 1e-9) << "p " << p << " device " << device.index; }
             }
             EXPECT_NEAR(most, expected, 1e-9) << "p " << p << " overlap " << phi;
             EXPECT_LE(result->tight_lower_bound_ms, result->makespan_ms + 1e-9);
@@ -178,7 +178,7 @@ TEST(OverlappedPair, DraggingEitherHalfMovesThePairWithItsCommunication) {
     EXPECT_LE(first, f);
     EXPECT_GE(last, f + 2);
     for (int k = first; k < last; ++k)
-        if (k != f && k != f + 1) EXPECT_TRUE(isCommunication(program[k].op)) << toActionString(program[k]);
+        if (k != f && k != f + 1) { EXPECT_TRUE(isCommunication(program[k].op)) << toActionString(program[k]); }
 
     // Something dropped between the halves splits the pair: refused, with the reason.
     auto movable = [&](int k) {

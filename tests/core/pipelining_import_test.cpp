@@ -63,12 +63,12 @@ TEST_P(PyTorchFiles, ImportInfersThePlacementAndRuns) {
     for (const auto& device : plan->plan.devices)
         for (const auto& ins : device.program) pairs += ins.overlapped;
     EXPECT_EQ(pairs, file.overlapCells);
-    if (file.fsdpActions > 0)
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.fsdpActions) + " UNSHARD/RESHARD actions dropped"));
-    if (file.communicationCells > 0)
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.communicationCells) + " communication cells"));
-    if (file.gradientCells > 0)
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.gradientCells) + " REDUCE_GRAD cells dropped"));
+    if (file.fsdpActions > 0) {
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.fsdpActions) + " UNSHARD/RESHARD actions dropped")); }
+    if (file.communicationCells > 0) {
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.communicationCells) + " communication cells")); }
+    if (file.gradientCells > 0) {
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.gradientCells) + " REDUCE_GRAD cells dropped")); }
     EXPECT_EQ(plan->notes.size(), 1u + (file.fsdpActions > 0) +
                                       (file.communicationCells > 0) + (file.gradientCells > 0));
 

@@ -113,10 +113,10 @@ TEST(PlanBuilder, BundledExamplesLoadAndTheFigure2ExampleTakes22) {
         ASSERT_TRUE(runPasses(input->plan, input->file_passes).ok()) << name;
         auto sim = Simulator::run(input->plan);
         ASSERT_TRUE(sim.ok());
-        if (std::string(name) == "figure2") EXPECT_DOUBLE_EQ(sim->makespan_ms, 22.0);
+        if (std::string(name) == "figure2") { EXPECT_DOUBLE_EQ(sim->makespan_ms, 22.0); }
         // With the Mario passes every example fits its configured memory limit.
-        if (input->config->memory_limit_bytes)
-            for (const auto& device : sim->devices) EXPECT_LE(device.peak_bytes, *input->config->memory_limit_bytes) << name;
+        if (input->config->memory_limit_bytes) {
+            for (const auto& device : sim->devices) EXPECT_LE(device.peak_bytes, *input->config->memory_limit_bytes) << name; }
     }
 }
 

@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kEps = 1e-9;
 
-// Checks the timeline against DESIGN.md §3 directly from the plan.
+// Checks the timeline against docs/execution-model.md directly from the plan.
 void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
     auto topology = PipelineTopology::build(plan);
     ASSERT_TRUE(topology.ok());
@@ -56,8 +56,8 @@ void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
                 ASSERT_NE(it, computeAt.end());
                 EXPECT_GE(timing.start + kEps, it->second.second) << toActionString(ins) << " before " << toActionString(dependency);
             }
-            if (ins.op == Op::Recompute)
-                EXPECT_GE(timing.start + kEps, computeAt.at({int(Op::Forward), ins.stage, ins.microbatch}).second);
+            if (ins.op == Op::Recompute) {
+                EXPECT_GE(timing.start + kEps, computeAt.at({int(Op::Forward), ins.stage, ins.microbatch}).second); }
         }
     }
 }
@@ -66,7 +66,7 @@ TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
     std::mt19937 rng(12345);
     for (int trial = 0; trial < 120; ++trial) {
         Plan plan = test::randomPlan(rng);
-        if (trial % 2) ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok());
+        if (trial % 2) { ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok()); }
         ASSERT_TRUE(Validator::validate(plan).ok()) << Validator::validate(plan).summary();
         auto result = Simulator::run(plan, {.record_memory_curve = true});
         ASSERT_TRUE(result.ok());

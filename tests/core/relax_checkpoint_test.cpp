@@ -37,7 +37,7 @@ TEST(RelaxCheckpoint, UsesTheMemoryLimitToSkipRecomputation) {
         EXPECT_LE(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit;
         for (const auto& device : b->devices) EXPECT_LE(device.peak_bytes, std::max(limit, 1030.0)) << "limit " << limit;
         // With room for a second activation set some recomputation always goes.
-        if (limit >= 2050) EXPECT_LT(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit;
+        if (limit >= 2050) { EXPECT_LT(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit; }
     }
 }
 

@@ -50,11 +50,11 @@ std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const
         const Config config = Tuner::configFor(base, c, options);
         auto plan = buildPlan(config);
         if (!plan) continue;
-        if (c.checkpoint)
+        if (c.checkpoint) {
             EXPECT_TRUE(runPasses(*plan, *parsePassList("all,bound-w,hide"),
                                   {.prepose_simulations = options.prepose_simulations,
                                    .hide_simulations = options.prepose_simulations})
-                            .ok());
+                            .ok()); }
         auto sim = Simulator::run(*plan);
         double peak = 0;
         for (const auto& d : sim->devices) peak = std::max(peak, d.peak_bytes);
@@ -96,7 +96,9 @@ TEST(Tuner, TheMemoryLimitIsAlwaysRespectedAndRejectionsSayByHowMuch) {
         const TuneOutcome& o = result->outcomes[i];
         auto plan = Tuner::planFor(base, o.candidate, options);
         ASSERT_TRUE(plan.ok());
-        for (const auto& d : Simulator::run(*plan)->devices) EXPECT_LE(d.peak_bytes, 30e9) << o.candidate.label();
+        const auto sim = Simulator::run(*plan);  // kept: ranging over a temporary's member would dangle
+        ASSERT_TRUE(sim.ok());
+        for (const auto& d : sim->devices) EXPECT_LE(d.peak_bytes, 30e9) << o.candidate.label();
     }
     int explained = 0;
     for (const auto& o : result->outcomes)
@@ -202,7 +204,7 @@ TEST(Tuner, MarioWinsWhenMemoryIsTight) {
     ASSERT_TRUE(result.ok());
     ASSERT_TRUE(result->best.has_value());
     EXPECT_TRUE(result->outcomes[*result->best].candidate.checkpoint) << result->outcomes[*result->best].candidate.label();
-    if (result->best_without_checkpointing) EXPECT_GT(result->speedup_over_no_checkpointing, 1.0);
+    if (result->best_without_checkpointing) { EXPECT_GT(result->speedup_over_no_checkpointing, 1.0); }
     // The Pareto front rises in throughput as memory grows.
     for (std::size_t k = 1; k < result->pareto.size(); ++k) {
         EXPECT_GT(result->outcomes[result->pareto[k]].samples_per_s, result->outcomes[result->pareto[k - 1]].samples_per_s);

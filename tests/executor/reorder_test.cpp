@@ -163,8 +163,8 @@ Plan reorder(Plan plan, std::uint32_t seed, int attempts, ReorderLog& log) {
             (verdict == Verdict::Deadlock ? log.refused_deadlock : log.refused_structure)++;
             EXPECT_FALSE(edited.ok()) << "seed " << seed << ": moveInstruction accepted " << moveText
                                       << ", which the validator/simulator reject: " << why;
-            if (verdict == Verdict::Deadlock && !edited.ok())
-                EXPECT_NE(edited.error().message.find("refused"), std::string::npos) << edited.error().message;
+            if (verdict == Verdict::Deadlock && !edited.ok()) {
+                EXPECT_NE(edited.error().message.find("refused"), std::string::npos) << edited.error().message; }
             continue;
         }
         EXPECT_TRUE(edited.ok()) << "seed " << seed << ": moveInstruction refused " << moveText
