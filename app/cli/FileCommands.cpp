@@ -14,7 +14,6 @@
 #include "io/TextFile.h"
 #include "model/PresetLibrary.h"
 #include "schedule/PlanBuilder.h"
-#include "sim/Simulator.h"
 #include "sim/Validator.h"
 
 namespace mario::cli {
@@ -66,7 +65,9 @@ int exportCommand(const Args& args, const std::string& executable) {
         csvOptions.format = *known;
     }
     const std::string& path = parsed.positional()[0];
-    auto prepared = preparePlan(path, parsed.value("passes"), executable);
+    // A Chrome trace shows memory over time: simulate with the curves; a CSV needs no timing.
+    PrepareOptions options{.simulate = parsed.has("chrome-trace"), .record_memory_curve = true};
+    auto prepared = preparePlan(path, parsed.value("passes"), executable, options);
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const Plan& plan = std::get<PreparedPlan>(prepared).plan;
     if (auto out = parsed.value("csv")) {
@@ -88,10 +89,8 @@ int exportCommand(const Args& args, const std::string& executable) {
         std::cout << "\n";
         return kOk;
     }
-    auto sim = Simulator::run(plan, {.record_memory_curve = true});
-    if (!sim) return fail(kBadInput, sim.error().message);
     const std::string out = *parsed.value("chrome-trace");
-    if (auto written = writeChromeTrace(plan, *sim, out); !written) return fail(kBadInput, written.error().message);
+    if (auto written = writeChromeTrace(plan, std::get<PreparedPlan>(prepared).result, out); !written) return fail(kBadInput, written.error().message);
     std::cout << "wrote " << out << " (open it in Perfetto or chrome://tracing)\n";
     return kOk;
 }

@@ -2,19 +2,12 @@
 
 #include <chrono>
 
-#include "io/InputFile.h"
 #include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
+#include "passes/PassVocabulary.h"
+#include "session/ScheduleFiles.h"
 #include "sim/Validator.h"
 
 namespace mario::cli {
-namespace {
-
-double microsecondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-}
-
-}  // namespace
 
 std::optional<CliError> checkPlan(const Plan& plan, const std::string& path) {
     const ValidationReport report = Validator::validate(plan);
@@ -24,36 +17,32 @@ std::optional<CliError> checkPlan(const Plan& plan, const std::string& path) {
 }
 
 std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const std::optional<std::string>& passes,
-                                                 const std::string& executable) {
+                                                 const std::string& executable, PrepareOptions options) {
     // A plan file needs no presets, so a missing profiles folder only matters for configs.
     auto presets = PresetLibrary::locate(executable);
     const PresetLibrary library = presets ? *presets : PresetLibrary(std::string{});
 
-    PreparedPlan prepared;
     const auto loadStart = std::chrono::steady_clock::now();
-    auto input = loadInputFile(path, library);
-    if (!input) {
-        std::string message = input.error().message;
-        if (!presets) message += " (" + presets.error().message + ")";
-        return CliError{kBadInput, message};
+    OpenedSchedule opened = openSchedule(path, library);
+    const double loadUs =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - loadStart).count();
+    if (!opened.ok()) {
+        std::string message = opened.error;
+        if (!presets && opened.problem == OpenProblem::Unreadable) message += " (" + presets.error().message + ")";
+        return CliError{opened.problem == OpenProblem::Deadlock ? kDeadlock : kBadInput, message};
     }
-    prepared.load_us = microsecondsSince(loadStart);
-    prepared.plan = std::move(input->plan);
-    if (auto error = checkPlan(prepared.plan, path)) return *error;
-
     if (passes) {
         auto parsed = parsePassList(*passes);
         if (!parsed) return CliError{kBadInput, "--passes: " + parsed.error().message};
-        prepared.passes = *parsed;
-    } else {
-        prepared.passes = input->file_passes;
+        opened.input.passes = *parsed;
     }
-    const auto passStart = std::chrono::steady_clock::now();
-    auto run = runPasses(prepared.plan, prepared.passes, {.validate_each_pass = false});
-    prepared.passes_us = microsecondsSince(passStart);
-    if (!run) return CliError{kBadInput, path + ": " + run.error().message};
-    prepared.steps = std::move(run->steps);
-    return prepared;
+    auto prepared = prepareSchedule(opened.input, options);
+    if (!prepared) return CliError{kBadInput, path + ": " + prepared.error().message};
+    PreparedPlan out;
+    static_cast<PreparedSchedule&>(out) = std::move(*prepared);
+    out.passes = std::move(opened.input.passes);
+    out.load_us = loadUs;
+    return out;
 }
 
 }  // namespace mario::cli

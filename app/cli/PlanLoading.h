@@ -1,28 +1,27 @@
 #pragma once
-// The first steps every command shares: open a config or plan, check it, apply passes.
+// The CLI's side of the session layer: the file and --passes of a command turned into core's
+// ScheduleInput and prepared by prepareSchedule(), with failures mapped to exit codes.
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "CliError.h"
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
+#include "session/PreparedSchedule.h"
 
 namespace mario::cli {
 
-struct PreparedPlan {
-    Plan plan;
-    std::vector<PassId> passes;
-    std::vector<PassReport> steps;
-    double load_us = 0;    // reading the file and generating the schedule
-    double passes_us = 0;
+struct PreparedPlan : PreparedSchedule {
+    std::vector<PassId> passes;  // the passes that ran: --passes, else the file's own
+    double load_us = 0;          // reading the file and generating the schedule
 };
 
 // `passes` overrides the file's own selection ("all", "none", "checkpoint,overlap", ...).
-// Malformed files and invalid plans give kBadInput, deadlocking plans kDeadlock.
+// Malformed files and invalid plans give kBadInput, deadlocking plans kDeadlock. `options`
+// says what to simulate (nothing by default).
 std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const std::optional<std::string>& passes,
-                                                 const std::string& executable);
+                                                 const std::string& executable,
+                                                 PrepareOptions options = {.simulate = false});
 
 // Structural errors → kBadInput, deadlock → kDeadlock, with the validator's words.
 std::optional<CliError> checkPlan(const Plan& plan, const std::string& path);

@@ -12,6 +12,7 @@
 #include "Commands.h"
 #include "PlanLoading.h"
 #include "model/Limits.h"
+#include "sim/MemoryFit.h"
 #include "sim/Simulator.h"
 
 namespace mario::cli {
@@ -98,28 +99,21 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n", simulateUs,
                   prepared.passes_us, prepared.load_us);
     std::cout << line;
-    const auto limit = plan.info.memory_limit_bytes;
-    if (limit) {
-        int over = 0;
-        const DeviceStats* worst = &sim.devices.front();
-        for (const auto& device : sim.devices) {
-            over += device.peak_bytes > *limit;
-            if (device.peak_bytes > worst->peak_bytes) worst = &device;
-        }
-        if (over == 0)
-            std::cout << "memory       every device fits the " << humanBytes(*limit) << " limit (highest peak "
-                      << humanBytes(worst->peak_bytes) << " on device " << worst->index << ")\n";
+    const MemoryFit fit = memoryFit(sim, plan.info.memory_limit_bytes);
+    if (fit.limit_bytes) {
+        if (fit.fits())
+            std::cout << "memory       every device fits the " << humanBytes(*fit.limit_bytes) << " limit (highest peak "
+                      << humanBytes(fit.highest_peak_bytes) << " on device " << fit.fullest_device << ")\n";
         else
-            std::cout << "memory       " << over << " of " << sim.devices.size() << " devices exceed the "
-                      << humanBytes(*limit) << " limit (worst: device " << worst->index << ", "
-                      << humanBytes(worst->peak_bytes) << ") — this schedule would run out of memory\n";
+            std::cout << "memory       " << fit.devices_over_limit << " of " << fit.devices << " devices exceed the "
+                      << humanBytes(*fit.limit_bytes) << " limit (worst: device " << fit.fullest_device << ", "
+                      << humanBytes(fit.highest_peak_bytes) << ") — this schedule would run out of memory\n";
     }
     printPassSteps(prepared.steps);
     std::cout << "\ndevice      busy ms     idle ms   peak memory\n";
     for (const auto& device : sim.devices) {
         std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s%s\n", device.index, device.busy_ms, device.idle_ms,
-                      humanBytes(device.peak_bytes).c_str(),
-                      limit && device.peak_bytes > *limit ? "  over the limit" : "");
+                      humanBytes(device.peak_bytes).c_str(), fit.isOver(device) ? "  over the limit" : "");
         std::cout << line;
     }
     std::cout << "\n" << renderAsciiGantt(plan, sim, width);
@@ -135,11 +129,9 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
                            {"static_bytes", device.static_bytes}});
     nlohmann::json passes = nlohmann::json::array();
     for (PassId pass : prepared.passes) passes.push_back(std::string(passName(pass)));
-    const auto limit = prepared.plan.info.memory_limit_bytes;
-    bool fits = true;
-    for (const auto& device : sim.devices) fits = fits && (!limit || device.peak_bytes <= *limit);
-    return {{"memory_limit_bytes", limit ? nlohmann::json(*limit) : nlohmann::json(nullptr)},
-            {"fits_memory", fits},
+    const MemoryFit fit = memoryFit(sim, prepared.plan.info.memory_limit_bytes);
+    return {{"memory_limit_bytes", fit.limit_bytes ? nlohmann::json(*fit.limit_bytes) : nlohmann::json(nullptr)},
+            {"fits_memory", fit.fits()},
             {"name", prepared.plan.info.name},
             {"scheme", prepared.plan.info.scheme},
             {"passes", passes},
@@ -169,16 +161,14 @@ int simulateCommand(const Args& args, const std::string& executable) {
     if (parsed.positional().size() != 1) return fail(kBadInput, "simulate needs exactly one FILE (a config or a plan)");
     int width = 100;
     if (auto error = parsed.integerIn("width", 10, limits::kMaxAsciiWidth, width)) return fail(error->code, error->message);
-    auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable);
+    auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable, PrepareOptions{});
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const PreparedPlan& plan = std::get<PreparedPlan>(prepared);
-    auto sim = Simulator::run(plan.plan);
-    if (!sim) return fail(kBadInput, sim.error().message);
     const double simulateUs = timeSimulation(plan.plan);
     if (parsed.has("json"))
-        std::cout << summaryJson(plan, *sim, simulateUs).dump(2) << "\n";
+        std::cout << summaryJson(plan, plan.result, simulateUs).dump(2) << "\n";
     else
-        printSummary(plan, *sim, simulateUs, width);
+        printSummary(plan, plan.result, simulateUs, width);
     return kOk;
 }
 

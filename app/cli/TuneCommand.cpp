@@ -16,6 +16,7 @@
 #include "io/PlanJson.h"
 #include "model/PresetLibrary.h"
 #include "tune/Tuner.h"
+#include "tune/TuneVerdict.h"
 
 namespace mario::cli {
 namespace {
@@ -92,7 +93,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
         return fail(error->code, error->message);
     int top = 10;
     if (auto error = parsed.integerIn("top", 1, limits::kMaxTop, top)) return fail(error->code, error->message);
-    if (parsed.has("tp")) options.tensor_parallel = {1, 2, 4, 8};
+    if (parsed.has("tp")) options.tensor_parallel = tensorParallelWithinNode();
     if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
 
     // A progress bar on a terminal only: logs and pipes get the table alone.
@@ -126,16 +127,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
         std::printf("%zu candidates: %d simulated, %d pruned by the memory bound, in %.0f ms (%.0f simulations/s)\n\n",
                     result->outcomes.size(), result->simulated, result->pruned, result->elapsed_ms, simsPerSecond);
         printTable(*result, top);
-        if (result->best && !result->outcomes[*result->best].candidate.checkpoint)
-            std::printf("\nbest: %s — without checkpointing: memory is not the bottleneck here\n",
-                        result->outcomes[*result->best].candidate.label().c_str());
-        else if (result->best_without_checkpointing && result->best)
-            std::printf("\nbest: %s — %.2fx the best configuration without checkpointing (%s)\n",
-                        result->outcomes[*result->best].candidate.label().c_str(), result->speedup_over_no_checkpointing,
-                        result->outcomes[*result->best_without_checkpointing].candidate.label().c_str());
-        else if (result->best)
-            std::printf("\nbest: %s — no configuration without checkpointing fits\n",
-                        result->outcomes[*result->best].candidate.label().c_str());
+        if (result->best) std::printf("\n%s\n", tuneVerdict(*result).c_str());
     }
     if (!result->best) return fail(kNothingFits, result->nothing_fits);
 

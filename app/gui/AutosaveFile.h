@@ -1,20 +1,12 @@
 #pragma once
-// The autosave file format, and its only reader and writer: one JSON document holding the
-// whole DocumentState (config if any, the source plan, the pass choices, the hand edits) and
-// the path of the file the session came from, so a restore brings back everything the user
-// had, not only the plan they were looking at.
-//
-//   {"format": "mario-autosave", "version": 1, "original_path": "/home/me/cfg.config.json",
-//    "config": {…config…}, "source": {…plan…}, "passes": ["checkpoint", …],
-//    "edits": [{"device": 1, "moved": "1F3", "before": "1B0"}, {"device": 0, "moved": "0F2", "before": null}]}
-//
-// The config and the plan are written by core's writers and read back by its readers.
+// Autosave files on disk: core's session file format (session/SessionFile.h owns it) written
+// atomically, under a suffix that tells a restore apart from opening a plan.
 #include <QByteArray>
 #include <QString>
 #include <functional>
 #include <optional>
 
-#include "DocumentState.h"
+#include "session/ScheduleInput.h"
 
 namespace mario {
 class PresetLibrary;
@@ -23,19 +15,17 @@ class PresetLibrary;
 namespace mario::gui {
 
 struct AutosavedSession {
-    DocumentState state;
+    ScheduleInput state;
     QString originalPath;  // empty for a session that never had a file
 };
 
 class AutosaveFile {
 public:
-    static constexpr const char* kFormat = "mario-autosave";
-    static constexpr int kVersion = 1;
     // Autosave files end in this, so opening one (restore) is told apart from opening a plan.
     static constexpr const char* kSuffix = ".mario-autosave.json";
 
     static bool isAutosavePath(const QString& path);
-    static QByteArray serialize(const DocumentState& state, const QString& originalPath);
+    static QByteArray serialize(const ScheduleInput& state, const QString& originalPath);
     // `path` only names the file in error messages: "<path>: edits[2].moved: …".
     static std::optional<AutosavedSession> parse(const QByteArray& bytes, const QString& path,
                                                  const PresetLibrary& presets, QString* error);

@@ -1,21 +1,17 @@
 #include "CompareWindow.h"
-#include "util/HumanBytes.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "GanttView.h"
+#include "sim/MemoryFit.h"
+#include "util/HumanBytes.h"
 
 namespace mario::gui {
 namespace {
 
-double highestPeak(const SimResult& result) {
-    double peak = 0;
-    for (const auto& device : result.devices) peak = std::max(peak, device.peak_bytes);
-    return peak;
-}
-
+double highestPeak(const SimResult& result) { return memoryFit(result, std::nullopt).highest_peak_bytes; }
 
 }  // namespace
 

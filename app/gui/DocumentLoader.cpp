@@ -6,9 +6,8 @@
 #include <new>
 
 #include "AutosaveFile.h"
-#include "io/InputFile.h"
 #include "model/PresetLibrary.h"
-#include "sim/Validator.h"
+#include "session/ScheduleFiles.h"
 
 namespace mario::gui {
 namespace {
@@ -29,20 +28,13 @@ LoadedDocument load(const QString& path, const PresetLibrary& presets) {
         out.ok = true;
         return out;
     }
-    auto input = loadInputFile(path.toStdString(), presets);
-    if (!input) {
-        out.error = QString::fromStdString(input.error().message);
+    OpenedSchedule opened = openSchedule(path.toStdString(), presets);
+    if (!opened.ok()) {
+        out.error = QString::fromStdString(opened.error);
+        out.deadlocked = opened.problem == OpenProblem::Deadlock;
         return out;
     }
-    const ValidationReport report = Validator::validate(input->plan);
-    if (!report.ok()) {
-        out.error = path + QStringLiteral(": ") + QString::fromStdString(report.summary());
-        out.deadlocked = report.issues.empty() && !report.deadlock.empty();
-        return out;
-    }
-    out.state.config = std::move(input->config);
-    out.state.source = std::move(input->plan);
-    out.state.passes = std::move(input->file_passes);
+    out.state = std::move(opened.input);
     // Absolute, so that a restored session names the same file from any working directory.
     out.path = QFileInfo(path).absoluteFilePath();
     out.ok = true;

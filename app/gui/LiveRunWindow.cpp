@@ -13,6 +13,7 @@
 #include "GanttView.h"
 #include "LiveRun.h"
 #include "schedule/CheckpointedForwards.h"
+#include "session/Fidelity.h"
 
 namespace mario::gui {
 
@@ -156,8 +157,8 @@ views::Timeline LiveRunWindow::measuredTimeline() const {
 }
 
 void LiveRunWindow::refresh() {
-    // Per instruction: |measured − simulated| / simulated duration, over the compute
-    // instructions measured so far whose simulated duration is positive.
+    // Core's simulationError() (signed, relative to the measurement); per instruction its
+    // magnitude, averaged over the compute instructions measured so far.
     double sum = 0;
     int n = 0;
     for (std::size_t d = 0; d < measuredTimes_.size() && d < sim_.devices.size(); ++d) {
@@ -166,16 +167,17 @@ void LiveRunWindow::refresh() {
             const auto& slot = measuredTimes_[d][i];
             if (!slot || !isCompute(plan_.devices[d].program[i].op)) continue;
             const double simulated = timings[i].end - timings[i].start;
-            if (!(simulated > 0)) continue;
-            sum += std::abs((slot->second - slot->first) - simulated) / simulated;
+            const double measured = slot->second - slot->first;
+            if (!(simulated > 0) || !(measured > 0)) continue;
+            sum += std::abs(simulationError(simulated, measured));
             ++n;
         }
     }
     QStringList parts;
     const double makespan = sim_.makespan_ms;
     if (stepMs_ > 0 && makespan > 0)
-        parts << tr("total deviation %1% (measured step %2 ms vs simulated %3 ms)")
-                     .arg(100 * std::abs(stepMs_ - makespan) / makespan, 0, 'f', 1)
+        parts << tr("total deviation %1% (simulated %3 ms vs measured step %2 ms)")
+                     .arg(QString::asprintf("%+.1f", 100 * simulationError(makespan, stepMs_)))
                      .arg(stepMs_, 0, 'g', 4)
                      .arg(makespan, 0, 'g', 4);
     if (n > 0)

@@ -17,9 +17,8 @@
 #include "ChartExport.h"
 #include "SessionAutosave.h"
 #include "CompareWindow.h"
-#include "io/InputFile.h"
 #include "passes/PassManager.h"
-#include "sim/Simulator.h"
+#include "session/ScheduleFiles.h"
 #include "ConfigPanel.h"
 #include "GanttView.h"
 #include "MemoryChart.h"
@@ -185,7 +184,7 @@ void MainWindow::showComputed() {
     stepper_->setState(document_.state());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
-    statusBar()->showMessage(tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.compute_ms, 0, 'f', 1), 5000);
+    statusBar()->showMessage(tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.total_ms, 0, 'f', 1), 5000);
 }
 
 // The stepper's snapshot replaces the charts' content while stepping; nullptr restores the
@@ -221,23 +220,19 @@ CompareWindow* MainWindow::compareWithBase() {
 
 CompareWindow* MainWindow::compareWithFile(const QString& path) {
     if (!document_.hasSchedule()) return nullptr;
-    auto input = loadInputFile(path.toStdString(), document_.presets());
-    if (!input) {
-        showError(tr("Could not compare with %1: %2").arg(QFileInfo(path).fileName(), QString::fromStdString(input.error().message)));
-        return nullptr;
-    }
-    Plan other = std::move(input->plan);
-    auto passes = runPasses(other, input->file_passes, {.validate_each_pass = false});
-    auto result = passes ? Simulator::run(other, {.record_memory_curve = true}) : Result<SimResult>(passes.error());
-    if (!result || result->deadlocked) {
+    // The same path as opening the file: checked by the validator, its own passes applied.
+    const OpenedSchedule opened = openSchedule(path.toStdString(), document_.presets());
+    auto other = opened.ok() ? prepareSchedule(opened.input, {.record_memory_curve = true})
+                             : Result<PreparedSchedule>(makeError(opened.error));
+    if (!other || other->result.deadlocked) {
         showError(tr("Could not compare with %1: %2")
                       .arg(QFileInfo(path).fileName(),
-                           result ? tr("the plan deadlocks") : QString::fromStdString(result.error().message)));
+                           other ? tr("the plan deadlocks") : QString::fromStdString(other.error().message)));
         return nullptr;
     }
     const ComputedSchedule& s = document_.current();
     if (!compare_) compare_ = new CompareWindow(this);
-    compare_->setSchedules({tr("this schedule"), s.plan, s.result}, {QFileInfo(path).fileName(), other, *result});
+    compare_->setSchedules({tr("this schedule"), s.plan, s.result}, {QFileInfo(path).fileName(), other->plan, other->result});
     compare_->show();
     compare_->raise();
     return compare_;

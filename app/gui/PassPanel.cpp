@@ -62,7 +62,7 @@ void PassPanel::showPasses(const std::vector<PassId>& passes) {
         box->setChecked(on);
         if (on && !isBeyondPaper(pass)) ++paper;
     }
-    all_->setCheckState(paper == 0 ? Qt::Unchecked : paper == 4 ? Qt::Checked : Qt::PartiallyChecked);
+    all_->setCheckState(paper == 0 ? Qt::Unchecked : paper == static_cast<int>(paperPasses().size()) ? Qt::Checked : Qt::PartiallyChecked);
     showing_ = false;
 }
 

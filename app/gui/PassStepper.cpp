@@ -6,48 +6,21 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "ScheduleComputation.h"
-#include "passes/PassManager.h"
-#include "passes/StepCaption.h"
-#include "sim/Simulator.h"
+#include "session/PassTrace.h"
 
 namespace mario::gui {
-namespace {
 
-std::vector<views::BoxRef> highlightsOf(const PassReport& step, const Plan& plan) {
-    std::vector<views::BoxRef> boxes;
-    for (const PassChange& change : step.changes) {
-        const auto& program = plan.devices[change.device].program;
-        // A removed R leaves nothing to outline: outline its forward, which now keeps everything.
-        const Instruction shown = change.kind == ChangeKind::Removed
-                                      ? Instruction{Op::Forward, change.instruction.stage, change.instruction.microbatch}
-                                      : change.instruction;
-        const int index = indexOf(program, shown);
-        if (index >= 0) boxes.push_back({change.device, index});
-    }
-    return boxes;
-}
-
-}  // namespace
-
-std::vector<PassStepSnapshot> passStepSnapshots(const DocumentState& state) {
+std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state) {
     std::vector<PassStepSnapshot> steps;
-    auto base = Simulator::run(state.source, {.record_memory_curve = true});
-    if (!base) return steps;
-    steps.push_back({state.source, *base,
-                     QObject::tr("The schedule before any pass: step %1 ms. Press ▶ to apply the passes one at a time.")
-                         .arg(base->makespan_ms, 0, 'g', 5),
-                     {}});
-    Plan plan = state.source;
-    PassManagerOptions options;
-    options.validate_each_pass = false;
-    options.on_step = [&steps](const PassReport& step, const Plan& now) {
-        auto sim = Simulator::run(now, {.record_memory_curve = true});
-        if (!sim) return;
-        const QString caption = QString::fromStdString(captionForStep(step, now, steps.back().result, *sim));
-        steps.push_back({now, std::move(*sim), caption, highlightsOf(step, now)});
-    };
-    (void)runPasses(plan, state.passes, options);
+    for (PassTraceStep& step : passTrace(state)) {
+        QString caption = steps.empty()
+                              ? QObject::tr("The schedule before any pass: step %1 ms. Press ▶ to apply the passes one at a time.")
+                                    .arg(step.result.makespan_ms, 0, 'g', 5)
+                              : QString::fromStdString(step.caption);
+        std::vector<views::BoxRef> highlights;
+        for (const auto& [device, index] : step.touched) highlights.push_back({device, index});
+        steps.push_back({std::move(step.plan), std::move(step.result), std::move(caption), std::move(highlights)});
+    }
     return steps;
 }
 
@@ -78,7 +51,7 @@ PassStepper::PassStepper(QWidget* parent) : QGroupBox(tr("Pass stepper"), parent
     go(-1);
 }
 
-void PassStepper::setState(const DocumentState& state) {
+void PassStepper::setState(const ScheduleInput& state) {
     state_ = state;
     stale_ = true;  // computed on the first step: most users never open the stepper
     if (current_ >= 0) stop();

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "DocumentState.h"
+#include "session/ScheduleInput.h"
 #include "Timeline.h"
 #include "sim/SimResult.h"
 
@@ -23,7 +23,7 @@ struct PassStepSnapshot {
 };
 
 // Step 0 is the source plan; step k the plan after the k-th pass step that changed it.
-std::vector<PassStepSnapshot> passStepSnapshots(const DocumentState& state);
+std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state);
 
 class PassStepper : public QGroupBox {
     Q_OBJECT
@@ -31,7 +31,7 @@ public:
     explicit PassStepper(QWidget* parent = nullptr);
 
     // Recomputes the steps for a new document state and returns to "not stepping".
-    void setState(const DocumentState& state);
+    void setState(const ScheduleInput& state);
     int stepCount() const { return static_cast<int>(steps_.size()); }
     int currentStep() const { return current_; }  // -1: not stepping
     const PassStepSnapshot* snapshot() const;
@@ -49,7 +49,7 @@ signals:
 private:
     void go(int step);
 
-    DocumentState state_;
+    ScheduleInput state_;
     bool stale_ = true;
     std::vector<PassStepSnapshot> steps_;
     int current_ = -1;

@@ -5,14 +5,13 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
-#include <fstream>
 
 #include "SessionAutosave.h"
 #include "SetStateCommand.h"
-#include "io/ConfigJson.h"
-#include "io/PlanJson.h"
 #include "schedule/PlanBuilder.h"
-#include "schedule/PlanEdit.h"
+#include "session/HandEdits.h"
+#include "session/ScheduleFiles.h"
+#include "session/ScheduleFingerprint.h"
 
 namespace mario::gui {
 namespace {
@@ -89,20 +88,12 @@ void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
 }
 
 bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
-    if (path.endsWith(QStringLiteral(".config.json")) && state_.config) {
-        std::ofstream out(path.toStdString());
-        Config config = *state_.config;
-        config.passes.clear();
-        for (PassId pass : state_.passes) config.passes.emplace_back(passName(pass));
-        out << writeConfig(config).dump(2) << "\n";
-        if (!out) *error = path + QStringLiteral(": cannot write the file");
-        return bool(out);
-    }
-    if (!current_.ok) {
+    const bool asConfig = path.endsWith(QStringLiteral(".config.json")) && state_.config;
+    if (!asConfig && !current_.ok) {
         *error = tr("nothing to save yet");
         return false;
     }
-    auto written = writePlanFile(current_.plan, path.toStdString());
+    auto written = saveSchedule(path.toStdString(), state_, current_.plan);
     if (!written) *error = QString::fromStdString(written.error().message);
     return written.ok();
 }
@@ -120,7 +111,7 @@ void ScheduleDocument::setPassEnabled(PassId pass, bool enabled) {
 }
 
 void ScheduleDocument::setPasses(const std::vector<PassId>& passes, const QString& description) {
-    DocumentState next = state_;
+    ScheduleInput next = state_;
     next.passes = passes;
     pushState(std::move(next), description);
 }
@@ -132,7 +123,7 @@ bool ScheduleDocument::setConfig(const Config& config, QString* error) {
         emit statusMessage(tr("Settings not applied: %1").arg(*error));
         return false;
     }
-    DocumentState next = state_;
+    ScheduleInput next = state_;
     next.config = config;
     next.source = std::move(*plan);
     next.edits.clear();  // the old program is gone; undo brings the edits back
@@ -142,44 +133,32 @@ bool ScheduleDocument::setConfig(const Config& config, QString* error) {
 
 bool ScheduleDocument::requestMove(int device, int programIndex, double dropTimeMs, QString* reason) {
     if (!current_.ok || device < 0 || device >= static_cast<int>(current_.plan.devices.size())) return false;
-    const auto& program = current_.plan.devices[device].program;
-    const auto& timings = current_.result.devices[device].timings;
-    const auto [first, last] = movingGroup(program, programIndex);
-    // The drop goes before the first other compute instruction that starts at or after it
-    // (before that instruction's own RECV, so the two stay together).
-    int before = static_cast<int>(program.size());
-    for (int i = 0; i < static_cast<int>(program.size()); ++i) {
-        if ((i >= first && i < last) || !isCompute(program[i].op) || timings[i].start < dropTimeMs) continue;
-        before = movingGroup(program, i).first;
-        break;
-    }
-    auto edited = moveInstruction(current_.plan, {device, programIndex, before});
-    if (!edited) {
-        *reason = QString::fromStdString(edited.error().message);
+    auto edit = editForDrop(current_.plan, current_.result, device, programIndex, dropTimeMs);
+    if (!edit) {
+        *reason = QString::fromStdString(edit.error().message);
         emit statusMessage(*reason);
         return false;
     }
-    if (edited->new_index == programIndex) return true;  // dropped where it was
-    DocumentState next = state_;
-    HandEdit edit{device, program[programIndex], std::nullopt};
-    if (before < static_cast<int>(program.size())) edit.before = program[before];
-    next.edits.push_back(edit);
-    pushState(std::move(next), tr("Move %1 on device %2").arg(QString::fromStdString(toActionString(edit.moved))).arg(device));
+    if (!*edit) return true;  // dropped where it was
+    ScheduleInput next = state_;
+    next.edits.push_back(**edit);
+    pushState(std::move(next),
+              tr("Move %1 on device %2").arg(QString::fromStdString(toActionString((*edit)->moved))).arg(device));
     return true;
 }
 
-void ScheduleDocument::pushState(DocumentState next, const QString& description) {
+void ScheduleDocument::pushState(ScheduleInput next, const QString& description) {
     undo_.push(new SetStateCommand(this, state_, std::move(next), description));
 }
 
-void ScheduleDocument::applyState(const DocumentState& state) {
+void ScheduleDocument::applyState(const ScheduleInput& state) {
     state_ = state;
     recompute();
 }
 
 void ScheduleDocument::recompute() {
     const quint64 generation = ++generation_;
-    if (auto hit = cache_.constFind(stateKey(state_)); hit != cache_.constEnd()) {
+    if (auto hit = cache_.constFind(scheduleFingerprint(state_)); hit != cache_.constEnd()) {
         ComputedSchedule cached = *hit;
         cached.generation = generation;
         accept(std::move(cached));
@@ -204,11 +183,14 @@ void ScheduleDocument::accept(ComputedSchedule result) {
         emit statusMessage(result.error);
         return;
     }
-    if (!result.skippedEdits.isEmpty())
+    if (!result.skipped_edits.empty()) {
+        QStringList skipped;
+        for (const HandEdit& edit : result.skipped_edits) skipped << QString::fromStdString(toActionString(edit.moved));
         emit statusMessage(tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
-                              nullptr, result.skippedEdits.size())
-                               .arg(result.skippedEdits.join(", ")));
-    const quint64 key = stateKey(state_);
+                              nullptr, skipped.size())
+                               .arg(skipped.join(", ")));
+    }
+    const quint64 key = scheduleFingerprint(state_);
     if (!cache_.contains(key)) {
         cache_.insert(key, result);
         cacheOrder_.append(key);

@@ -1,5 +1,5 @@
 #pragma once
-// The open schedule: the user's decisions (DocumentState), their undo history, and the
+// The open schedule: the user's decisions (ScheduleInput), their undo history, and the
 // latest computed result. Every change goes through the undo stack; computations run off
 // the GUI thread with a generation counter so that a stale result is dropped, never shown.
 #include <QObject>
@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "DocumentLoader.h"
-#include "DocumentState.h"
+#include "session/ScheduleInput.h"
 #include "ScheduleComputation.h"
 #include "model/PresetLibrary.h"
 
@@ -25,7 +25,7 @@ public:
     ~ScheduleDocument() override;
 
     QUndoStack* undoStack() { return &undo_; }
-    const DocumentState& state() const { return state_; }
+    const ScheduleInput& state() const { return state_; }
     const ComputedSchedule& current() const { return current_; }
     bool hasSchedule() const { return current_.ok; }
     const PresetLibrary& presets() const { return presets_; }
@@ -55,7 +55,7 @@ public:
     bool requestMove(int device, int programIndex, double dropTimeMs, QString* reason);
 
     // Used by undo commands and by the above.
-    void applyState(const DocumentState& state);
+    void applyState(const ScheduleInput& state);
     // Every computed state is then written to this session's own autosave file, so that a
     // crash loses nothing (off by default: tests and --screenshot write none).
     void enableAutosave(const QString& directory);
@@ -75,7 +75,7 @@ signals:
     void openFinished(const QString& path, bool ok, const QString& error);
 
 private:
-    void pushState(DocumentState next, const QString& description);
+    void pushState(ScheduleInput next, const QString& description);
     void recompute();
     void accept(ComputedSchedule result);
     void adopt(LoadedDocument loaded, const QString& file);
@@ -83,11 +83,11 @@ private:
 
     PresetLibrary presets_;
     QUndoStack undo_;
-    DocumentState state_;
+    ScheduleInput state_;
     ComputedSchedule current_;
     QString path_;
     quint64 generation_ = 0;
-    // Recent results by stateKey(): toggling a pass back, undo and redo show at once.
+    // Recent results by scheduleFingerprint(): toggling a pass back, undo and redo show at once.
     QHash<quint64, ComputedSchedule> cache_;
     std::unique_ptr<SessionAutosave> autosave_;
     QString restoredFrom_;  // the crashed session's autosave, removed once ours is written

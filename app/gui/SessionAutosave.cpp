@@ -39,7 +39,7 @@ SessionAutosave::SessionAutosave(const QString& directory, QObject* parent) : QO
 
 SessionAutosave::~SessionAutosave() { writer_.waitForDone(); }
 
-void SessionAutosave::save(const DocumentState& state, const QString& originalPath) {
+void SessionAutosave::save(const ScheduleInput& state, const QString& originalPath) {
     if (discarded_) return;
     QPointer<SessionAutosave> self(this);
     // The copy of the state is taken here; serializing (a few MB for a large plan) and the

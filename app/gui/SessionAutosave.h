@@ -11,7 +11,7 @@
 #include <QThreadPool>
 #include <memory>
 
-#include "DocumentState.h"
+#include "session/ScheduleInput.h"
 
 namespace mario::gui {
 
@@ -26,7 +26,7 @@ public:
     QString path() const { return path_; }
     // Serializes and writes off the GUI thread, one write at a time, so consecutive saves
     // never interleave; a failure is reported by writeFailed (the window's status bar).
-    void save(const DocumentState& state, const QString& originalPath);
+    void save(const ScheduleInput& state, const QString& originalPath);
     void waitForPendingWrite();
     // A clean exit: the file and the lock go. Until then the file outlives any crash.
     void discard();

@@ -4,7 +4,7 @@
 
 namespace mario::gui {
 
-SetStateCommand::SetStateCommand(ScheduleDocument* document, DocumentState before, DocumentState after,
+SetStateCommand::SetStateCommand(ScheduleDocument* document, ScheduleInput before, ScheduleInput after,
                                  const QString& text)
     : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
 

@@ -3,7 +3,7 @@
 // drags are all this command, so undo can never leave the document half-changed.
 #include <QUndoCommand>
 
-#include "DocumentState.h"
+#include "session/ScheduleInput.h"
 
 namespace mario::gui {
 
@@ -11,13 +11,13 @@ class ScheduleDocument;
 
 class SetStateCommand : public QUndoCommand {
 public:
-    SetStateCommand(ScheduleDocument* document, DocumentState before, DocumentState after, const QString& text);
+    SetStateCommand(ScheduleDocument* document, ScheduleInput before, ScheduleInput after, const QString& text);
     void undo() override;
     void redo() override;
 
 private:
     ScheduleDocument* document_;
-    DocumentState before_, after_;
+    ScheduleInput before_, after_;
 };
 
 }  // namespace mario::gui

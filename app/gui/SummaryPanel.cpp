@@ -1,10 +1,12 @@
 #include "SummaryPanel.h"
-#include "util/HumanBytes.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include "sim/MemoryFit.h"
+#include "util/HumanBytes.h"
 
 namespace mario::gui {
 namespace {
@@ -44,9 +46,8 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s) {
     stepTime_->setText(tr("step %1 ms").arg(r.makespan_ms, 0, 'g', 6));
     const double change = s.base.makespan_ms > 0 ? r.makespan_ms / s.base.makespan_ms - 1 : 0;
     const double gap = r.lower_bound_ms > 0 ? r.makespan_ms / r.lower_bound_ms - 1 : 0;
-    double basePeak = 0, peak = 0;
-    for (const auto& d : s.base.devices) basePeak = std::max(basePeak, d.peak_bytes);
-    for (const auto& d : r.devices) peak = std::max(peak, d.peak_bytes);
+    const MemoryFit fit = memoryFit(r, s.plan.info.memory_limit_bytes);
+    const double basePeak = memoryFit(s.base, std::nullopt).highest_peak_bytes;
     QString text;
     text += tr("vs base schedule: <b>%1%2</b> (base %3 ms)<br>")
                 .arg(change >= 0 ? "+" : "")
@@ -67,21 +68,19 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s) {
         text += tr("throughput %1 samples/s, %2 tokens/s<br>").arg(r.samples_per_s, 0, 'g', 4).arg(r.tokens_per_s, 0, 'g', 4);
     else
         text += tr("throughput %1 samples/s<br>").arg(r.samples_per_s, 0, 'g', 4);
-    text += tr("highest peak memory %1 (base %2)").arg(bytesText(peak), bytesText(basePeak));
-    const auto limit = s.plan.info.memory_limit_bytes;
-    if (limit) {
-        int over = 0;
-        for (const auto& d : r.devices) over += d.peak_bytes > *limit;
-        text += over ? tr("<br><span style='color:#b00020'><b>%1 device(s) over the %2 limit</b></span>").arg(over).arg(bytesText(*limit))
-                     : tr("<br>fits the %1 limit").arg(bytesText(*limit));
-    }
+    text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
+    if (fit.limit_bytes)
+        text += fit.fits() ? tr("<br>fits the %1 limit").arg(bytesText(*fit.limit_bytes))
+                           : tr("<br><span style='color:#b00020'><b>%1 device(s) over the %2 limit</b></span>")
+                                 .arg(fit.devices_over_limit)
+                                 .arg(bytesText(*fit.limit_bytes));
     details_->setText(text);
     devices_->setRowCount(static_cast<int>(r.devices.size()));
     for (int row = 0; row < static_cast<int>(r.devices.size()); ++row) {
         const auto& d = r.devices[row];
         devices_->setItem(row, 0, new QTableWidgetItem(QString::number(d.index)));
         auto* memory = new QTableWidgetItem(bytesText(d.peak_bytes));
-        if (limit && d.peak_bytes > *limit) memory->setForeground(QColor("#b00020"));
+        if (fit.isOver(d)) memory->setForeground(QColor("#b00020"));
         devices_->setItem(row, 1, memory);
         devices_->setItem(row, 2, new QTableWidgetItem(r.makespan_ms > 0 ? percent(d.idle_ms / r.makespan_ms) : "–"));
     }

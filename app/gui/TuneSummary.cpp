@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include "tune/TuneVerdict.h"
+
 namespace mario::gui {
 
 namespace {
@@ -19,29 +21,17 @@ QString tuneSummaryHtml(const TuneResult& r, int evaluated) {
                                .arg(r.pruned)
                                .arg(r.simulated)
                                .arg(rate);
-    if (!r.best) {
-        // The tuner's own sentence already starts "nothing fits: …".
-        QString why = r.nothing_fits.empty() ? tr("nothing fits the memory limit") : qstr(r.nothing_fits);
-        if (r.cancelled && r.nothing_fits.empty()) why = tr("nothing that fits was found before the search was cancelled");
-        why[0] = why[0].toUpper();
-        return tr("<span style='color:#8a0010'><b>%1.</b></span><br>%2").arg(why.toHtmlEscaped(), counts);
-    }
+    // The verdict is core's sentence (the CLI prints the same); the window adds the numbers.
+    QString verdict = qstr(tuneVerdict(r));
+    verdict[0] = verdict[0].toUpper();
+    if (!r.best) return tr("<span style='color:#8a0010'><b>%1.</b></span><br>%2").arg(verdict.toHtmlEscaped(), counts);
     const TuneOutcome& best = r.outcomes[*r.best];
-    QString speedup;
-    if (!r.best_without_checkpointing)
-        speedup = tr("nothing fits without checkpointing");
-    else if (!best.candidate.checkpoint)
-        speedup = tr("the best does not checkpoint");
-    else
-        speedup = tr("<b>%1×</b> the best without checkpointing (%2)")
-                      .arg(r.speedup_over_no_checkpointing, 0, 'f', 2)
-                      .arg(qstr(r.outcomes[*r.best_without_checkpointing].candidate.label()).toHtmlEscaped());
-    return tr("Best: <b>%1</b> — %2 samples/s, step %3 ms, peak %4 GB; %5.<br>%6")
-                          .arg(qstr(best.candidate.label()).toHtmlEscaped())
-                          .arg(best.samples_per_s, 0, 'f', 2)
-                          .arg(best.step_ms, 0, 'f', 1)
-                          .arg(best.peak_bytes / 1e9, 0, 'f', 1)
-                          .arg(speedup, counts);
+    return tr("<b>%1.</b><br>%2 samples/s, step %3 ms, peak %4 GB.<br>%5")
+        .arg(verdict.toHtmlEscaped())
+        .arg(best.samples_per_s, 0, 'f', 2)
+        .arg(best.step_ms, 0, 'f', 1)
+        .arg(best.peak_bytes / 1e9, 0, 'f', 1)
+        .arg(counts);
 }
 
 }  // namespace mario::gui

@@ -122,7 +122,9 @@ QWidget* TunerPanel::buildInputs() {
     threads_ = new QSpinBox(inputs_);
     threads_->setRange(0, 256);
     threads_->setSpecialValueText(tr("auto"));
-    tpSearch_ = new QCheckBox(tr("search TP ∈ {1, 2, 4, 8}"), inputs_);
+    QStringList degrees;
+    for (int tp : tensorParallelWithinNode()) degrees << QString::number(tp);
+    tpSearch_ = new QCheckBox(tr("search TP ∈ {%1}").arg(degrees.join(", ")), inputs_);
     tpSearch_->setToolTip(tr("Off: tensor parallelism stays 1"));
     // One box per scheme, six to a row; the chunked ones search v = 2 and 4.
     auto* schemes = new QGridLayout;
@@ -181,7 +183,7 @@ TuneOptions TunerPanel::options() const {
     options.schemes.clear();
     for (const auto& [scheme, box] : schemeBoxes_)
         if (box->isChecked()) options.schemes.push_back(scheme);
-    options.tensor_parallel = tpSearch_->isChecked() ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1};
+    options.tensor_parallel = tpSearch_->isChecked() ? tensorParallelWithinNode() : std::vector<int>{1};
     options.threads = threads_->value();
     return options;
 }

@@ -11,7 +11,7 @@
 #include "cost/ProfileCostModel.h"
 #include "model/Limits.h"
 #include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
+#include "passes/PassVocabulary.h"
 
 namespace mario {
 
@@ -34,7 +34,7 @@ constexpr std::string_view kUnitKeys[] = {
 Result<std::vector<std::string>> readPasses(const json& value) {
     if (value.is_string()) {
         std::string word = value.get<std::string>();
-        if (word == "all") return std::vector<std::string>{"checkpoint", "overlap", "redundancy", "prepose"};  // the paper's four
+        if (word == "all") return passNames(paperPasses());
         if (word == "none") return std::vector<std::string>{};
         return makeError("passes: expected an array of pass names, \"all\" or \"none\" (got \"" + word + "\")");
     }

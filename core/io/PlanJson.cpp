@@ -7,6 +7,7 @@
 
 #include "io/JsonFieldReader.h"
 #include "io/JsonFile.h"
+#include "io/TextFile.h"
 #include "model/Limits.h"
 #include "sim/Validator.h"
 
@@ -247,11 +248,7 @@ nlohmann::json writePlan(const Plan& plan) {
 }
 
 Result<bool> writePlanFile(const Plan& plan, const std::string& path) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError(path + ": cannot write the file");
-    out << writePlan(plan).dump(1) << '\n';
-    if (!out) return makeError(path + ": writing failed");
-    return true;
+    return writeTextFile(path, writePlan(plan).dump(1) + "\n", "the plan");
 }
 
 }  // namespace mario

@@ -22,11 +22,25 @@ Result<std::string> readTextFile(const std::string& path) {
 }
 
 Result<bool> writeTextFile(const std::string& path, const std::string& text, const std::string& what) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError("cannot open \"" + path + "\" for writing " + what);
-    out << text;
-    out.close();
-    if (!out) return makeError("cannot write " + what + " to \"" + path + "\"");
+    // Written beside the target and renamed over it, so a crash or a full disk mid-write
+    // leaves the old file whole rather than a truncated one.
+    const std::string partial = path + ".partial";
+    {
+        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
+        if (!out) return makeError("cannot open \"" + path + "\" for writing " + what);
+        out << text;
+        out.close();
+        if (!out) {
+            std::filesystem::remove(partial);
+            return makeError("cannot write " + what + " to \"" + path + "\"");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) {
+        std::filesystem::remove(partial, ec);
+        return makeError("cannot write " + what + " to \"" + path + "\" (" + ec.message() + ")");
+    }
     return true;
 }
 

@@ -13,19 +13,6 @@ std::uint64_t pairKey(int stage, int microbatch) {
 
 }  // namespace
 
-std::string_view passName(PassId pass) {
-    switch (pass) {
-        case PassId::Checkpoint: return "checkpoint";
-        case PassId::Overlap: return "overlap";
-        case PassId::Redundancy: return "redundancy";
-        case PassId::Prepose: return "prepose";
-        case PassId::Relax: return "relax";
-        case PassId::BoundW: return "bound-w";
-        case PassId::Hide: return "hide";
-    }
-    return "?";
-}
-
 PassReport applyCheckpoint(Plan& plan) {
     PassReport report{PassId::Checkpoint, 0, {}};
     for (auto& device : plan.devices) {

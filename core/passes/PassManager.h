@@ -12,31 +12,17 @@
 
 #include "passes/PassReport.h"
 #include "schedule/Plan.h"
+#include "passes/PassVocabulary.h"
 #include "util/Result.h"
 
 namespace mario {
-
-// The pass vocabulary: the paper's four in order, every pass in order, and whether a pass is
-// this project's addition (relax, bound-w, hide). "all" means the paper's four.
-const std::vector<PassId>& paperPasses();
-const std::vector<PassId>& allPasses();
-bool isBeyondPaper(PassId pass);
-std::string passNameList();  // "checkpoint, overlap, redundancy, prepose, relax, bound-w, hide"
-
-std::optional<PassId> parsePassName(std::string_view name);
-// "checkpoint,overlap", "all", "none" (case-insensitive, spaces ignored); errors name the
-// unknown entry. "all" is the paper's four passes; "relax", "bound-w" and "hide" (beyond the
-// paper) are asked for by name, e.g. "all,bound-w,hide". Bound-w runs once after the others,
-// then hide once, last.
-Result<std::vector<PassId>> parsePassList(std::string_view list);
-Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names);
 
 struct PassManagerOptions {
     bool validate_each_pass = true;  // run the validator after every pass (an error is a bug)
     int max_rounds = 32;
     // Called after every step that changed something, with the plan as it stands then (the
     // GUI's pass stepper keeps these snapshots).
-    std::function<void(const PassReport&, const Plan&)> on_step;
+    std::function<void(const PassReport&, const Plan&)> on_step = {};
     // Polled between passes and inside prepose-forward; when set, the passes stop early and
     // leave a valid plan (the tuner's cancel).
     const std::atomic<bool>* cancel = nullptr;

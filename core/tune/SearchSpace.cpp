@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "model/Limits.h"
+#include "passes/PassVocabulary.h"
 #include "schedule/Generators.h"
 #include "tune/Tuner.h"
 
@@ -87,7 +88,7 @@ Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOp
                                 : base.memory_limit_bytes ? base.memory_limit_bytes
                                                           : std::optional<double>(base.hardware.memory_gb * 1e9);
     config.passes.clear();
-    if (c.checkpoint) config.passes = {"checkpoint", "overlap", "redundancy", "prepose"};
+    if (c.checkpoint) config.passes = passNames(paperPasses());
     return config;
 }
 

@@ -37,12 +37,19 @@ struct TuneOutcome {
     std::vector<double> device_peak_bytes;
 };
 
+// The tensor-parallel degrees a search "within a node" tries (the CLI's --tp, the tuner
+// panel's check box): powers of two up to the 8 GPUs of one node.
+inline const std::vector<int>& tensorParallelWithinNode() {
+    static const std::vector<int> degrees{1, 2, 4, 8};
+    return degrees;
+}
+
 struct TuneOptions {
     int devices = 8;
     std::optional<double> memory_limit_bytes;  // default: the hardware's memory
     std::vector<Scheme> schemes = allSchemes();  // every scheme of the catalog
     std::vector<int> interleaved_chunks = {2, 4};
-    std::vector<int> tensor_parallel = {1};    // {1, 2, 4, 8} to search TP within a node
+    std::vector<int> tensor_parallel = {1};    // tensorParallelWithinNode() to search TP
     std::vector<bool> checkpointing = {false, true};
     int max_micro_batch_size = 64;
     int min_pp = 2;

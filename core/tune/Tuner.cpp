@@ -9,6 +9,7 @@
 
 #include "passes/PassManager.h"
 #include "schedule/PlanBuilder.h"
+#include "sim/MemoryFit.h"
 #include "sim/Simulator.h"
 
 namespace mario {
@@ -80,17 +81,12 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     const double efficiency = std::pow(options.dp_efficiency_per_doubling, std::log2(candidate.dp));
     outcome.samples_per_s = sim->samples_per_s * efficiency;
     outcome.tokens_per_s = sim->tokens_per_s * efficiency;
-    int worst = 0;
-    for (const auto& device : sim->devices) {
-        outcome.device_peak_bytes.push_back(device.peak_bytes);
-        if (device.peak_bytes > outcome.peak_bytes) {
-            outcome.peak_bytes = device.peak_bytes;
-            worst = device.index;
-        }
-    }
-    outcome.feasible = outcome.peak_bytes <= limit;
+    for (const auto& device : sim->devices) outcome.device_peak_bytes.push_back(device.peak_bytes);
+    const MemoryFit fit = memoryFit(*sim, limit);
+    outcome.peak_bytes = fit.highest_peak_bytes;
+    outcome.feasible = fit.fits();
     if (!outcome.feasible)
-        outcome.rejection = "device " + std::to_string(worst) + " needs " + gigabytes(outcome.peak_bytes) + ", " +
+        outcome.rejection = "device " + std::to_string(fit.fullest_device) + " needs " + gigabytes(outcome.peak_bytes) + ", " +
                             gigabytes(outcome.peak_bytes - limit) + " over the " + gigabytes(limit) + " limit";
     return outcome;
 }

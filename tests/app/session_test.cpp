@@ -60,7 +60,7 @@ private slots:
         ScheduleDocument document;
         document.setSynchronous(true);
         QVERIFY(editedFigure2(document));
-        const DocumentState& state = document.state();
+        const ScheduleInput& state = document.state();
         QString error;
         const auto back = AutosaveFile::parse(AutosaveFile::serialize(state, kFigure2), "x", document.presets(), &error);
         QVERIFY2(back, qPrintable(error));
@@ -160,7 +160,7 @@ private slots:
     void aCrashedSessionIsOfferedAndRestored() {
         QTemporaryDir dir;
         const QString orphan = dir.filePath("session-1-dead" + QString(AutosaveFile::kSuffix));
-        DocumentState saved;
+        ScheduleInput saved;
         {
             ScheduleDocument crashed;
             crashed.setSynchronous(true);
@@ -187,7 +187,7 @@ private slots:
             return RestoreChoice::Restore;
         }));
         QCOMPARE(asked, QStringList{orphan});
-        const DocumentState& state = window.document()->state();
+        const ScheduleInput& state = window.document()->state();
         QCOMPARE(window.document()->path(), QStringLiteral("/home/me/fig2.config.json"));
         QVERIFY(state.config);
         QCOMPARE(state.passes, saved.passes);

@@ -33,7 +33,7 @@ private slots:
 
     // A toggle never seen before, without prepose-forward: passes + simulation + redraw.
     void recomputeWithoutPrepose() {
-        DocumentState state = window_.document()->state();
+        ScheduleInput state = window_.document()->state();
         state.passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy};
         QBENCHMARK {
             const ComputedSchedule s = computeSchedule(state, 1);
@@ -45,7 +45,7 @@ private slots:
 
     // The worst case: all four passes from scratch (prepose-forward simulates candidates).
     void recomputeAllPasses() {
-        DocumentState state = window_.document()->state();
+        ScheduleInput state = window_.document()->state();
         state.passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
         QBENCHMARK {
             const ComputedSchedule s = computeSchedule(state, 1);

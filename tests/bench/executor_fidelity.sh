@@ -44,6 +44,7 @@ import json, statistics, sys
 steps = json.loads(open(sys.argv[1]).read().splitlines()[-1])["step_ms"][1:]
 sim, measured = float(sys.argv[2]), statistics.median(steps)
 spread = (max(steps) - min(steps)) / measured
+# The error is core/session/Fidelity.h's simulationError(): (simulated − measured) / measured.
 print(f"{sys.argv[3]:<26} {sim:10.2f} {measured:10.2f} {100*spread:9.1f}% {100*(sim-measured)/measured:+7.1f}%")
 PY
 done

@@ -1,7 +1,7 @@
 #pragma once
-// Everything the user decided, as one value: where the schedule comes from, which passes
-// are on, and the hand edits on top. Undo and redo swap whole states, so nothing the user
-// did can be half-undone.
+// Everything a user decided about one schedule, as one value: where it comes from, which
+// passes run on it and the hand edits on top. The CLI builds one from a file and its flags,
+// the window keeps one per undo step; prepareSchedule() turns either into what they show.
 #include <optional>
 #include <vector>
 
@@ -9,7 +9,7 @@
 #include "passes/PassReport.h"
 #include "schedule/Plan.h"
 
-namespace mario::gui {
+namespace mario {
 
 // A drag, remembered by what moved and what it went before (not by indices), so it still
 // applies after a pass toggle reshuffles the program.
@@ -19,11 +19,11 @@ struct HandEdit {
     std::optional<Instruction> before;  // nullopt: to the end of the program
 };
 
-struct DocumentState {
+struct ScheduleInput {
     std::optional<Config> config;  // set when the schedule comes from a config
     Plan source;                   // the generated or loaded plan, before passes
     std::vector<PassId> passes;
     std::vector<HandEdit> edits;
 };
 
-}  // namespace mario::gui
+}  // namespace mario

@@ -1,0 +1,9 @@
+#include "session/Fidelity.h"
+
+namespace mario {
+
+double simulationError(double simulated, double measured) {
+    return measured > 0 ? (simulated - measured) / measured : 0.0;
+}
+
+}  // namespace mario

@@ -1,0 +1,57 @@
+#include "session/PreparedSchedule.h"
+
+#include <chrono>
+#include <exception>
+
+#include "passes/PassManager.h"
+#include "session/HandEdits.h"
+#include "sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOptions& options) {
+    const auto start = Clock::now();
+    PreparedSchedule out;
+    if (options.simulate_base) {
+        auto base = Simulator::run(input.source, {.record_memory_curve = options.record_memory_curve});
+        if (!base) return base.error();
+        out.base = std::move(*base);
+    }
+    out.plan = input.source;
+    const auto passStart = Clock::now();
+    PassManagerOptions passOptions;
+    passOptions.validate_each_pass = false;  // the source was validated; each pass keeps it valid (tested)
+    auto run = runPasses(out.plan, input.passes, passOptions);
+    out.passes_us = microsecondsSince(passStart);
+    if (!run) return run.error();
+    out.steps = std::move(run->steps);
+    out.skipped_edits = applyHandEdits(out.plan, input.edits);
+    if (options.simulate) {
+        auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve});
+        if (!result) return result.error();
+        out.result = std::move(*result);
+    }
+    out.total_ms = microsecondsSince(start) / 1000;
+    return out;
+}
+
+}  // namespace
+
+Result<PreparedSchedule> prepareSchedule(const ScheduleInput& input, const PrepareOptions& options) {
+    // The window runs this on a worker thread: whatever escapes below (memory on a huge
+    // schedule) becomes this schedule's error line, never the end of the session.
+    try {
+        return prepare(input, options);
+    } catch (const std::exception& e) {
+        return makeError(std::string("cannot compute this schedule (") + e.what() + ")");
+    }
+}
+
+}  // namespace mario

@@ -1,0 +1,66 @@
+#include "session/ScheduleFiles.h"
+
+#include <exception>
+#include <new>
+
+#include "io/ConfigJson.h"
+#include "io/InputFile.h"
+#include "io/PlanJson.h"
+#include "io/TextFile.h"
+#include "passes/PassVocabulary.h"
+#include "sim/Validator.h"
+
+namespace mario {
+namespace {
+
+OpenedSchedule open(const std::string& path, const PresetLibrary& presets) {
+    OpenedSchedule out;
+    auto input = loadInputFile(path, presets);
+    if (!input) {
+        out.problem = OpenProblem::Unreadable;
+        out.error = input.error().message;
+        return out;
+    }
+    const ValidationReport report = Validator::validate(input->plan);
+    if (!report.ok()) {
+        out.problem = report.issues.empty() ? OpenProblem::Deadlock : OpenProblem::InvalidPlan;
+        out.error = path + ": " + report.summary();
+        return out;
+    }
+    out.input.config = std::move(input->config);
+    out.input.source = std::move(input->plan);
+    out.input.passes = std::move(input->file_passes);
+    return out;
+}
+
+}  // namespace
+
+OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets) {
+    try {
+        return open(path, presets);
+    } catch (const std::bad_alloc&) {
+        OpenedSchedule out;
+        out.problem = OpenProblem::Unreadable;
+        out.error = path + ": too large to load (out of memory)";
+        return out;
+    } catch (const std::exception& e) {
+        OpenedSchedule out;
+        out.problem = OpenProblem::Unreadable;
+        out.error = path + ": cannot be read (" + e.what() + ")";
+        return out;
+    }
+}
+
+Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan& plan) {
+    const std::string configSuffix = ".config.json";
+    const bool asConfig = path.size() >= configSuffix.size() &&
+                          path.compare(path.size() - configSuffix.size(), configSuffix.size(), configSuffix) == 0;
+    if (asConfig && input.config) {
+        Config config = *input.config;
+        config.passes = passNames(input.passes);
+        return writeTextFile(path, writeConfig(config).dump(2) + "\n", "the config");
+    }
+    return writePlanFile(plan, path);
+}
+
+}  // namespace mario

@@ -1,0 +1,33 @@
+#pragma once
+// Where every path a schedule takes begins and ends: reading a config (generated into a plan)
+// or a plan file and checking that the plan can run, and saving the user's work. The CLI, the
+// window's open, save and compare all come through here, so a file that one refuses the others
+// refuse with the same words.
+#include <string>
+
+#include "model/PresetLibrary.h"
+#include "session/ScheduleInput.h"
+#include "util/Result.h"
+
+namespace mario {
+
+// Why a file did not open: it cannot be read or parsed (or the config cannot be generated), its
+// plan breaks a rule of the execution model, or it is well-formed but deadlocks (exit code 3).
+enum class OpenProblem { None, Unreadable, InvalidPlan, Deadlock };
+
+struct OpenedSchedule {
+    ScheduleInput input;  // the file's own passes; no edits
+    OpenProblem problem = OpenProblem::None;
+    std::string error;  // one line naming the file and what is wrong
+    bool ok() const { return problem == OpenProblem::None; }
+};
+
+// Never throws: whatever escapes the readers (memory on a hostile file) becomes the error line.
+OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
+
+// A path ending in ".config.json" writes the input's config with its current passes (when the
+// schedule came from a config); any other path writes `plan`, the schedule as shown (passes and
+// edits applied). Written whole or not at all; errors name the path.
+Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan& plan);
+
+}  // namespace mario
