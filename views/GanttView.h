@@ -38,7 +38,7 @@ public:
     std::optional<BoxRef> boxAt(const QPoint& widgetPos) const;  // O(log n) hit test
     QPoint boxCenter(const BoxRef& box) const;                    // in widget coordinates
     QPoint pointAt(int lane, double timeMs) const;                // lane centre at a time, widget coordinates
-    QString tooltipFor(const BoxRef& box) const;
+    QString tooltipFor(const BoxRef& ref) const;
 
     // The plottable that draws the boxes (tests and benchmarks read its draw counters).
     GanttPlottable* boxesPlottable() const { return boxes_; }

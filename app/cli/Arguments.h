@@ -20,7 +20,7 @@ public:
                                          const std::map<std::string, std::string>& shortNames = {});
 
     const std::vector<std::string>& positional() const { return positional_; }
-    bool has(const std::string& name) const { return values_.count(name) > 0; }
+    bool has(const std::string& name) const { return values_.contains(name); }
     std::optional<std::string> value(const std::string& name) const;
     // An integer option in [min, max]; `out` keeps its default when the option is absent.
     // Anything else ("1e9", "12x", 2^31) is an error naming the option and the range.

@@ -2,15 +2,14 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFile>
 #include <QFormLayout>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QSpinBox>
 #include <QTimer>
 #include <filesystem>
 #include <system_error>
+
+#include "cost/ProfileCostModel.h"
 
 namespace mario::gui {
 namespace {
@@ -73,14 +72,11 @@ QString profileLabel(const QString& path) {
 // choosing it. The files are small; an unreadable one still shows its path.
 QString profileToolTip(const QString& path) {
     QStringList lines{path};
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return lines.front();
-    const QJsonObject profile = QJsonDocument::fromJson(file.readAll()).object();
-    for (const char* key : {"model", "hardware"})
-        if (const QJsonValue value = profile.value(QLatin1String(key)); value.isString())
-            lines << QStringLiteral("%1: %2").arg(QLatin1String(key), value.toString());
-    if (const int seq = profile.value(QLatin1String("sequence_length")).toInt(); seq > 0)
-        lines << ConfigPanel::tr("sequence length: %1").arg(seq);
+    auto profile = ProfileCostModel::provenance(path.toStdString());
+    if (!profile) return lines.front();
+    if (!profile->model.empty()) lines << ConfigPanel::tr("model: %1").arg(QString::fromStdString(profile->model));
+    if (!profile->hardware.empty()) lines << ConfigPanel::tr("hardware: %1").arg(QString::fromStdString(profile->hardware));
+    if (profile->sequence_length > 0) lines << ConfigPanel::tr("sequence length: %1").arg(profile->sequence_length);
     return lines.join('\n');
 }
 

@@ -1,11 +1,11 @@
 #include "LiveRun.h"
 
-#include <QFile>
 #include <QJsonDocument>
 #include <QTimer>
 #include <string_view>
 #include <variant>
 
+#include "cost/ProfileCostModel.h"
 #include "io/LiveEvents.h"
 
 namespace mario::gui {
@@ -85,10 +85,10 @@ bool LiveRun::start(const QString& planPath, const QString& executablePath, cons
 QString LiveRun::modelSpecFor(const std::optional<std::string>& profilePath) {
     const QString fallback = QStringLiteral("tiny");
     if (!profilePath) return fallback;
-    QFile file(QString::fromStdString(*profilePath));
-    if (!file.open(QIODevice::ReadOnly)) return fallback;
-    const QString model = QJsonDocument::fromJson(file.readAll()).object().value(QStringLiteral("model")).toString();
-    return model.trimmed().isEmpty() ? fallback : model;
+    auto provenance = ProfileCostModel::provenance(*profilePath);
+    if (!provenance) return fallback;
+    const QString model = QString::fromStdString(provenance->model).trimmed();
+    return model.isEmpty() ? fallback : model;
 }
 
 void LiveRun::stop() {

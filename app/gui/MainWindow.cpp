@@ -167,7 +167,7 @@ void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) 
 bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask) {
     const QStringList orphans = SessionAutosave::orphans(directory);
     if (orphans.isEmpty()) return false;
-    const QString newest = orphans.first();
+    const QString& newest = orphans.first();
     switch (ask ? ask(newest) : askToRestore(this, newest)) {
         case RestoreChoice::Restore: return openFile(newest);
         case RestoreChoice::Discard: SessionAutosave::removeOrphan(newest); return false;

@@ -86,6 +86,22 @@ Result<ProfileCostModel> ProfileCostModel::load(const std::string& path) {
     return model;
 }
 
+Result<ProfileProvenance> ProfileCostModel::provenance(const std::string& path) {
+    auto document = readJsonFile(path);
+    if (!document) return document.error();
+    if (!document->is_object()) return makeError(path + ": expected a JSON object");
+    ProfileProvenance out;
+    const auto text = [&](const char* key) {
+        const auto it = document->find(key);
+        return it != document->end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    out.model = text("model");
+    out.hardware = text("hardware");
+    if (const auto it = document->find("sequence_length"); it != document->end() && it->is_number_integer())
+        out.sequence_length = static_cast<int>(it->get<long long>());
+    return out;
+}
+
 Result<ProfileCostModel> ProfileCostModel::fromJson(const json& object, const std::string& path) {
     JsonFieldReader in(object, path);
     in.header("mario-profile");

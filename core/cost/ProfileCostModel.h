@@ -51,8 +51,18 @@ struct ProfileFits {
     ProfileExtra embedding, head;
 };
 
+// What a profile was measured on, as its file says: shown beside a profile in the window and
+// naming the model a live run executes. Empty names and 0 when the file does not record them.
+struct ProfileProvenance {
+    std::string model;
+    std::string hardware;
+    int sequence_length = 0;
+};
+
 class ProfileCostModel {
 public:
+    // Reads only the provenance fields, so a profile of a newer format still says what it is.
+    static Result<ProfileProvenance> provenance(const std::string& path);
     ProfileCostModel() = default;
     // From measured numbers; toJson() then writes them in the one profile format.
     explicit ProfileCostModel(const ProfileFits& fits);
