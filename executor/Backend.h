@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario::exec {
 

@@ -1,18 +1,18 @@
-#include "DeviceWorker.h"
+#include "executor/DeviceWorker.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "DeviceMemory.h"
+#include "executor/DeviceMemory.h"
 
 namespace mario::exec {
 
 DeviceWorker::DeviceWorker(const WorkerPlace& place, const Plan& plan, const PipelineTopology& topology,
                            const GptModel& model, std::map<int, StageRuntime*> stages, const Batch& batch,
                            Transport& transport)
-    : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model),
-      stages_(std::move(stages)), batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()),
+    : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model), stages_(std::move(stages)),
+      batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()),
       torchDevice_(batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device()),
       optimizer_(place.lr, place.adam) {
     // An F is checkpointed when an R of the same (stage, mb) stands later in the program.
@@ -90,8 +90,8 @@ void DeviceWorker::run() {
         } catch (const RunAborted&) {
             return;
         } catch (const std::exception& e) {
-            transport_.fail(where() + ", instruction " + toActionString(program[i]) +
-                           " (program[" + std::to_string(i) + "]): " + e.what());
+            transport_.fail(where() + ", instruction " + toActionString(program[i]) + " (program[" + std::to_string(i) +
+                            "]): " + e.what());
             return;
         }
     }
@@ -171,7 +171,8 @@ void DeviceWorker::backwardInput(int s, int m) {
     if (prev >= 0) {
         std::vector<torch::Tensor> outputGrads;
         if (gradient.defined()) outputGrads.push_back(gradient);
-        slot.inGrad = torch::autograd::grad({slot.output}, {slot.input}, outputGrads, /*retain_graph=*/true)[0].detach();
+        slot.inGrad =
+            torch::autograd::grad({slot.output}, {slot.input}, outputGrads, /*retain_graph=*/true)[0].detach();
         if (sameDevice(prev)) handOver(Direction::Backward, prev, m, slot.inGrad);
     }
     slot.weightsPending = true;
@@ -208,72 +209,66 @@ void DeviceWorker::measureMemory() {
 void DeviceWorker::execute(const Instruction& in, std::size_t) {
     const int s = in.stage, m = in.microbatch;
     switch (in.op) {
-    case Op::Forward: {
-        const bool ckpt = checkpointed_.count({s, m}) > 0;
-        forward(s, m, !ckpt);
-        const int next = topology_.nextStage(s);
-        if (sameDevice(next)) handOver(Direction::Forward, next, m, slots_[{s, m}].output.detach());
-        if (topology_.nextStage(s) < 0) lossSum_ += slots_[{s, m}].output.item<double>();
-        return;
-    }
-    case Op::Recompute: {
-        Slot& slot = slots_[{s, m}];
-        if (!slot.input.defined()) throw std::runtime_error("R without a checkpointed F before it");
-        forward(s, m, true);
-        return;
-    }
-    case Op::Backward:
-        backward(s, m);
-        return;
-    case Op::BackwardInput:
-        backwardInput(s, m);
-        return;
-    case Op::BackwardWeight:
-        backwardWeight(s, m);
-        return;
-    case Op::SendForward: {
-        const int next = topology_.nextStage(s);
-        if (next < 0 || sameDevice(next)) return;  // nothing to move across devices
-        Slot& slot = slots_[{s, m}];
-        if (!slot.output.defined()) throw std::runtime_error("SEND_F before its F");
-        transport_.send(Direction::Forward, next, m, slot.output.detach());
-        if (!slot.output.requires_grad()) slot.output = torch::Tensor();  // checkpointed: R rebuilds it
-        return;
-    }
-    case Op::RecvForward:
-        stage(s);
-        slots_[{s, m}].input = transport_.receive(Direction::Forward, s, m, current_).detach().requires_grad_(true);
-        return;
-    case Op::SendBackward: {
-        const int prev = topology_.previousStage(s);
-        if (prev < 0 || sameDevice(prev)) return;
-        Slot& slot = slots_[{s, m}];
-        if (!slot.inGrad.defined()) throw std::runtime_error("SEND_B before its B");
-        transport_.send(Direction::Backward, prev, m, slot.inGrad);
-        if (slot.weightsPending) slot.inGrad = torch::Tensor();  // W still needs the graph
-        else slots_.erase({s, m});
-        return;
-    }
-    case Op::RecvBackward:
-        stage(s);
-        slots_[{s, m}].outGrad = transport_.receive(Direction::Backward, s, m, current_);
-        return;
-    case Op::ReduceGrad: {
-        StageRuntime& st = stage(s);
-        if (st.reduce.participants > 1) contributeUnlessReduced(st);
-        else st.reduced = true;  // dp = 1 and no replica: nothing to sum
-        return;
-    }
-    case Op::Optimizer: {
-        StageRuntime& st = stage(s);
-        // No REDUCE_GRAD before this OPT (a plan made for dp = 1 run with replicas): reduce here.
-        // Only replicas of this very device share the group then, and they run the same program,
-        // so they reach their OPTs in the same order and this cannot wait in a cycle.
-        contributeUnlessReduced(st);
-        collectReduce(st);
-        optimizer_.step(st);
-        return;
-    }
+        case Op::Forward: {
+            const bool ckpt = checkpointed_.count({s, m}) > 0;
+            forward(s, m, !ckpt);
+            const int next = topology_.nextStage(s);
+            if (sameDevice(next)) handOver(Direction::Forward, next, m, slots_[{s, m}].output.detach());
+            if (topology_.nextStage(s) < 0) lossSum_ += slots_[{s, m}].output.item<double>();
+            return;
+        }
+        case Op::Recompute: {
+            Slot& slot = slots_[{s, m}];
+            if (!slot.input.defined()) throw std::runtime_error("R without a checkpointed F before it");
+            forward(s, m, true);
+            return;
+        }
+        case Op::Backward: backward(s, m); return;
+        case Op::BackwardInput: backwardInput(s, m); return;
+        case Op::BackwardWeight: backwardWeight(s, m); return;
+        case Op::SendForward: {
+            const int next = topology_.nextStage(s);
+            if (next < 0 || sameDevice(next)) return;  // nothing to move across devices
+            Slot& slot = slots_[{s, m}];
+            if (!slot.output.defined()) throw std::runtime_error("SEND_F before its F");
+            transport_.send(Direction::Forward, next, m, slot.output.detach());
+            if (!slot.output.requires_grad()) slot.output = torch::Tensor();  // checkpointed: R rebuilds it
+            return;
+        }
+        case Op::RecvForward:
+            stage(s);
+            slots_[{s, m}].input = transport_.receive(Direction::Forward, s, m, current_).detach().requires_grad_(true);
+            return;
+        case Op::SendBackward: {
+            const int prev = topology_.previousStage(s);
+            if (prev < 0 || sameDevice(prev)) return;
+            Slot& slot = slots_[{s, m}];
+            if (!slot.inGrad.defined()) throw std::runtime_error("SEND_B before its B");
+            transport_.send(Direction::Backward, prev, m, slot.inGrad);
+            if (slot.weightsPending) slot.inGrad = torch::Tensor();  // W still needs the graph
+            else slots_.erase({s, m});
+            return;
+        }
+        case Op::RecvBackward:
+            stage(s);
+            slots_[{s, m}].outGrad = transport_.receive(Direction::Backward, s, m, current_);
+            return;
+        case Op::ReduceGrad: {
+            StageRuntime& st = stage(s);
+            if (st.reduce.participants > 1) contributeUnlessReduced(st);
+            else st.reduced = true;  // dp = 1 and no replica: nothing to sum
+            return;
+        }
+        case Op::Optimizer: {
+            StageRuntime& st = stage(s);
+            // No REDUCE_GRAD before this OPT (a plan made for dp = 1 run with replicas): reduce here.
+            // Only replicas of this very device share the group then, and they run the same program,
+            // so they reach their OPTs in the same order and this cannot wait in a cycle.
+            contributeUnlessReduced(st);
+            collectReduce(st);
+            optimizer_.step(st);
+            return;
+        }
     }
 }
 

@@ -8,19 +8,19 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <torch/torch.h>
 
-#include "GptModel.h"
-#include "LiveEventRecorder.h"
-#include "Optimizer.h"
-#include "StageRuntime.h"
-#include "Transport.h"
-#include "schedule/PipelineTopology.h"
-#include "schedule/Plan.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
+#include "executor/GptModel.h"
+#include "executor/LiveEventRecorder.h"
+#include "executor/Optimizer.h"
+#include "executor/StageRuntime.h"
+#include "executor/Transport.h"
 
 namespace mario::exec {
 
@@ -63,11 +63,11 @@ public:
 private:
     // Activations and gradients of one (stage, micro-batch) between its F and its B.
     struct Slot {
-        torch::Tensor input;     // tokens or received hidden state (a leaf requiring grad)
-        torch::Tensor output;    // hidden state, or the scaled loss on a last stage
-        torch::Tensor outGrad;   // gradient of output from the next stage
-        torch::Tensor inGrad;    // gradient of input, to send back
-        bool forwarded = false;  // F ran (a received input alone is not yet an activation)
+        torch::Tensor input;          // tokens or received hidden state (a leaf requiring grad)
+        torch::Tensor output;         // hidden state, or the scaled loss on a last stage
+        torch::Tensor outGrad;        // gradient of output from the next stage
+        torch::Tensor inGrad;         // gradient of input, to send back
+        bool forwarded = false;       // F ran (a received input alone is not yet an activation)
         bool weightsPending = false;  // I ran, W has not: the graph is kept for the weights
     };
 
@@ -113,7 +113,7 @@ private:
     double peakBytesNow_ = 0;  // activation bytes held after the latest instruction
     Optimizer optimizer_;
     std::unique_ptr<LiveEventRecorder> recorder_;  // only with a sink
-    std::string current_;  // "device D at INSTRUCTION", for other devices' timeout messages
+    std::string current_;                          // "device D at INSTRUCTION", for other devices' timeout messages
 };
 
 }  // namespace mario::exec

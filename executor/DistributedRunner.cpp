@@ -1,23 +1,23 @@
-#include "DistributedRunner.h"
+#include "executor/DistributedRunner.h"
 
 #include <cstring>
 #include <map>
 #include <memory>
 #include <set>
 
-#include "BlasThreads.h"
-#include "DeviceWorker.h"
-#include "GptModel.h"
-#include "LinkOrder.h"
-#include "RankLayout.h"
-#include "RunSetup.h"
-#include "StepLoop.h"
-#include "TcpMesh.h"
-#include "TcpTransport.h"
-#include "TensorWire.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/BlasThreads.h"
+#include "executor/DeviceWorker.h"
+#include "executor/GptModel.h"
+#include "executor/LinkOrder.h"
+#include "executor/RunSetup.h"
+#include "executor/StepLoop.h"
+#include "executor/TcpTransport.h"
+#include "executor/TensorWire.h"
+#include "executor/dist/RankLayout.h"
+#include "executor/dist/TcpMesh.h"
 #ifdef MARIO_HAVE_NCCL
-#include "NcclTransport.h"
+#include "executor/NcclTransport.h"
 #endif
 
 namespace mario::exec {
@@ -95,8 +95,9 @@ protected:
     // One message per rank: step time, loss share, activation peak, allocator peak.
     Result<std::vector<WorkerMeasure>> gather(std::vector<WorkerMeasure> mine) override {
         const WorkerMeasure& m = mine.front();
-        auto numbers = gatherNumbers(mesh_.mesh, {m.step_ms, m.loss_sum, m.peak_activation_bytes, m.peak_allocated_bytes},
-                                     options().recv_timeout_s);
+        auto numbers =
+            gatherNumbers(mesh_.mesh, {m.step_ms, m.loss_sum, m.peak_activation_bytes, m.peak_allocated_bytes},
+                          options().recv_timeout_s);
         if (!numbers) return numbers.error();
         std::vector<WorkerMeasure> all;
         for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
@@ -158,8 +159,8 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             report.devices = devices;
             report.data_parallel = replicas;
             report.instructions = plan.instructionCount();
-            std::vector<StageRuntime> stages = buildStages(plan, topology, model, replicas, device, dtype,
-                                                           report.plan_layers_used);
+            std::vector<StageRuntime> stages =
+                buildStages(plan, topology, model, replicas, device, dtype, report.plan_layers_used);
             auto groups = reduceGroups(stages, topology, replicas);
             if (!groups) return groups.error();
             std::map<int, StageRuntime*> mine;
@@ -168,7 +169,7 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
 
             const LinkOrder links = LinkOrder::build(plan, topology);
             std::unique_ptr<Transport> nccl;
-    #ifdef MARIO_HAVE_NCCL
+#ifdef MARIO_HAVE_NCCL
             if (backend == Backend::Cuda) {
                 NcclSetup setup;
                 setup.rank = env.rank;
@@ -179,7 +180,8 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
                 for (const auto& [key, ranks] : *groups) setup.reduceGroups.push_back({key, ranks});
                 for (int r = 0; r < replicas; ++r)
                     for (auto [from, to] : links.links())
-                        setup.linkRanks.push_back({dist::rankOf({from, r, 0}, 1, replicas), dist::rankOf({to, r, 0}, 1, replicas)});
+                        setup.linkRanks.push_back(
+                            {dist::rankOf({from, r, 0}, 1, replicas), dist::rankOf({to, r, 0}, 1, replicas)});
                 setup.messageShape = {mbs, options.model.seq, options.model.hidden};
                 setup.cudaDevice = env.local_rank;
                 setup.dtype = static_cast<int>(dtype);
@@ -191,10 +193,11 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
                 };
                 nccl = NcclTransport::create(setup);
             }
-    #else
+#else
             if (backend == Backend::Cuda)
-                return makeError("the CUDA backend is not built: nvcc and NCCL were not found when mario-executor was built");
-    #endif
+                return makeError(
+                    "the CUDA backend is not built: nvcc and NCCL were not found when mario-executor was built");
+#endif
 
             StepReporting reporting;
             reporting.events = options.on_event;

@@ -4,11 +4,11 @@
 // rank order which device and replica it runs (RankLayout.h). The CPU backend talks over the
 // TCP mesh, the CUDA backend over NCCL (the mesh then only carries NCCL's ids and the summary).
 // Torch-free API, like Executor.h.
-#include "Backend.h"
-#include "Executor.h"
-#include "LaunchEnv.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
+#include "executor/Backend.h"
+#include "executor/Executor.h"
+#include "executor/dist/LaunchEnv.h"
 
 namespace mario::exec {
 

@@ -18,9 +18,9 @@
 
 #include <torch/torch.h>
 
-#include "GptModel.h"
-#include "StreamSync.h"
-#include "Transport.h"
+#include "executor/GptModel.h"
+#include "executor/StreamSync.h"
+#include "executor/Transport.h"
 
 namespace mario::exec {
 
@@ -50,8 +50,7 @@ public:
         if (aborted_) throw RunAborted();
         if (!ready)
             throw std::runtime_error("no " + std::string(direction == Direction::Forward ? "activation" : "gradient") +
-                                     " arrived within " + seconds() + " s (its sender never sent it)" +
-                                     blockedList());
+                                     " arrived within " + seconds() + " s (its sender never sent it)" + blockedList());
         Parcel parcel = std::move(mail_[key]);
         mail_.erase(key);
         lock.unlock();
@@ -81,8 +80,7 @@ public:
     void collect(const std::string& key, int participants, ParamMap& params) {
         std::unique_lock lock(mutex_);
         Group& group = groups_[key];
-        const bool ready =
-            wake_.wait_for(lock, timeout_, [&] { return aborted_ || group.arrived >= participants; });
+        const bool ready = wake_.wait_for(lock, timeout_, [&] { return aborted_ || group.arrived >= participants; });
         if (aborted_) throw RunAborted();
         if (!ready)
             throw std::runtime_error("only " + std::to_string(group.arrived) + " of " + std::to_string(participants) +

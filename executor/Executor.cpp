@@ -1,4 +1,4 @@
-#include "Executor.h"
+#include "executor/Executor.h"
 
 #include <memory>
 #include <mutex>
@@ -10,14 +10,14 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "BlasThreads.h"
-#include "DeviceWorker.h"
-#include "Exchange.h"
-#include "GptModel.h"
-#include "InProcessTransport.h"
-#include "RunSetup.h"
-#include "StepLoop.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/BlasThreads.h"
+#include "executor/DeviceWorker.h"
+#include "executor/Exchange.h"
+#include "executor/GptModel.h"
+#include "executor/InProcessTransport.h"
+#include "executor/RunSetup.h"
+#include "executor/StepLoop.h"
 
 namespace mario::exec {
 namespace {

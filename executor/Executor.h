@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "ModelSpec.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
+#include "executor/ModelSpec.h"
 
 namespace mario::exec {
 
@@ -25,10 +25,10 @@ struct ExecutorOptions {
     int iterations = 1;
     std::uint64_t seed = 0;
     double lr = 0.01;
-    bool adam = false;    // optimizer: Adam instead of plain SGD
+    bool adam = false;  // optimizer: Adam instead of plain SGD
     double recv_timeout_s = 30;
     bool reference = false;
-    double rtol = 1e-5;   // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
+    double rtol = 1e-5;  // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
     double atol = 4e-5;
     // Live profiling (issue 5): called with one line of the live-event protocol at a time
     // (core/io/LiveEvents.h) — every instruction's start and end (steady clock on CPU, CUDA
@@ -43,11 +43,11 @@ struct RunReport {
     // Per-tensor relative: max over parameters of max|g - g_ref| / (max|g_ref| + 1e-12).
     double max_grad_rel_diff = 0;
     double max_grad_abs_diff = 0;
-    bool grads_match = true;               // every gradient torch::allclose(rtol, atol)
-    std::vector<std::string> mismatched;   // parameter names that do not match (or are missing)
-    std::size_t compared_parameters = 0;   // reference tensors compared
-    double max_weight_abs_diff = 0;        // weights after the last optimizer step
-    bool plan_layers_used = false;         // the plan's `layers` fit this model (else §4's rule)
+    bool grads_match = true;              // every gradient torch::allclose(rtol, atol)
+    std::vector<std::string> mismatched;  // parameter names that do not match (or are missing)
+    std::size_t compared_parameters = 0;  // reference tensors compared
+    double max_weight_abs_diff = 0;       // weights after the last optimizer step
+    bool plan_layers_used = false;        // the plan's `layers` fit this model (else §4's rule)
     // Per device, of the last iteration: see DeviceWorker::peakActivationBytes (the plan's
     // activation/checkpoint bytes weighted by what the interpreter really held).
     std::vector<double> peak_activation_bytes;
@@ -60,7 +60,7 @@ struct RunReport {
     std::size_t instructions = 0;
     int devices = 0;
     int data_parallel = 1;
-    int rank = 0;   // multi-process runs: this process's rank; only rank 0 holds the whole report
+    int rank = 0;  // multi-process runs: this process's rank; only rank 0 holds the whole report
     int world = 1;
 };
 

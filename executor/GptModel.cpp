@@ -1,4 +1,4 @@
-#include "GptModel.h"
+#include "executor/GptModel.h"
 
 #include <cmath>
 #include <limits>
@@ -9,7 +9,7 @@
 namespace mario::exec {
 namespace {
 
-constexpr double kRmsEps = 1e-6;         // LLaMA's norm_eps
+constexpr double kRmsEps = 1e-6;          // LLaMA's norm_eps
 constexpr double kRotaryTheta = 10000.0;  // LLaMA's rope_theta
 
 const torch::Tensor& param(const ParamMap& params, const std::string& name) {
@@ -130,7 +130,7 @@ torch::Tensor applyRotary(const torch::Tensor& x, double theta) {
     const auto opts = torch::TensorOptions().dtype(torch::kFloat64).device(x.device());
     const auto inverseFrequency = torch::pow(theta, -torch::arange(0, hd, 2, opts) / static_cast<double>(hd));
     const auto angles = torch::outer(torch::arange(t, opts), inverseFrequency);  // [T, hd/2]
-    const auto both = torch::cat({angles, angles}, -1);                           // [T, hd]
+    const auto both = torch::cat({angles, angles}, -1);                          // [T, hd]
     const auto halves = x.chunk(2, -1);
     const auto rotated = torch::cat({-halves[1], halves[0]}, -1);
     return x * both.cos().to(x.scalar_type()) + rotated * both.sin().to(x.scalar_type());

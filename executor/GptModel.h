@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "ModelSpec.h"
+#include "executor/ModelSpec.h"
 
 namespace mario::exec {
 

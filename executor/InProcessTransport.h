@@ -2,8 +2,8 @@
 // The Transport of one worker thread over the process's shared Exchange: its replica picks
 // the mailboxes, so data-parallel replicas running as threads of one process never see each
 // other's activations, while REDUCE_GRAD groups span all of them.
-#include "Exchange.h"
-#include "Transport.h"
+#include "executor/Exchange.h"
+#include "executor/Transport.h"
 
 namespace mario::exec {
 

@@ -1,4 +1,4 @@
-#include "InstructionClock.h"
+#include "executor/InstructionClock.h"
 
 #include <deque>
 #include <stdexcept>

@@ -44,8 +44,8 @@ private:
     struct GpuMarks;  // CUDA events; only in builds whose LibTorch has CUDA
     std::chrono::steady_clock::time_point origin_;
     std::unique_ptr<GpuMarks> gpu_;
-    Mark first_ = 0;                     // the oldest mark still held
-    std::deque<double> hostMicros_;       // CPU marks, index − first_
+    Mark first_ = 0;                 // the oldest mark still held
+    std::deque<double> hostMicros_;  // CPU marks, index − first_
 };
 
 }  // namespace mario::exec

@@ -1,4 +1,4 @@
-#include "LinkBook.h"
+#include "executor/LinkBook.h"
 
 #include <stdexcept>
 #include <string>

@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "LinkOrder.h"
+#include "executor/LinkOrder.h"
 
 namespace mario::exec {
 

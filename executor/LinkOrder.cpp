@@ -1,4 +1,4 @@
-#include "LinkOrder.h"
+#include "executor/LinkOrder.h"
 
 namespace mario::exec {
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "schedule/PipelineTopology.h"
-#include "schedule/Plan.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
 
 namespace mario::exec {
 

@@ -1,4 +1,4 @@
-#include "LiveEventRecorder.h"
+#include "executor/LiveEventRecorder.h"
 
 #include <stdexcept>
 #include <utility>

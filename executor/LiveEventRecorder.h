@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "InstructionClock.h"
-#include "io/LiveEvents.h"
+#include "core/io/LiveEvents.h"
+#include "executor/InstructionClock.h"
 
 namespace mario::exec {
 

@@ -1,4 +1,4 @@
-#include "ModelSpec.h"
+#include "executor/ModelSpec.h"
 
 #include <charconv>
 
@@ -49,16 +49,16 @@ Result<ModelSpec> parseModelSpec(std::string_view text) {
                          std::to_string(spec.heads) + ")");
     // Rotary embeddings turn pairs of head dimensions.
     if (spec.flavor == "llama" && (spec.hidden / spec.heads) % 2 != 0)
-        return makeError("--model: flavor=llama needs an even head size, hidden/heads = " +
-                         std::to_string(spec.hidden) + "/" + std::to_string(spec.heads) + " = " +
-                         std::to_string(spec.hidden / spec.heads));
+        return makeError(
+            "--model: flavor=llama needs an even head size, hidden/heads = " + std::to_string(spec.hidden) + "/" +
+            std::to_string(spec.heads) + " = " + std::to_string(spec.hidden / spec.heads));
     return spec;
 }
 
 std::string describe(const ModelSpec& s) {
     return "layers=" + std::to_string(s.layers) + ",hidden=" + std::to_string(s.hidden) +
-           ",heads=" + std::to_string(s.heads) + ",seq=" + std::to_string(s.seq) +
-           ",vocab=" + std::to_string(s.vocab) + (s.flavor == "gpt" ? "" : ",flavor=" + s.flavor);
+           ",heads=" + std::to_string(s.heads) + ",seq=" + std::to_string(s.seq) + ",vocab=" + std::to_string(s.vocab) +
+           (s.flavor == "gpt" ? "" : ",flavor=" + s.flavor);
 }
 
 int llamaFfnSize(int hidden) {

@@ -5,12 +5,12 @@
 #include <string>
 #include <string_view>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario::exec {
 
 struct ModelSpec {
-    int layers = 8;   // transformer blocks (embedding and head are extra, not counted)
+    int layers = 8;  // transformer blocks (embedding and head are extra, not counted)
     int hidden = 32;
     int heads = 4;
     int seq = 16;

@@ -1,6 +1,6 @@
-#include "NcclTransport.h"
+#include "executor/NcclTransport.h"
 
-#include "LinkBook.h"
+#include "executor/LinkBook.h"
 
 #include <atomic>
 #include <chrono>
@@ -29,11 +29,11 @@ void check(ncclResult_t r, const std::string& what) {
 
 ncclDataType_t ncclTypeOf(torch::ScalarType type) {
     switch (type) {
-    case torch::kFloat64: return ncclFloat64;
-    case torch::kFloat32: return ncclFloat32;
-    case torch::kBFloat16: return ncclBfloat16;
-    case torch::kFloat16: return ncclFloat16;
-    default: throw std::runtime_error("NCCL cannot carry tensors of this dtype");
+        case torch::kFloat64: return ncclFloat64;
+        case torch::kFloat32: return ncclFloat32;
+        case torch::kBFloat16: return ncclBfloat16;
+        case torch::kFloat16: return ncclFloat16;
+        default: throw std::runtime_error("NCCL cannot carry tensors of this dtype");
     }
 }
 
@@ -120,8 +120,9 @@ struct NcclTransport::Impl {
             retireFinished();
             if (!inflight.empty() &&
                 Clock::now() - inflight.front().posted > std::chrono::duration<double>(setup.timeout_s)) {
-                abortAll("rank " + std::to_string(setup.rank) + ": " + inflight.front().what + " did not finish within " +
-                         std::to_string(static_cast<int>(setup.timeout_s)) + " s (its peer never matched it)");
+                abortAll("rank " + std::to_string(setup.rank) + ": " + inflight.front().what +
+                         " did not finish within " + std::to_string(static_cast<int>(setup.timeout_s)) +
+                         " s (its peer never matched it)");
                 continue;
             }
             for (Comm* c : all) {

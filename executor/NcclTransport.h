@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "LinkOrder.h"
-#include "Transport.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/LinkOrder.h"
+#include "executor/Transport.h"
 
 namespace mario::exec {
 
 struct NcclSetup {
     int rank = 0;
-    int device = 0;   // this rank's pipeline device
+    int device = 0;                               // this rank's pipeline device
     std::function<int(int device)> rankOfDevice;  // ranks of the pipeline devices of this replica
     const PipelineTopology* topology = nullptr;
     const LinkOrder* links = nullptr;

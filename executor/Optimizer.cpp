@@ -1,10 +1,10 @@
-#include "Optimizer.h"
+#include "executor/Optimizer.h"
 
 #include <cmath>
 
 #include <torch/torch.h>
 
-#include "StageRuntime.h"
+#include "executor/StageRuntime.h"
 
 namespace mario::exec {
 

@@ -1,11 +1,11 @@
-#include "Profiler.h"
+#include "executor/Profiler.h"
 
-#include "BlasThreads.h"
-#include "RunSetup.h"
+#include "executor/BlasThreads.h"
+#include "executor/RunSetup.h"
 
 #include <torch/cuda.h>
 
-#include "cost/ProfileCostModel.h"
+#include "core/cost/ProfileCostModel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -17,7 +17,7 @@
 #include <c10/util/ThreadLocalDebugInfo.h>
 #include <torch/torch.h>
 
-#include "GptModel.h"
+#include "executor/GptModel.h"
 
 namespace mario::exec {
 namespace {
@@ -118,7 +118,6 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
     return m;
 }
 
-
 }  // namespace
 
 LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys) {
@@ -173,7 +172,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     ProfileResult result;
     std::vector<double> xs, f, bw, rc, act, st, bi, bwt;
     for (int x = 1; x <= options.max_blocks; ++x) {
-        const Measured m = measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats, device, dtype);
+        const Measured m =
+            measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats, device, dtype);
         result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
         xs.push_back(x);
         f.push_back(m.forward_ms);
@@ -189,8 +189,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     result.recompute = fitLine(xs, rc);
     result.activation = fitLine(xs, act);
     result.statics = fitLine(xs, st);
-    const Measured embed = measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats, device, dtype);
-    const Measured head = measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats, device, dtype);
+    const Measured embed =
+        measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats, device, dtype);
+    const Measured head =
+        measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats, device, dtype);
     auto extra = [](const Measured& m) {
         return ProfileExtra{m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes};
     };
@@ -199,9 +201,13 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
 
     nlohmann::json points = nlohmann::json::array();
     for (const auto& p : result.points)
-        points.push_back({{"blocks", p.blocks}, {"forward_ms", p.forward_ms}, {"backward_ms", p.backward_ms},
-                          {"backward_input_ms", bi[points.size()]}, {"backward_weight_ms", bwt[points.size()]},
-                          {"recompute_ms", p.recompute_ms}, {"activation_bytes", p.activation_bytes},
+        points.push_back({{"blocks", p.blocks},
+                          {"forward_ms", p.forward_ms},
+                          {"backward_ms", p.backward_ms},
+                          {"backward_input_ms", bi[points.size()]},
+                          {"backward_weight_ms", bwt[points.size()]},
+                          {"recompute_ms", p.recompute_ms},
+                          {"activation_bytes", p.activation_bytes},
                           {"static_bytes", p.static_bytes}});
     // The numbers go through core's ProfileCostModel, which owns the format the simulator reads;
     // only the descriptive keys are added here.
@@ -228,9 +234,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     j["hardware"] = options.device;
     j["notes"] =
         "Measured on " + options.device + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
-        std::to_string(torch::get_num_threads()) +
-        " intra-op threads): `" + options.command_line + "`. Stages of 1.." + std::to_string(options.max_blocks) +
-        " transformer blocks; times are the median of " + std::to_string(options.repeats) +
+        std::to_string(torch::get_num_threads()) + " intra-op threads): `" + options.command_line + "`. Stages of 1.." +
+        std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
+        std::to_string(options.repeats) +
         " runs after one warm-up; forward is with grad, recompute is a forward with grad from the saved stage "
         "input, backward is that forward's backward; backward_input_ms (I) and backward_weight_ms (W) are a "
         "split backward as mario-executor runs it: I the input's gradient with the graph kept, then W the "
@@ -240,9 +246,13 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         "[micro_batch, seq, hidden] boundary tensor. embedding/head: those slices measured alone. "
         "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
     j["source"] = {{"tool", "mario-executor profile"},
-                   {"r2", {{"forward_ms", result.forward.r2}, {"backward_ms", result.backward.r2},
-                           {"backward_input_ms", inputFit.r2}, {"backward_weight_ms", weightFit.r2},
-                           {"recompute_ms", result.recompute.r2}, {"activation_bytes", result.activation.r2}}},
+                   {"r2",
+                    {{"forward_ms", result.forward.r2},
+                     {"backward_ms", result.backward.r2},
+                     {"backward_input_ms", inputFit.r2},
+                     {"backward_weight_ms", weightFit.r2},
+                     {"recompute_ms", result.recompute.r2},
+                     {"activation_bytes", result.activation.r2}}},
                    {"points", points}};
     return result;
 }

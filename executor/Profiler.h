@@ -9,21 +9,21 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ModelSpec.h"
-#include "util/Result.h"
+#include "core/util/Result.h"
+#include "executor/ModelSpec.h"
 
 namespace mario::exec {
 
 struct ProfileOptions {
-    ModelSpec model;          // layers is raised to max_blocks when smaller
+    ModelSpec model;                // layers is raised to max_blocks when smaller
     std::string device = "cpu";     // or "cuda", "cuda:N": timings then wait for the GPU
     std::string dtype = "float64";  // float32/bfloat16 for GPU profiles that match a real run
     int micro_batch_size = 1;
-    int max_blocks = 4;       // stages of 1..max_blocks blocks are measured
-    int repeats = 5;          // timings are the median of `repeats` runs after one warm-up
+    int max_blocks = 4;  // stages of 1..max_blocks blocks are measured
+    int repeats = 5;     // timings are the median of `repeats` runs after one warm-up
     std::uint64_t seed = 0;
-    std::string command_line; // recorded in the profile's notes
-    std::string name;         // optional profile name
+    std::string command_line;  // recorded in the profile's notes
+    std::string name;          // optional profile name
 };
 
 // One measured stage of `blocks` transformer blocks (no embedding, no head).

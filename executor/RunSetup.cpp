@@ -1,4 +1,4 @@
-#include "RunSetup.h"
+#include "executor/RunSetup.h"
 
 #include <algorithm>
 #include <map>
@@ -7,8 +7,8 @@
 
 #include <torch/cuda.h>
 
-#include "Optimizer.h"
-#include "TokenFile.h"
+#include "executor/Optimizer.h"
+#include "executor/TokenFile.h"
 
 namespace mario::exec {
 namespace {
@@ -50,8 +50,9 @@ torch::Device torchDevice(const ExecutorOptions& options) {
     if (device->is_cuda()) {
         if (!torch::cuda::is_available())
             throw std::runtime_error("the cuda backend needs a LibTorch with CUDA and a visible GPU; this one has " +
-                                     std::string(torch::cuda::device_count() == 0 ? "no GPU (Debian's LibTorch is CPU-only)"
-                                                                                  : "no CUDA support"));
+                                     std::string(torch::cuda::device_count() == 0
+                                                     ? "no GPU (Debian's LibTorch is CPU-only)"
+                                                     : "no CUDA support"));
         if (device->index() >= static_cast<int>(torch::cuda::device_count()))
             throw std::runtime_error("GPU " + std::to_string(device->index()) + " does not exist (" +
                                      std::to_string(torch::cuda::device_count()) + " visible)");
@@ -111,7 +112,8 @@ Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int micr
         if (file) {
             std::vector<int64_t> ids;
             for (int row = 0; row < microBatchSize; ++row) {
-                auto sample = file->sample(static_cast<std::int64_t>(g) * microBatchSize + row, seq, model.spec().vocab);
+                auto sample =
+                    file->sample(static_cast<std::int64_t>(g) * microBatchSize + row, seq, model.spec().vocab);
                 if (!sample) throw std::runtime_error(sample.error().message);
                 ids.insert(ids.end(), sample->begin(), sample->end());
             }

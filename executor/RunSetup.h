@@ -7,11 +7,11 @@
 
 #include <torch/torch.h>
 
-#include "Executor.h"
-#include "GptModel.h"
-#include "StageRuntime.h"
-#include "schedule/PipelineTopology.h"
-#include "schedule/Plan.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
+#include "executor/Executor.h"
+#include "executor/GptModel.h"
+#include "executor/StageRuntime.h"
 
 namespace mario::exec {
 

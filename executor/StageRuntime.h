@@ -6,8 +6,8 @@
 
 #include <torch/torch.h>
 
-#include "GptModel.h"
-#include "Transport.h"
+#include "executor/GptModel.h"
+#include "executor/Transport.h"
 
 namespace mario::exec {
 

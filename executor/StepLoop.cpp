@@ -1,10 +1,10 @@
-#include "StepLoop.h"
+#include "executor/StepLoop.h"
 
 #include <algorithm>
 
-#include "DeviceWorker.h"
-#include "io/LiveEvents.h"
-#include "schedule/PipelineTopology.h"
+#include "core/io/LiveEvents.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/DeviceWorker.h"
 
 namespace mario::exec {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "Executor.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
+#include "executor/Executor.h"
 
 namespace mario {
 class PipelineTopology;

@@ -1,9 +1,9 @@
-#include "TcpTransport.h"
+#include "executor/TcpTransport.h"
 
 #include <iterator>
 #include <stdexcept>
 
-#include "TensorWire.h"
+#include "executor/TensorWire.h"
 
 namespace mario::exec {
 namespace {
@@ -27,7 +27,8 @@ int TcpTransport::groupIndex(const std::string& key) const {
 
 void TcpTransport::send(Direction direction, int stage, int microbatch, const torch::Tensor& tensor) {
     const int peer = rankOfDevice_(topology_.deviceOf(stage));
-    const dist::MessageKey key{direction == Direction::Forward ? kActivation : kGradient, stage, microbatch, iteration_};
+    const dist::MessageKey key{direction == Direction::Forward ? kActivation : kGradient, stage, microbatch,
+                               iteration_};
     mesh_.send(peer, key, tensorBytes(tensor));
 }
 
@@ -35,7 +36,8 @@ torch::Tensor TcpTransport::receive(Direction direction, int stage, int microbat
     const int source = direction == Direction::Forward ? topology_.previousStage(stage) : topology_.nextStage(stage);
     if (source < 0) throw std::runtime_error("nothing is ever sent to stage " + std::to_string(stage));
     const int peer = rankOfDevice_(topology_.deviceOf(source));
-    const dist::MessageKey key{direction == Direction::Forward ? kActivation : kGradient, stage, microbatch, iteration_};
+    const dist::MessageKey key{direction == Direction::Forward ? kActivation : kGradient, stage, microbatch,
+                               iteration_};
     auto bytes = mesh_.receive(peer, key, timeout_s_);
     if (!bytes)
         throw std::runtime_error(std::string("no ") + (direction == Direction::Forward ? "activation" : "gradient") +

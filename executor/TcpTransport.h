@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "TcpMesh.h"
-#include "Transport.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/Transport.h"
+#include "executor/dist/TcpMesh.h"
 
 namespace mario::exec {
 

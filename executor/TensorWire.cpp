@@ -1,4 +1,4 @@
-#include "TensorWire.h"
+#include "executor/TensorWire.h"
 
 #include <cstring>
 #include <stdexcept>

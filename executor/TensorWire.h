@@ -8,7 +8,7 @@
 
 #include <torch/torch.h>
 
-#include "GptModel.h"
+#include "executor/GptModel.h"
 
 namespace mario::exec {
 

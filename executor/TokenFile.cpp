@@ -1,4 +1,4 @@
-#include "TokenFile.h"
+#include "executor/TokenFile.h"
 
 #include <algorithm>
 #include <cctype>
@@ -76,8 +76,7 @@ Result<TokenFile> parseText(TokenFile file, const std::string& text) {
 
 Result<TokenFile> readTokenFile(const std::string& path) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        return makeError("token file " + inQuotes(path) + " is a directory");
+    if (std::filesystem::is_directory(path, ec)) return makeError("token file " + inQuotes(path) + " is a directory");
     std::ifstream in(path, std::ios::binary);
     if (!in) return makeError("cannot read token file " + inQuotes(path) + ": " + std::strerror(errno));
     const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -103,17 +102,16 @@ Result<std::vector<std::int64_t>> TokenFile::sample(std::int64_t index, int seq,
                          " tokens for seq=" + std::to_string(seq) + ", has " + std::to_string(n));
     const auto starts = static_cast<std::uint64_t>(n - seq);  // offsets 0 .. n-seq-1 fit a sample
     // Wrap a negative index to its non-negative representative first.
-    const auto wrapped = static_cast<std::uint64_t>(((index % static_cast<std::int64_t>(starts)) +
-                                                     static_cast<std::int64_t>(starts)) %
-                                                    static_cast<std::int64_t>(starts));
+    const auto wrapped =
+        static_cast<std::uint64_t>(((index % static_cast<std::int64_t>(starts)) + static_cast<std::int64_t>(starts)) %
+                                   static_cast<std::int64_t>(starts));
     const auto offset = static_cast<std::int64_t>(mulMod(wrapped, static_cast<std::uint64_t>(length), starts));
     std::vector<std::int64_t> out(ids.begin() + offset, ids.begin() + offset + length);
     for (std::int64_t i = 0; i < length; ++i)
         if (out[i] >= vocab)
-            return makeError("token " + std::to_string(out[i]) + " at position " + std::to_string(offset + i) +
-                             " of " + inQuotes(path) + " is outside the model's vocabulary of " +
-                             std::to_string(vocab) + "; use --model vocab=" +
-                             std::to_string(std::max(max_id, out[i]) + 1) + " or more");
+            return makeError("token " + std::to_string(out[i]) + " at position " + std::to_string(offset + i) + " of " +
+                             inQuotes(path) + " is outside the model's vocabulary of " + std::to_string(vocab) +
+                             "; use --model vocab=" + std::to_string(std::max(max_id, out[i]) + 1) + " or more");
     return out;
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario::exec {
 

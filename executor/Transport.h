@@ -14,7 +14,7 @@
 
 #include <torch/torch.h>
 
-#include "GptModel.h"
+#include "executor/GptModel.h"
 
 namespace mario::exec {
 

@@ -24,15 +24,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "Backend.h"
-#include "DistributedRunner.h"
-#include "Executor.h"
-#include "LaunchEnv.h"
-#include "Profiler.h"
-#include "io/LiveEvents.h"
-#include "io/PlanJson.h"
-#include "sim/Validator.h"
-#include "util/ExitCode.h"
+#include "core/io/LiveEvents.h"
+#include "core/io/PlanJson.h"
+#include "core/sim/Validator.h"
+#include "core/util/ExitCode.h"
+#include "executor/Backend.h"
+#include "executor/DistributedRunner.h"
+#include "executor/Executor.h"
+#include "executor/Profiler.h"
+#include "executor/dist/LaunchEnv.h"
 
 namespace {
 
@@ -143,8 +143,7 @@ int runMain(int argc, char** argv) {
                 const std::string name = value();
                 if (name != "sgd" && name != "adam") return usage("--optimizer is sgd or adam");
                 options.adam = name == "adam";
-            }
-            else return usage("unknown option " + arg);
+            } else return usage("unknown option " + arg);
         }
     } catch (const std::exception& e) {
         return usage(std::string("bad option value: ") + e.what());

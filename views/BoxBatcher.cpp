@@ -1,4 +1,4 @@
-#include "BoxBatcher.h"
+#include "views/BoxBatcher.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,7 +28,8 @@ std::vector<TimelineBox>::const_iterator BoxBatcher::firstEndingAfter(const std:
 void BoxBatcher::emitRect(BoxKind kind, double left, double right) {
     const int l = static_cast<int>(std::lround(left)), r = static_cast<int>(std::lround(right));
     if (r <= l) return;
-    rects_[static_cast<std::size_t>(kind)].append(QRect(l, static_cast<int>(top_), r - l, static_cast<int>(bottom_ - top_)));
+    rects_[static_cast<std::size_t>(kind)].append(
+        QRect(l, static_cast<int>(top_), r - l, static_cast<int>(bottom_ - top_)));
 }
 
 void BoxBatcher::closeRun(double nextLeft) {
@@ -54,8 +55,8 @@ void BoxBatcher::closeGroup(double nextLeft) {
     run_ = {true, kind, left, right};
 }
 
-void BoxBatcher::addLane(const std::vector<TimelineBox>& boxes, const VisibleWindow& window, double top,
-                         double bottom, bool bubbles, double makespan) {
+void BoxBatcher::addLane(const std::vector<TimelineBox>& boxes, const VisibleWindow& window, double top, double bottom,
+                         bool bubbles, double makespan) {
     top_ = top;
     bottom_ = bottom;
     group_ = {};

@@ -11,7 +11,7 @@
 #include <array>
 #include <vector>
 
-#include "Timeline.h"
+#include "views/Timeline.h"
 
 namespace mario::views {
 
@@ -31,8 +31,8 @@ struct BoxLabel {
 
 // The visible window of the plot in both units.
 struct VisibleWindow {
-    double lowKey = 0, highKey = 0;       // time range
-    double clipLeft = 0, clipRight = 0;   // the same range in pixels
+    double lowKey = 0, highKey = 0;      // time range
+    double clipLeft = 0, clipRight = 0;  // the same range in pixels
     KeyToPixel toPixel;
 };
 
@@ -44,8 +44,8 @@ public:
     void clear();
     // Adds the visible boxes of one lane, drawn between pixel rows top and bottom. With
     // bubbles, also the idle stretches in [0, makespan] that are at least 2 px wide.
-    void addLane(const std::vector<TimelineBox>& boxes, const VisibleWindow& window, double top,
-                 double bottom, bool bubbles, double makespan);
+    void addLane(const std::vector<TimelineBox>& boxes, const VisibleWindow& window, double top, double bottom,
+                 bool bubbles, double makespan);
 
     const QVector<QRect>& rects(BoxKind kind) const { return rects_[static_cast<std::size_t>(kind)]; }
     const std::vector<BoxLabel>& labels() const { return labels_; }
@@ -55,8 +55,7 @@ public:
 
     // The first box of a lane that ends after `key` (lanes are sorted and do not overlap,
     // so ends rise with starts). O(log n).
-    static std::vector<TimelineBox>::const_iterator firstEndingAfter(const std::vector<TimelineBox>& boxes,
-                                                                     double key);
+    static std::vector<TimelineBox>::const_iterator firstEndingAfter(const std::vector<TimelineBox>& boxes, double key);
 
 private:
     // Boxes starting in one pixel column, folded into one rect of the kind covering most.

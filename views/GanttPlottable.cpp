@@ -1,4 +1,4 @@
-#include "GanttPlottable.h"
+#include "views/GanttPlottable.h"
 
 #include <algorithm>
 #include <cmath>

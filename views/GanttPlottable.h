@@ -9,8 +9,8 @@
 #include <optional>
 #include <vector>
 
-#include "BoxBatcher.h"
-#include "Timeline.h"
+#include "views/BoxBatcher.h"
+#include "views/Timeline.h"
 
 namespace mario::views {
 

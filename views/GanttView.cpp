@@ -1,4 +1,4 @@
-#include "GanttView.h"
+#include "views/GanttView.h"
 
 #include <memory>
 
@@ -12,9 +12,9 @@
 #include <cmath>
 #include <qcustomplot.h>
 
-#include "GanttPlottable.h"
-#include "PlotStyle.h"
-#include "SwatchLegendItem.h"
+#include "views/GanttPlottable.h"
+#include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
 
 namespace mario::views {
 
@@ -109,9 +109,7 @@ std::optional<BoxRef> GanttView::boxAt(const QPoint& widgetPos) const {
     return boxes_->boxAt(QPointF(plot_->mapFrom(this, widgetPos)));
 }
 
-QPoint GanttView::boxCenter(const BoxRef& box) const {
-    return plot_->mapTo(this, boxes_->boxCenter(box).toPoint());
-}
+QPoint GanttView::boxCenter(const BoxRef& box) const { return plot_->mapTo(this, boxes_->boxCenter(box).toPoint()); }
 
 QWidget* GanttView::plotWidget() const { return plot_; }
 
@@ -139,9 +137,9 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
         const std::size_t at = static_cast<std::size_t>(box - lane.data());
         if (at > 0 && lane[at - 1].kind == BoxKind::Wait && lane[at - 1].end >= box->start - 1e-9) {
             const TimelineBox& wait = lane[at - 1];
-            text += QStringLiteral("<br>started after waiting %1 (%2) for %3")
-                        .arg(formatMs(wait.end - wait.start), actionOf(wait).toHtmlEscaped(),
-                             noteOf(wait).toHtmlEscaped());
+            text +=
+                QStringLiteral("<br>started after waiting %1 (%2) for %3")
+                    .arg(formatMs(wait.end - wait.start), actionOf(wait).toHtmlEscaped(), noteOf(wait).toHtmlEscaped());
         }
     }
     return text;
@@ -211,7 +209,7 @@ bool GanttView::eventFilter(QObject* watched, QEvent* event) {
             drag_ = BoxDrag{*box, mouse->position().toPoint()};
             QToolTip::hideText();
             plot_->setFocus(Qt::MouseFocusReason);  // so Escape reaches us
-            return true;  // a press on a box starts a box drag, never a pan
+            return true;                            // a press on a box starts a box drag, never a pan
         }
         case QEvent::MouseMove: {
             auto* mouse = static_cast<QMouseEvent*>(event);

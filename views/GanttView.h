@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "Timeline.h"
+#include "views/Timeline.h"
 
 class QCustomPlot;
 class QCPRange;
@@ -36,8 +36,8 @@ public:
     QCustomPlot* plot() const;
     QWidget* plotWidget() const;  // the same, for code that must not include qcustomplot.h
     std::optional<BoxRef> boxAt(const QPoint& widgetPos) const;  // O(log n) hit test
-    QPoint boxCenter(const BoxRef& box) const;                    // in widget coordinates
-    QPoint pointAt(int lane, double timeMs) const;                // lane centre at a time, widget coordinates
+    QPoint boxCenter(const BoxRef& box) const;                   // in widget coordinates
+    QPoint pointAt(int lane, double timeMs) const;               // lane centre at a time, widget coordinates
     QString tooltipFor(const BoxRef& ref) const;
 
     // The plottable that draws the boxes (tests and benchmarks read its draw counters).

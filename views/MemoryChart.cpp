@@ -1,15 +1,15 @@
-#include "MemoryChart.h"
+#include "views/MemoryChart.h"
 
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <qcustomplot.h>
 #include <tuple>
 #include <utility>
-#include <qcustomplot.h>
 
-#include "MemoryThinning.h"
-#include "PlotStyle.h"
+#include "views/MemoryThinning.h"
+#include "views/PlotStyle.h"
 
 namespace mario::views {
 
@@ -22,9 +22,8 @@ const QColor kLimitLine(0xB0, 0x30, 0x20);
 // Viridis, stopped short of its yellow end (unreadable on white): perceptually ordered and
 // colour-blind safe, so "device 0 → device N" reads as a progression.
 QColor deviceColor(int device, int devices) {
-    static constexpr std::array<QRgb, 5> anchors{qRgb(0x44, 0x01, 0x54), qRgb(0x3B, 0x52, 0x8B),
-                                                 qRgb(0x21, 0x90, 0x8C), qRgb(0x5D, 0xC8, 0x63),
-                                                 qRgb(0xA8, 0xC8, 0x1A)};
+    static constexpr std::array<QRgb, 5> anchors{qRgb(0x44, 0x01, 0x54), qRgb(0x3B, 0x52, 0x8B), qRgb(0x21, 0x90, 0x8C),
+                                                 qRgb(0x5D, 0xC8, 0x63), qRgb(0xA8, 0xC8, 0x1A)};
     const double t = devices > 1 ? static_cast<double>(device) / (devices - 1) : 0.0;
     const double scaled = t * (anchors.size() - 1);
     const auto i = std::min(static_cast<std::size_t>(scaled), anchors.size() - 2);

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "sim/SimResult.h"
+#include "core/sim/SimResult.h"
 
 class QCustomPlot;
 

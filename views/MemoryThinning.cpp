@@ -1,12 +1,11 @@
-#include "MemoryThinning.h"
+#include "views/MemoryThinning.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace mario::views {
 
-std::vector<MemoryPoint> thinKeepingMax(std::span<const MemoryPoint> points, double lower, double upper,
-                                        int buckets) {
+std::vector<MemoryPoint> thinKeepingMax(std::span<const MemoryPoint> points, double lower, double upper, int buckets) {
     buckets = std::max(buckets, 1);
     auto byTime = [](const MemoryPoint& p, double t) { return p.time_ms < t; };
     const auto first = std::lower_bound(points.begin(), points.end(), lower, byTime);

@@ -5,7 +5,7 @@
 #include <span>
 #include <vector>
 
-#include "sim/SimResult.h"
+#include "core/sim/SimResult.h"
 
 namespace mario::views {
 
@@ -15,7 +15,6 @@ namespace mario::views {
 // held from the bucket's first point, then its last value from the bucket's end: the curve
 // drawn is an upper envelope that is exact to within one bucket. Curves already small enough
 // (≤ 2 points per bucket) are returned unchanged.
-std::vector<MemoryPoint> thinKeepingMax(std::span<const MemoryPoint> points, double lower, double upper,
-                                        int buckets);
+std::vector<MemoryPoint> thinKeepingMax(std::span<const MemoryPoint> points, double lower, double upper, int buckets);
 
 }  // namespace mario::views

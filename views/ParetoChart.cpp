@@ -1,11 +1,11 @@
-#include "ParetoChart.h"
+#include "views/ParetoChart.h"
 
 #include <QVBoxLayout>
 #include <algorithm>
 #include <numeric>
 #include <qcustomplot.h>
 
-#include "PlotStyle.h"
+#include "views/PlotStyle.h"
 
 namespace mario::views {
 
@@ -15,12 +15,13 @@ namespace {
 const QColor kPlain(0xE6, 0x9F, 0x00);       // orange: no checkpointing
 const QColor kCheckpoint(0x00, 0x72, 0xB2);  // blue: Mario checkpointing
 const QColor kFront(0x33, 0x33, 0x33);
-const QColor kLimitLine(0xB0, 0x30, 0x20);   // as the memory chart's limit
+const QColor kLimitLine(0xB0, 0x30, 0x20);  // as the memory chart's limit
 const QColor kSelected(0xD5, 0x5E, 0x00);
 
 constexpr double kGB = 1e9;
 
-QCPGraph* scatterGraph(QCustomPlot* plot, const QColor& color, QCPScatterStyle::ScatterShape shape, const QString& name) {
+QCPGraph* scatterGraph(QCustomPlot* plot, const QColor& color, QCPScatterStyle::ScatterShape shape,
+                       const QString& name) {
     QCPGraph* graph = plot->addGraph();
     graph->setLineStyle(QCPGraph::lsNone);
     QColor fill = color;
@@ -171,7 +172,8 @@ void ParetoChart::setData(const TuneResult& result, std::optional<double> limitB
     if (top > 0) plot_->yAxis->setRange(std::max(0.0, bottom - yPad), top + 2 * yPad);
     else plot_->yAxis->setRange(0, 1);
     empty_->setVisible(feasible.empty());
-    empty_->setText(result.cancelled ? tr("Cancelled before any candidate fitted.") : tr("No candidate fits the memory limit."));
+    empty_->setText(result.cancelled ? tr("Cancelled before any candidate fitted.")
+                                     : tr("No candidate fits the memory limit."));
     if (result.best) selected_ = *result.best;
     showSelection();
 }
@@ -195,7 +197,8 @@ void ParetoChart::showSelection() {
         const bool leftHalf = x < plot_->xAxis->range().center();
         const bool upperHalf = y > plot_->yAxis->range().center();
         ringAnchor_->position->setCoords(x, y);
-        ringLabel_->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | (upperHalf ? Qt::AlignTop : Qt::AlignBottom));
+        ringLabel_->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) |
+                                         (upperHalf ? Qt::AlignTop : Qt::AlignBottom));
         ringLabel_->position->setCoords(leftHalf ? 9 : -9, upperHalf ? 8 : -8);  // pixels from the ring's centre
         ringLabel_->setText(QString::fromStdString(o.candidate.label()));
     }
@@ -203,7 +206,9 @@ void ParetoChart::showSelection() {
 }
 
 void ParetoChart::onPlottableClick(QCPAbstractPlottable* plottable, int dataIndex, QMouseEvent*) {
-    const std::vector<int>* outcomes = plottable == plain_ ? &plainOutcomes_ : plottable == checkpoint_ ? &checkpointOutcomes_ : nullptr;
+    const std::vector<int>* outcomes = plottable == plain_        ? &plainOutcomes_
+                                       : plottable == checkpoint_ ? &checkpointOutcomes_
+                                                                  : nullptr;
     if (!outcomes || dataIndex < 0 || dataIndex >= static_cast<int>(outcomes->size())) return;
     setSelected((*outcomes)[dataIndex]);
     emit candidateClicked((*outcomes)[dataIndex]);

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "tune/TuneTypes.h"
+#include "core/tune/TuneTypes.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -33,7 +33,7 @@ public:
     void setSelected(std::optional<int> outcome);
 
     std::optional<int> selected() const { return selected_; }
-    int pointCount() const;                                  // feasible candidates drawn
+    int pointCount() const;                                   // feasible candidates drawn
     const std::vector<int>& front() const { return front_; }  // by ascending memory
     QCustomPlot* plot() const { return plot_; }
 
@@ -48,7 +48,7 @@ private:
     QCPGraph* plain_;       // feasible, no checkpointing
     QCPGraph* checkpoint_;  // feasible, Mario checkpointing
     QCPGraph* front_line_;
-    QCPGraph* ring_;        // the selected candidate
+    QCPGraph* ring_;             // the selected candidate
     QCPItemTracer* ringAnchor_;  // the label hangs off it at a pixel offset
     QCPItemText* ringLabel_;
     QCPItemStraightLine* limitLine_;

@@ -1,4 +1,4 @@
-#include "PlotStyle.h"
+#include "views/PlotStyle.h"
 
 #include <qcustomplot.h>
 

@@ -1,4 +1,4 @@
-#include "SwatchLegendItem.h"
+#include "views/SwatchLegendItem.h"
 
 namespace mario::views {
 

@@ -1,11 +1,11 @@
-#include "Timeline.h"
+#include "views/Timeline.h"
 
 #include <algorithm>
 #include <array>
 #include <string>
 
-#include "schedule/CheckpointedForwards.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/CheckpointedForwards.h"
+#include "core/schedule/PipelineTopology.h"
 
 namespace mario::views {
 
@@ -97,17 +97,17 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
                 timeline.notes.push_back(waitNote(ins, topo));
             } else if (const auto f = overlappedPairAt(program, i)) {
                 box.note = static_cast<std::int32_t>(timeline.notes.size());
-                timeline.notes.push_back(QStringLiteral("half of the overlapped pair %1")
-                                             .arg(QString::fromStdString(toOverlapString(program[*f], program[*f + 1]))));
+                timeline.notes.push_back(
+                    QStringLiteral("half of the overlapped pair %1")
+                        .arg(QString::fromStdString(toOverlapString(program[*f], program[*f + 1]))));
             }
             lane.push_back(box);
             timeline.makespan = std::max(timeline.makespan, box.end);
         }
         // Already in program order, which is time order on one device; the sort is cheap
         // insurance for the invariant that drawing and hit testing binary-search on.
-        std::stable_sort(lane.begin(), lane.end(), [](const TimelineBox& a, const TimelineBox& b) {
-            return a.start < b.start;
-        });
+        std::stable_sort(lane.begin(), lane.end(),
+                         [](const TimelineBox& a, const TimelineBox& b) { return a.start < b.start; });
     }
     return timeline;
 }

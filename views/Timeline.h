@@ -8,9 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include "schedule/Instruction.h"
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/schedule/Instruction.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 namespace mario::views {
 

@@ -1,10 +1,10 @@
-#include "TunerCurveChart.h"
+#include "views/TunerCurveChart.h"
 
 #include <QVBoxLayout>
 #include <algorithm>
 #include <qcustomplot.h>
 
-#include "PlotStyle.h"
+#include "views/PlotStyle.h"
 
 namespace mario::views {
 
@@ -70,10 +70,8 @@ void TunerCurveChart::addPoint(int evaluated, double bestSamplesPerS) {
     const qsizetype n = points_.size();
     if (n >= 2 && points_[n - 1].y() == bestSamplesPerS && points_[n - 2].y() == bestSamplesPerS)
         points_.back() = point;
-    else if (n >= 1 && points_[n - 1].x() == evaluated)
-        points_.back() = point;
-    else
-        points_.append(point);
+    else if (n >= 1 && points_[n - 1].x() == evaluated) points_.back() = point;
+    else points_.append(point);
     rebuild();
 }
 
@@ -102,8 +100,7 @@ void TunerCurveChart::rebuild() {
     caption_->setVisible(!points_.isEmpty());
     const QString of = total_ > 0 ? tr(" of %1").arg(total_) : QString();
     const int evaluated = points_.isEmpty() ? 0 : static_cast<int>(points_.back().x());
-    if (best <= 0)
-        caption_->setText(tr("nothing fits yet · %1%2 candidates evaluated").arg(evaluated).arg(of));
+    if (best <= 0) caption_->setText(tr("nothing fits yet · %1%2 candidates evaluated").arg(evaluated).arg(of));
     else
         caption_->setText(tr("best %1 samples/s · %2%3 candidates evaluated")
                               .arg(best, 0, 'f', best < 10 ? 2 : 1)

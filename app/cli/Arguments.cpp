@@ -1,4 +1,4 @@
-#include "Arguments.h"
+#include "app/cli/Arguments.h"
 
 #include <charconv>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "CliError.h"
+#include "app/cli/CliError.h"
 
 namespace mario::cli {
 

@@ -1,6 +1,6 @@
-#include "AsciiGantt.h"
+#include "app/cli/AsciiGantt.h"
 
-#include "schedule/CheckpointedForwards.h"
+#include "core/schedule/CheckpointedForwards.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,7 +46,8 @@ std::string renderAsciiGantt(const Plan& plan, const SimResult& result, int widt
             if (span <= 0) continue;
             const char letter = kindLetter(ins.op, checkpointed[i]);
             std::string box(span, letter);
-            const std::string label = std::string(1, letter) + (hasMicrobatch(ins.op) ? std::to_string(ins.microbatch) : "");
+            const std::string label =
+                std::string(1, letter) + (hasMicrobatch(ins.op) ? std::to_string(ins.microbatch) : "");
             if (span >= static_cast<int>(label.size()) + 2) {
                 box = "[" + label + std::string(span - label.size() - 2, ' ') + "]";
             } else if (span >= static_cast<int>(label.size())) {

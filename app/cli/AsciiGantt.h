@@ -3,8 +3,8 @@
 // can be read in a terminal, a CI log or a teaching handout.
 #include <string>
 
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 namespace mario::cli {
 

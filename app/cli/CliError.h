@@ -3,7 +3,7 @@
 // (util/ExitCode.h: 2 bad input, 3 deadlock, 4 the tuner found nothing that fits).
 #include <string>
 
-#include "util/ExitCode.h"
+#include "core/util/ExitCode.h"
 
 namespace mario::cli {
 

@@ -3,18 +3,18 @@
 #include <iostream>
 #include <optional>
 
-#include "Arguments.h"
-#include "Commands.h"
-#include "PlanLoading.h"
-#include "io/ChromeTrace.h"
-#include "io/InputFile.h"
-#include "io/PipeliningCsv.h"
-#include "io/PipeliningImport.h"
-#include "io/PlanJson.h"
-#include "io/TextFile.h"
-#include "model/PresetLibrary.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/Validator.h"
+#include "app/cli/Arguments.h"
+#include "app/cli/Commands.h"
+#include "app/cli/PlanLoading.h"
+#include "core/io/ChromeTrace.h"
+#include "core/io/InputFile.h"
+#include "core/io/PipeliningCsv.h"
+#include "core/io/PipeliningImport.h"
+#include "core/io/PlanJson.h"
+#include "core/io/TextFile.h"
+#include "core/model/PresetLibrary.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Validator.h"
 
 namespace mario::cli {
 
@@ -84,13 +84,15 @@ int exportCommand(const Args& args, const std::string& executable) {
         std::cout << "wrote " << *out;
         if (csvOptions.drop_recompute) {
             const int recomputes = recomputeCount(plan);
-            std::cout << " (" << recomputes << (recomputes == 1 ? " recomputation" : " recomputations") << " (R) dropped)";
+            std::cout << " (" << recomputes << (recomputes == 1 ? " recomputation" : " recomputations")
+                      << " (R) dropped)";
         }
         std::cout << "\n";
         return kOk;
     }
     const std::string out = *parsed.value("chrome-trace");
-    if (auto written = writeChromeTrace(plan, std::get<PreparedPlan>(prepared).result, out); !written) return fail(kBadInput, written.error().message);
+    if (auto written = writeChromeTrace(plan, std::get<PreparedPlan>(prepared).result, out); !written)
+        return fail(kBadInput, written.error().message);
     std::cout << "wrote " << out << " (open it in Perfetto or chrome://tracing)\n";
     return kOk;
 }

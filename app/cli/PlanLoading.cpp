@@ -1,11 +1,11 @@
-#include "PlanLoading.h"
+#include "app/cli/PlanLoading.h"
 
 #include <chrono>
 
-#include "model/PresetLibrary.h"
-#include "passes/PassVocabulary.h"
-#include "session/ScheduleFiles.h"
-#include "sim/Validator.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassVocabulary.h"
+#include "core/session/ScheduleFiles.h"
+#include "core/sim/Validator.h"
 
 namespace mario::cli {
 

@@ -6,8 +6,8 @@
 #include <variant>
 #include <vector>
 
-#include "CliError.h"
-#include "session/PreparedSchedule.h"
+#include "app/cli/CliError.h"
+#include "core/session/PreparedSchedule.h"
 
 namespace mario::cli {
 

@@ -6,14 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "Arguments.h"
-#include "util/HumanBytes.h"
-#include "AsciiGantt.h"
-#include "Commands.h"
-#include "PlanLoading.h"
-#include "model/Limits.h"
-#include "sim/MemoryFit.h"
-#include "sim/Simulator.h"
+#include "app/cli/Arguments.h"
+#include "app/cli/AsciiGantt.h"
+#include "app/cli/Commands.h"
+#include "app/cli/PlanLoading.h"
+#include "core/model/Limits.h"
+#include "core/sim/MemoryFit.h"
+#include "core/sim/Simulator.h"
+#include "core/util/HumanBytes.h"
 
 namespace mario::cli {
 namespace {
@@ -32,7 +32,6 @@ double timeSimulation(const Plan& plan) {
     }
     return best;
 }
-
 
 std::string passList(const std::vector<PassId>& passes) {
     std::string text;
@@ -77,33 +76,38 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
               << plan.stages.size() << " stages, " << plan.microbatchCount() << " micro-batches, passes "
               << passList(prepared.passes) << "\n";
     const double gap = sim.lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.lower_bound_ms - 1) : 0;
-    std::snprintf(line, sizeof line, "step time    %.4g ms  (lower bound %.4g ms: busiest device %.4g, longest chain %.4g; %.1f%% above)\n",
-                  sim.makespan_ms, sim.lower_bound_ms, sim.busiest_device_ms, sim.critical_chain_ms, gap);
+    std::snprintf(
+        line, sizeof line,
+        "step time    %.4g ms  (lower bound %.4g ms: busiest device %.4g, longest chain %.4g; %.1f%% above)\n",
+        sim.makespan_ms, sim.lower_bound_ms, sim.busiest_device_ms, sim.critical_chain_ms, gap);
     std::cout << line;
     const double tightGap = sim.tight_lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.tight_lower_bound_ms - 1) : 0;
-    std::snprintf(line, sizeof line, "             (pipeline bound %.4g ms, with the fill and drain each device must wait for; %.1f%% above)\n",
-                  sim.tight_lower_bound_ms, tightGap);
+    std::snprintf(
+        line, sizeof line,
+        "             (pipeline bound %.4g ms, with the fill and drain each device must wait for; %.1f%% above)\n",
+        sim.tight_lower_bound_ms, tightGap);
     std::cout << line;
     if (sim.recompute_ms > 0) {
-        std::snprintf(line, sizeof line, "recompute    %.4g ms in all, %.0f%% of it hidden in bubbles\n", sim.recompute_ms,
-                      100 * sim.recomputeHiddenShare());
+        std::snprintf(line, sizeof line, "recompute    %.4g ms in all, %.0f%% of it hidden in bubbles\n",
+                      sim.recompute_ms, 100 * sim.recomputeHiddenShare());
         std::cout << line;
     }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
     std::cout << line;
     if (plan.info.sequence_length > 0)
-        std::snprintf(line, sizeof line, "throughput   %.4g samples/s, %.4g tokens/s\n", sim.samples_per_s, sim.tokens_per_s);
-    else
-        std::snprintf(line, sizeof line, "throughput   %.4g samples/s\n", sim.samples_per_s);
+        std::snprintf(line, sizeof line, "throughput   %.4g samples/s, %.4g tokens/s\n", sim.samples_per_s,
+                      sim.tokens_per_s);
+    else std::snprintf(line, sizeof line, "throughput   %.4g samples/s\n", sim.samples_per_s);
     std::cout << line;
-    std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n", simulateUs,
-                  prepared.passes_us, prepared.load_us);
+    std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n",
+                  simulateUs, prepared.passes_us, prepared.load_us);
     std::cout << line;
     const MemoryFit fit = memoryFit(sim, plan.info.memory_limit_bytes);
     if (fit.limit_bytes) {
         if (fit.fits())
-            std::cout << "memory       every device fits the " << humanBytes(*fit.limit_bytes) << " limit (highest peak "
-                      << humanBytes(fit.highest_peak_bytes) << " on device " << fit.fullest_device << ")\n";
+            std::cout << "memory       every device fits the " << humanBytes(*fit.limit_bytes)
+                      << " limit (highest peak " << humanBytes(fit.highest_peak_bytes) << " on device "
+                      << fit.fullest_device << ")\n";
         else
             std::cout << "memory       " << fit.devices_over_limit << " of " << fit.devices << " devices exceed the "
                       << humanBytes(*fit.limit_bytes) << " limit (worst: device " << fit.fullest_device << ", "
@@ -157,18 +161,18 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
 
 int simulateCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args, {"passes", "width"}, {"json"}, parsed)) return fail(error->code, error->message);
+    if (auto error = Arguments::parse(args, {"passes", "width"}, {"json"}, parsed))
+        return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "simulate needs exactly one FILE (a config or a plan)");
     int width = 100;
-    if (auto error = parsed.integerIn("width", 10, limits::kMaxAsciiWidth, width)) return fail(error->code, error->message);
+    if (auto error = parsed.integerIn("width", 10, limits::kMaxAsciiWidth, width))
+        return fail(error->code, error->message);
     auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable, PrepareOptions{});
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const PreparedPlan& plan = std::get<PreparedPlan>(prepared);
     const double simulateUs = timeSimulation(plan.plan);
-    if (parsed.has("json"))
-        std::cout << summaryJson(plan, plan.result, simulateUs).dump(2) << "\n";
-    else
-        printSummary(plan, plan.result, simulateUs, width);
+    if (parsed.has("json")) std::cout << summaryJson(plan, plan.result, simulateUs).dump(2) << "\n";
+    else printSummary(plan, plan.result, simulateUs, width);
     return kOk;
 }
 

@@ -8,15 +8,15 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "Arguments.h"
-#include "model/Limits.h"
-#include "Commands.h"
-#include "io/ConfigJson.h"
-#include "io/LaunchExport.h"
-#include "io/PlanJson.h"
-#include "model/PresetLibrary.h"
-#include "tune/Tuner.h"
-#include "tune/TuneVerdict.h"
+#include "app/cli/Arguments.h"
+#include "app/cli/Commands.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/LaunchExport.h"
+#include "core/io/PlanJson.h"
+#include "core/model/Limits.h"
+#include "core/model/PresetLibrary.h"
+#include "core/tune/TuneVerdict.h"
+#include "core/tune/Tuner.h"
 
 namespace mario::cli {
 namespace {
@@ -57,13 +57,14 @@ nlohmann::json outcomeJson(const TuneOutcome& o) {
 }
 
 void printTable(const TuneResult& result, int top) {
-    std::printf("%4s  %-50s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms", "peak GB", "bubble");
+    std::printf("%4s  %-50s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms",
+                "peak GB", "bubble");
     int rank = 0;
     for (int i : result.ranking) {
         if (rank >= top) break;
         const TuneOutcome& o = result.outcomes[i];
-        std::printf("%4d  %-50s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(), o.samples_per_s,
-                    o.tokens_per_s, o.step_ms, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
+        std::printf("%4d  %-50s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(),
+                    o.samples_per_s, o.tokens_per_s, o.step_ms, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
     }
 }
 
@@ -110,7 +111,8 @@ int tuneCommand(const Args& args, const std::string& executable) {
     const double simsPerSecond = result->elapsed_ms > 0 ? 1000.0 * result->simulated / result->elapsed_ms : 0;
     if (parsed.has("json")) {
         nlohmann::json ranking = nlohmann::json::array(), pareto = nlohmann::json::array();
-        for (int k = 0; k < std::min<int>(top, result->ranking.size()); ++k) ranking.push_back(outcomeJson(result->outcomes[result->ranking[k]]));
+        for (int k = 0; k < std::min<int>(top, result->ranking.size()); ++k)
+            ranking.push_back(outcomeJson(result->outcomes[result->ranking[k]]));
         for (int i : result->pareto) pareto.push_back(outcomeJson(result->outcomes[i]));
         nlohmann::json out = {{"candidates", result->outcomes.size()},
                               {"simulated", result->simulated},
@@ -139,9 +141,12 @@ int tuneCommand(const Args& args, const std::string& executable) {
         if (!parsed.has("json")) std::printf("wrote %s\n", out->c_str());
     }
     if (auto dir = parsed.value("export")) {
-        auto written = writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, LaunchOptions{});
+        auto written =
+            writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, LaunchOptions{});
         if (!written) return fail(kBadInput, written.error().message);
-        if (!parsed.has("json")) std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n", dir->c_str());
+        if (!parsed.has("json"))
+            std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n",
+                        dir->c_str());
     }
     return kOk;
 }

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "Commands.h"
-#include "CliError.h"
+#include "app/cli/CliError.h"
+#include "app/cli/Commands.h"
 
 namespace {
 

@@ -1,8 +1,8 @@
-#include "AutosaveFile.h"
+#include "app/gui/AutosaveFile.h"
 
 #include <QSaveFile>
 
-#include "session/SessionFile.h"
+#include "core/session/SessionFile.h"
 
 namespace mario::gui {
 

@@ -6,7 +6,7 @@
 #include <functional>
 #include <optional>
 
-#include "session/ScheduleInput.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario {
 class PresetLibrary;

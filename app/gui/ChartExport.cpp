@@ -1,4 +1,4 @@
-#include "ChartExport.h"
+#include "app/gui/ChartExport.h"
 
 #include <QPageSize>
 #include <QPainter>
@@ -7,8 +7,8 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
-#include "io/ChromeTrace.h"
-#include "io/PipeliningCsv.h"
+#include "core/io/ChromeTrace.h"
+#include "core/io/PipeliningCsv.h"
 
 namespace mario::gui {
 
@@ -24,7 +24,8 @@ bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidg
         auto written = writePipeliningCsv(schedule.plan, path.toStdString(), {PipeliningCsvFormat::ComputeOnly, true});
         if (!written) *error = QString::fromStdString(written.error().message);
         if (const int dropped = recomputeCount(schedule.plan); written && dropped > 0 && note)
-            *note = QObject::tr("%1 recomputations (R) left out: PyTorch's pipelining has no recompute action").arg(dropped);
+            *note = QObject::tr("%1 recomputations (R) left out: PyTorch's pipelining has no recompute action")
+                        .arg(dropped);
         return written.ok();
     }
     if (lower.endsWith(".json")) {

@@ -3,7 +3,7 @@
 // allows), and the schedule as a Chrome trace (*.json) or PyTorch compute_only CSV (*.csv).
 #include <QString>
 
-#include "ScheduleComputation.h"
+#include "app/gui/ScheduleComputation.h"
 
 class QWidget;
 

@@ -1,12 +1,12 @@
-#include "CompareWindow.h"
+#include "app/gui/CompareWindow.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "GanttView.h"
-#include "sim/MemoryFit.h"
-#include "util/HumanBytes.h"
+#include "core/sim/MemoryFit.h"
+#include "core/util/HumanBytes.h"
+#include "views/GanttView.h"
 
 namespace mario::gui {
 namespace {
@@ -25,7 +25,8 @@ QString describeDifference(const NamedSchedule& a, const NamedSchedule& b) {
         .arg(100 * change, 0, 'f', 1)
         .arg(100 * a.result.bubble_ratio, 0, 'f', 1)
         .arg(100 * b.result.bubble_ratio, 0, 'f', 1)
-        .arg(QString::fromStdString(humanBytes(highestPeak(a.result))), QString::fromStdString(humanBytes(highestPeak(b.result))));
+        .arg(QString::fromStdString(humanBytes(highestPeak(a.result))),
+             QString::fromStdString(humanBytes(highestPeak(b.result))));
 }
 
 CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {

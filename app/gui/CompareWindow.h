@@ -3,8 +3,8 @@
 // two files), with the differences that matter spelled out above them.
 #include <QWidget>
 
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 class QLabel;
 

@@ -1,4 +1,4 @@
-#include "ConfigPanel.h"
+#include "app/gui/ConfigPanel.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -9,15 +9,15 @@
 #include <filesystem>
 #include <system_error>
 
-#include "cost/ProfileCostModel.h"
+#include "core/cost/ProfileCostModel.h"
 
 namespace mario::gui {
 namespace {
 
-constexpr int kProfilePathRole = Qt::UserRole;      // a measured entry's normalised path
-constexpr int kFromConfigRole = Qt::UserRole + 1;   // an entry that only the shown config needs
-constexpr int kUnitIndex = 1;                       // after "analytical"
-constexpr int kFirstProfileIndex = 2;               // measured profiles follow the two cost models
+constexpr int kProfilePathRole = Qt::UserRole;     // a measured entry's normalised path
+constexpr int kFromConfigRole = Qt::UserRole + 1;  // an entry that only the shown config needs
+constexpr int kUnitIndex = 1;                      // after "analytical"
+constexpr int kFirstProfileIndex = 2;              // measured profiles follow the two cost models
 
 QSpinBox* spin(QWidget* parent, int lo, int hi) {
     auto* box = new QSpinBox(parent);
@@ -75,7 +75,8 @@ QString profileToolTip(const QString& path) {
     auto profile = ProfileCostModel::provenance(path.toStdString());
     if (!profile) return lines.front();
     if (!profile->model.empty()) lines << ConfigPanel::tr("model: %1").arg(QString::fromStdString(profile->model));
-    if (!profile->hardware.empty()) lines << ConfigPanel::tr("hardware: %1").arg(QString::fromStdString(profile->hardware));
+    if (!profile->hardware.empty())
+        lines << ConfigPanel::tr("hardware: %1").arg(QString::fromStdString(profile->hardware));
     if (profile->sequence_length > 0) lines << ConfigPanel::tr("sequence length: %1").arg(profile->sequence_length);
     return lines.join('\n');
 }

@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "model/Config.h"
-#include "model/PresetLibrary.h"
+#include "core/model/Config.h"
+#include "core/model/PresetLibrary.h"
 
 class QComboBox;
 class QSpinBox;

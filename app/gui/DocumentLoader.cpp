@@ -1,13 +1,13 @@
-#include "DocumentLoader.h"
+#include "app/gui/DocumentLoader.h"
 
 #include <QFile>
 #include <QFileInfo>
 #include <exception>
 #include <new>
 
-#include "AutosaveFile.h"
-#include "model/PresetLibrary.h"
-#include "session/ScheduleFiles.h"
+#include "app/gui/AutosaveFile.h"
+#include "core/model/PresetLibrary.h"
+#include "core/session/ScheduleFiles.h"
 
 namespace mario::gui {
 namespace {

@@ -4,7 +4,7 @@
 // thread; every failure, including any exception from below, ends as one error line.
 #include <QString>
 
-#include "session/ScheduleInput.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario {
 class PresetLibrary;
@@ -14,10 +14,10 @@ namespace mario::gui {
 
 struct LoadedDocument {
     bool ok = false;
-    QString error;         // when !ok: one line naming the file and what is wrong
+    QString error;  // when !ok: one line naming the file and what is wrong
     ScheduleInput state;
-    QString path;          // the document's path: the file itself, or an autosave's original
-    bool restored = false; // came from an autosave
+    QString path;             // the document's path: the file itself, or an autosave's original
+    bool restored = false;    // came from an autosave
     bool deadlocked = false;  // the file is well-formed but its plan deadlocks (exit code 3)
 };
 

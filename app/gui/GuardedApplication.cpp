@@ -1,4 +1,4 @@
-#include "GuardedApplication.h"
+#include "app/gui/GuardedApplication.h"
 
 #include <QMessageBox>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <exception>
 #include <new>
 
-#include "util/ExitCode.h"
+#include "core/util/ExitCode.h"
 
 namespace mario::gui {
 
@@ -44,7 +44,8 @@ void GuardedApplication::report(const QString& what) {
     reporting_ = true;
     QMessageBox::critical(activeWindow(), tr("Mario Workbench"),
                           tr("%1\n\nThe session is kept (and autosaved); save your work and restart if the window "
-                             "misbehaves.").arg(line));
+                             "misbehaves.")
+                              .arg(line));
     reporting_ = false;
 }
 

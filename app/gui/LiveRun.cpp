@@ -1,12 +1,12 @@
-#include "LiveRun.h"
+#include "app/gui/LiveRun.h"
 
 #include <QJsonDocument>
 #include <QTimer>
 #include <string_view>
 #include <variant>
 
-#include "cost/ProfileCostModel.h"
-#include "io/LiveEvents.h"
+#include "core/cost/ProfileCostModel.h"
+#include "core/io/LiveEvents.h"
 
 namespace mario::gui {
 
@@ -75,7 +75,7 @@ bool LiveRun::start(const QString& planPath, const QString& executablePath, cons
         }
         end();
     });
-    QStringList args{QStringLiteral("run"), planPath, QStringLiteral("--backend"), QStringLiteral("cpu"),
+    QStringList args{QStringLiteral("run"),     planPath,  QStringLiteral("--backend"), QStringLiteral("cpu"),
                      QStringLiteral("--model"), modelSpec, QStringLiteral("--events")};
     args += extraArgs;
     process_->start(executablePath, args, QIODevice::ReadOnly);
@@ -102,8 +102,7 @@ void LiveRun::readOutput() {
     if (!process_) return;
     buffer_ += process_->readAllStandardOutput();
     qsizetype from = 0;
-    for (qsizetype nl; (nl = buffer_.indexOf('\n', from)) >= 0; from = nl + 1)
-        handleLine(buffer_.mid(from, nl - from));
+    for (qsizetype nl; (nl = buffer_.indexOf('\n', from)) >= 0; from = nl + 1) handleLine(buffer_.mid(from, nl - from));
     buffer_.remove(0, from);
 }
 

@@ -22,8 +22,8 @@ public:
 
     // Starts `EXE run PLAN --backend cpu --model MODEL --events EXTRA...`. Returns false
     // when a run is already under way; a missing executable is reported through failed().
-    bool start(const QString& planPath, const QString& executablePath, const QString& modelSpec = QStringLiteral("tiny"),
-               const QStringList& extraArgs = {});
+    bool start(const QString& planPath, const QString& executablePath,
+               const QString& modelSpec = QStringLiteral("tiny"), const QStringList& extraArgs = {});
     // The executor model to run a schedule on: the model a measured profile was measured on
     // (its "model" field), so the live run measures what the simulation was costed with;
     // "tiny" without a profile, or when the profile names none.

@@ -1,4 +1,4 @@
-#include "LiveRunWindow.h"
+#include "app/gui/LiveRunWindow.h"
 
 #include <QCloseEvent>
 #include <QHBoxLayout>
@@ -10,10 +10,10 @@
 #include <cmath>
 #include <limits>
 
-#include "GanttView.h"
-#include "LiveRun.h"
-#include "schedule/CheckpointedForwards.h"
-#include "session/Fidelity.h"
+#include "app/gui/LiveRun.h"
+#include "core/schedule/CheckpointedForwards.h"
+#include "core/session/Fidelity.h"
+#include "views/GanttView.h"
 
 namespace mario::gui {
 
@@ -136,7 +136,8 @@ views::Timeline LiveRunWindow::measuredTimeline() const {
             const auto& slot = measuredTimes_[d][i];
             if (!slot) continue;
             // Measured boxes are compute only: a RECV's wait is the gap between them.
-            const auto kind = isCompute(program[i].op) ? views::boxKindOf(program[i].op, checkpointed_[d][i]) : std::nullopt;
+            const auto kind =
+                isCompute(program[i].op) ? views::boxKindOf(program[i].op, checkpointed_[d][i]) : std::nullopt;
             if (!kind) continue;
             views::TimelineBox box;
             box.start = slot->first - t0;
@@ -188,8 +189,12 @@ void LiveRunWindow::refresh() {
     for (const auto& device : plan_.devices)
         for (const auto& ins : device.program) planCompute += isCompute(ins.op) ? 1 : 0;
     QString status = running_ ? tr("running") : tr("not running");
-    status += tr(" — %1 of %2 compute instructions measured, %3 iteration(s)").arg(measuredCount_).arg(planCompute).arg(iterations_);
-    if (iterations_ > 0) status += tr(", last step %1 ms, loss %2").arg(lastStepMs_, 0, 'g', 4).arg(lastLoss_, 0, 'g', 5);
+    status += tr(" — %1 of %2 compute instructions measured, %3 iteration(s)")
+                  .arg(measuredCount_)
+                  .arg(planCompute)
+                  .arg(iterations_);
+    if (iterations_ > 0)
+        status += tr(", last step %1 ms, loss %2").arg(lastStepMs_, 0, 'g', 4).arg(lastLoss_, 0, 'g', 5);
     if (!error_.isEmpty()) status += tr(" — error: %1").arg(error_);
     status_->setText(status);
 

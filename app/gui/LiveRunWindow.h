@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
-#include "Timeline.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
+#include "views/Timeline.h"
 
 class QLabel;
 class QPushButton;
@@ -32,8 +32,8 @@ public:
     // The schedule being run and its simulation (what the measured run is compared with).
     void setPlan(const Plan& plan, const SimResult& simulated);
     // Starts the executor on planPath (which must hold the same plan as setPlan's).
-    bool start(const QString& planPath, const QString& executablePath, const QString& modelSpec = QStringLiteral("tiny"),
-               const QStringList& extraArgs = {});
+    bool start(const QString& planPath, const QString& executablePath,
+               const QString& modelSpec = QStringLiteral("tiny"), const QStringList& extraArgs = {});
 
     LiveRun* run() const { return run_; }
     views::GanttView* simulatedView() const { return simulated_; }

@@ -1,4 +1,4 @@
-#include "MainWindow.h"
+#include "app/gui/MainWindow.h"
 
 #include <QCloseEvent>
 #include <QDockWidget>
@@ -13,24 +13,24 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
-#include "AutosaveFile.h"
-#include "ChartExport.h"
-#include "SessionAutosave.h"
-#include "CompareWindow.h"
-#include "passes/PassManager.h"
-#include "session/ScheduleFiles.h"
-#include "ConfigPanel.h"
-#include "GanttView.h"
-#include "MemoryChart.h"
-#include "PassPanel.h"
-#include "PassStepper.h"
-#include "SummaryPanel.h"
-#include "TunerPanel.h"
-#include "LiveRun.h"
-#include "LiveRunWindow.h"
-#include "io/PlanJson.h"
 #include <QCoreApplication>
 #include <QDir>
+#include "app/gui/AutosaveFile.h"
+#include "app/gui/ChartExport.h"
+#include "app/gui/CompareWindow.h"
+#include "app/gui/ConfigPanel.h"
+#include "app/gui/LiveRun.h"
+#include "app/gui/LiveRunWindow.h"
+#include "app/gui/PassPanel.h"
+#include "app/gui/PassStepper.h"
+#include "app/gui/SessionAutosave.h"
+#include "app/gui/SummaryPanel.h"
+#include "app/gui/TunerPanel.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/session/ScheduleFiles.h"
+#include "views/GanttView.h"
+#include "views/MemoryChart.h"
 
 namespace mario::gui {
 
@@ -78,9 +78,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     addDockWidget(Qt::LeftDockWidgetArea, dock);
 
     connect(&document_, &ScheduleDocument::computed, this, &MainWindow::showComputed);
-    connect(&document_, &ScheduleDocument::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 15000); });
+    connect(&document_, &ScheduleDocument::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 15000); });
     connect(&document_, &ScheduleDocument::pathChanged, this, [this](const QString& path) {
-        setWindowTitle(tr("%1 — Mario Workbench").arg(path.isEmpty() ? tr("restored session") : QFileInfo(path).fileName()));
+        setWindowTitle(
+            tr("%1 — Mario Workbench").arg(path.isEmpty() ? tr("restored session") : QFileInfo(path).fileName()));
     });
     connect(&document_, &ScheduleDocument::openFinished, this, &MainWindow::finishOpen);
     connect(gantt_, &views::GanttView::moveRequested, this, [this](int lane, int index, double time) {
@@ -91,7 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         QString reason;
         if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule())
-            gantt_->setTimeline(views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
+            gantt_->setTimeline(
+                views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
     });
     connect(gantt_, &views::GanttView::timeRangeChanged, memory_, &views::MemoryChart::setTimeRange);
     connect(stepper_, &PassStepper::showSnapshot, this, &MainWindow::showSnapshot);
@@ -137,7 +140,9 @@ void MainWindow::buildOpenProgress() {
     });
 }
 
-QString MainWindow::errorText() const { return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString(); }
+QString MainWindow::errorText() const {
+    return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString();
+}
 
 void MainWindow::showError(const QString& message) {
     banner_->setText(message);
@@ -184,7 +189,8 @@ void MainWindow::showComputed() {
     stepper_->setState(document_.state());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
-    statusBar()->showMessage(tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.total_ms, 0, 'f', 1), 5000);
+    statusBar()->showMessage(
+        tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.total_ms, 0, 'f', 1), 5000);
 }
 
 // The stepper's snapshot replaces the charts' content while stepping; nullptr restores the
@@ -232,7 +238,8 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
     }
     const ComputedSchedule& s = document_.current();
     if (!compare_) compare_ = new CompareWindow(this);
-    compare_->setSchedules({tr("this schedule"), s.plan, s.result}, {QFileInfo(path).fileName(), other->plan, other->result});
+    compare_->setSchedules({tr("this schedule"), s.plan, s.result},
+                           {QFileInfo(path).fileName(), other->plan, other->result});
     compare_->show();
     compare_->raise();
     return compare_;
@@ -244,7 +251,8 @@ bool MainWindow::exportTo(const QString& path) {
         showError(error);
         return false;
     }
-    statusBar()->showMessage(note.isEmpty() ? tr("Exported %1").arg(path) : tr("Exported %1; %2").arg(path, note), 5000);
+    statusBar()->showMessage(note.isEmpty() ? tr("Exported %1").arg(path) : tr("Exported %1; %2").arg(path, note),
+                             5000);
     return true;
 }
 
@@ -283,13 +291,18 @@ void MainWindow::buildMenus() {
     // Object names: tests find menus and actions by them (the titles are translated).
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setObjectName("viewMenu");
-    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this, [this] { compareWithBase(); })
+    view->addAction(tr("&Compare with the base schedule"), QKeySequence(tr("Ctrl+K")), this,
+                    [this] { compareWithBase(); })
         ->setObjectName("compareWithBase");
-    view->addAction(tr("Compare with a &file…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(), tr("Mario files (*.json)"));
-        if (!path.isEmpty()) compareWithFile(path);
-    })->setObjectName("compareWithFile");
-    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView)->setObjectName("fitToView");
+    view->addAction(tr("Compare with a &file…"), this,
+                    [this] {
+                        const QString path = QFileDialog::getOpenFileName(this, tr("Compare with"), QString(),
+                                                                          tr("Mario files (*.json)"));
+                        if (!path.isEmpty()) compareWithFile(path);
+                    })
+        ->setObjectName("compareWithFile");
+    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView)
+        ->setObjectName("fitToView");
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
@@ -297,15 +310,22 @@ void MainWindow::buildMenus() {
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->setObjectName("toolsMenu");
-    tools->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this, [this] {
-        tuner()->show();
-        tuner()->raise();
-    })->setObjectName("tune");
+    tools
+        ->addAction(tr("&Tune…"), QKeySequence(tr("Ctrl+T")), this,
+                    [this] {
+                        tuner()->show();
+                        tuner()->raise();
+                    })
+        ->setObjectName("tune");
     // Live profiling (executor issue): the current schedule on CPU threads, or every device on
     // one GPU with a stream each (the executor says in the window when this LibTorch has no CUDA).
-    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })->setObjectName("runOnCpu");
-    tools->addAction(tr("Run on one &GPU (executor)"), this,
-                     [this] { runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")}); })
+    tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })
+        ->setObjectName("runOnCpu");
+    tools
+        ->addAction(tr("Run on one &GPU (executor)"), this,
+                    [this] {
+                        runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")});
+                    })
         ->setObjectName("runOnGpu");
 }
 
@@ -313,7 +333,8 @@ void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
     const QDir bin(QCoreApplication::applicationDirPath());
     QString exe = bin.filePath("../executor/mario-executor");
     if (!QFileInfo(exe).isExecutable()) exe = bin.filePath("mario-executor");
-    const QString plan = QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
+    const QString plan =
+        QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
     if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable())
         return showError(tr("%1: no schedule, or mario-executor not found next to the workbench").arg(what));
     if (auto written = writePlanFile(document_.current().plan, plan.toStdString()); !written)

@@ -3,8 +3,8 @@
 // the memory charts (sharing its time axis) in the middle; file, export and edit menus.
 #include <QMainWindow>
 
-#include "RestoreOffer.h"
-#include "ScheduleDocument.h"
+#include "app/gui/RestoreOffer.h"
+#include "app/gui/ScheduleDocument.h"
 
 class QLabel;
 class QProgressBar;
@@ -41,7 +41,7 @@ public:
     CompareWindow* compareWithBase();
     CompareWindow* compareWithFile(const QString& path);
     ConfigPanel* configPanel() const { return config_; }
-    TunerPanel* tuner();  // the schedule tuner window (Tools → Tune…), created on first use
+    TunerPanel* tuner();        // the schedule tuner window (Tools → Tune…), created on first use
     QString errorText() const;  // the error banner, empty when none
 
     // Opens a file; on failure the banner says why and the current session stays. With an

@@ -1,10 +1,10 @@
-#include "PassPanel.h"
+#include "app/gui/PassPanel.h"
 
 #include <QCheckBox>
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "passes/PassManager.h"
+#include "core/passes/PassManager.h"
 
 namespace mario::gui {
 namespace {
@@ -62,7 +62,9 @@ void PassPanel::showPasses(const std::vector<PassId>& passes) {
         box->setChecked(on);
         if (on && !isBeyondPaper(pass)) ++paper;
     }
-    all_->setCheckState(paper == 0 ? Qt::Unchecked : paper == static_cast<int>(paperPasses().size()) ? Qt::Checked : Qt::PartiallyChecked);
+    all_->setCheckState(paper == 0                                        ? Qt::Unchecked
+                        : paper == static_cast<int>(paperPasses().size()) ? Qt::Checked
+                                                                          : Qt::PartiallyChecked);
     showing_ = false;
 }
 

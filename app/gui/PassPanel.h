@@ -4,7 +4,7 @@
 #include <map>
 #include <vector>
 
-#include "passes/PassReport.h"
+#include "core/passes/PassReport.h"
 
 class QCheckBox;
 

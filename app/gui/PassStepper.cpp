@@ -1,4 +1,4 @@
-#include "PassStepper.h"
+#include "app/gui/PassStepper.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -6,17 +6,18 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "session/PassTrace.h"
+#include "core/session/PassTrace.h"
 
 namespace mario::gui {
 
 std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state) {
     std::vector<PassStepSnapshot> steps;
     for (PassTraceStep& step : passTrace(state)) {
-        QString caption = steps.empty()
-                              ? QObject::tr("The schedule before any pass: step %1 ms. Press ▶ to apply the passes one at a time.")
-                                    .arg(step.result.makespan_ms, 0, 'g', 5)
-                              : QString::fromStdString(step.caption);
+        QString caption =
+            steps.empty()
+                ? QObject::tr("The schedule before any pass: step %1 ms. Press ▶ to apply the passes one at a time.")
+                      .arg(step.result.makespan_ms, 0, 'g', 5)
+                : QString::fromStdString(step.caption);
         std::vector<views::BoxRef> highlights;
         for (const auto& [device, index] : step.touched) highlights.push_back({device, index});
         steps.push_back({std::move(step.plan), std::move(step.result), std::move(caption), std::move(highlights)});

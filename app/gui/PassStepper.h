@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "session/ScheduleInput.h"
-#include "Timeline.h"
-#include "sim/SimResult.h"
+#include "core/session/ScheduleInput.h"
+#include "core/sim/SimResult.h"
+#include "views/Timeline.h"
 
 class QLabel;
 class QPushButton;

@@ -1,4 +1,4 @@
-#include "RestoreOffer.h"
+#include "app/gui/RestoreOffer.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -14,7 +14,8 @@ QString describeAutosave(const QString& autosavePath) {
     QFile file(autosavePath);
     if (file.open(QIODevice::ReadOnly)) {
         const QByteArray bytes = file.readAll();
-        const auto root = nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, /*allow_exceptions=*/false);
+        const auto root =
+            nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, /*allow_exceptions=*/false);
         if (root.is_object() && root.contains("original_path") && root["original_path"].is_string())
             original = QString::fromStdString(root["original_path"].get<std::string>());
     }

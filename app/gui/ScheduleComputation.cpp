@@ -1,4 +1,4 @@
-#include "ScheduleComputation.h"
+#include "app/gui/ScheduleComputation.h"
 
 namespace mario::gui {
 

@@ -5,7 +5,7 @@
 #include <QString>
 #include <QtGlobal>
 
-#include "session/PreparedSchedule.h"
+#include "core/session/PreparedSchedule.h"
 
 namespace mario::gui {
 

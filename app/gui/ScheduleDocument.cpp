@@ -1,4 +1,4 @@
-#include "ScheduleDocument.h"
+#include "app/gui/ScheduleDocument.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>
@@ -6,12 +6,12 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "SessionAutosave.h"
-#include "SetStateCommand.h"
-#include "schedule/PlanBuilder.h"
-#include "session/HandEdits.h"
-#include "session/ScheduleFiles.h"
-#include "session/ScheduleFingerprint.h"
+#include "app/gui/SessionAutosave.h"
+#include "app/gui/SetStateCommand.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/session/HandEdits.h"
+#include "core/session/ScheduleFiles.h"
+#include "core/session/ScheduleFingerprint.h"
 
 namespace mario::gui {
 namespace {
@@ -70,7 +70,8 @@ void ScheduleDocument::openAsync(const QString& path) {
 void ScheduleDocument::cancelOpen() {
     if (opening_.isEmpty()) return;
     ++openGeneration_;
-    emit statusMessage(tr("Opening %1 cancelled; the current schedule is unchanged").arg(QFileInfo(opening_).fileName()));
+    emit statusMessage(
+        tr("Opening %1 cancelled; the current schedule is unchanged").arg(QFileInfo(opening_).fileName()));
     opening_.clear();
 }
 
@@ -81,10 +82,11 @@ void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
     if (loaded.restored) restoredFrom_ = file;
     applyState(loaded.state);
     const QString passes = passListText(loaded.state.passes);
-    emit statusMessage(loaded.restored
-                           ? tr("Restored the session of %1 (passes: %2, %n hand edit(s))", nullptr, int(loaded.state.edits.size()))
-                                 .arg(path_.isEmpty() ? tr("an unsaved schedule") : QFileInfo(path_).fileName(), passes)
-                           : tr("Opened %1 (passes: %2)").arg(QFileInfo(file).fileName(), passes));
+    emit statusMessage(
+        loaded.restored
+            ? tr("Restored the session of %1 (passes: %2, %n hand edit(s))", nullptr, int(loaded.state.edits.size()))
+                  .arg(path_.isEmpty() ? tr("an unsaved schedule") : QFileInfo(path_).fileName(), passes)
+            : tr("Opened %1 (passes: %2)").arg(QFileInfo(file).fileName(), passes));
 }
 
 bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
@@ -186,9 +188,10 @@ void ScheduleDocument::accept(ComputedSchedule result) {
     if (!result.skipped_edits.empty()) {
         QStringList skipped;
         for (const HandEdit& edit : result.skipped_edits) skipped << QString::fromStdString(toActionString(edit.moved));
-        emit statusMessage(tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
-                              nullptr, skipped.size())
-                               .arg(skipped.join(", ")));
+        emit statusMessage(
+            tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
+               nullptr, skipped.size())
+                .arg(skipped.join(", ")));
     }
     const quint64 key = scheduleFingerprint(state_);
     if (!cache_.contains(key)) {

@@ -2,17 +2,17 @@
 // The open schedule: the user's decisions (ScheduleInput), their undo history, and the
 // latest computed result. Every change goes through the undo stack; computations run off
 // the GUI thread with a generation counter so that a stale result is dropped, never shown.
+#include <QHash>
 #include <QObject>
 #include <QString>
-#include <QUndoStack>
-#include <QHash>
 #include <QThreadPool>
+#include <QUndoStack>
 #include <memory>
 
-#include "DocumentLoader.h"
-#include "session/ScheduleInput.h"
-#include "ScheduleComputation.h"
-#include "model/PresetLibrary.h"
+#include "app/gui/DocumentLoader.h"
+#include "app/gui/ScheduleComputation.h"
+#include "core/model/PresetLibrary.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario::gui {
 

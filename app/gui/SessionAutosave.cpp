@@ -1,4 +1,4 @@
-#include "SessionAutosave.h"
+#include "app/gui/SessionAutosave.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -10,7 +10,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "AutosaveFile.h"
+#include "app/gui/AutosaveFile.h"
 
 namespace mario::gui {
 
@@ -33,7 +33,8 @@ SessionAutosave::SessionAutosave(const QString& directory, QObject* parent) : QO
     lock_ = std::make_unique<QLockFile>(lockPathOf(path_));
     // Age alone never makes a live session's lock stale: only a dead owner does.
     lock_->setStaleLockTime(0);
-    if (!lock_->tryLock(0)) qWarning("autosave: cannot lock %s; a crash may not be offered back", qPrintable(lock_->fileName()));
+    if (!lock_->tryLock(0))
+        qWarning("autosave: cannot lock %s; a crash may not be offered back", qPrintable(lock_->fileName()));
     writer_.setMaxThreadCount(1);
 }
 
@@ -52,11 +53,14 @@ void SessionAutosave::save(const ScheduleInput& state, const QString& originalPa
         } catch (const std::exception& e) {
             error = path + QStringLiteral(": cannot write the autosave (%1)").arg(QString::fromLocal8Bit(e.what()));
         }
-        QMetaObject::invokeMethod(self, [self, ok, error, path] {
-            if (!self) return;
-            if (ok) emit self->written(path);
-            else emit self->writeFailed(error);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            self,
+            [self, ok, error, path] {
+                if (!self) return;
+                if (ok) emit self->written(path);
+                else emit self->writeFailed(error);
+            },
+            Qt::QueuedConnection);
     });
 }
 

@@ -11,7 +11,7 @@
 #include <QThreadPool>
 #include <memory>
 
-#include "session/ScheduleInput.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario::gui {
 

@@ -1,6 +1,6 @@
-#include "SetStateCommand.h"
+#include "app/gui/SetStateCommand.h"
 
-#include "ScheduleDocument.h"
+#include "app/gui/ScheduleDocument.h"
 
 namespace mario::gui {
 

@@ -3,7 +3,7 @@
 // drags are all this command, so undo can never leave the document half-changed.
 #include <QUndoCommand>
 
-#include "session/ScheduleInput.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario::gui {
 

@@ -1,18 +1,17 @@
-#include "SummaryPanel.h"
+#include "app/gui/SummaryPanel.h"
 
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "sim/MemoryFit.h"
-#include "util/HumanBytes.h"
+#include "core/sim/MemoryFit.h"
+#include "core/util/HumanBytes.h"
 
 namespace mario::gui {
 namespace {
 
 QString bytesText(double bytes) { return QString::fromStdString(humanBytes(bytes)); }
-
 
 QString percent(double ratio) { return QStringLiteral("%1%").arg(100 * ratio, 0, 'f', 1); }
 
@@ -58,16 +57,18 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s) {
     // reordering of the programs could still reach.
     const double tightGap = r.tight_lower_bound_ms > 0 ? r.makespan_ms / r.tight_lower_bound_ms - 1 : 0;
     if (r.tight_lower_bound_ms > r.lower_bound_ms + 1e-9)
-        text += tr("pipeline bound %1 ms, %2 above it<br>").arg(r.tight_lower_bound_ms, 0, 'g', 6).arg(percent(tightGap));
+        text +=
+            tr("pipeline bound %1 ms, %2 above it<br>").arg(r.tight_lower_bound_ms, 0, 'g', 6).arg(percent(tightGap));
     if (r.recompute_ms > 0)
         text += tr("recompute %1 ms, %2 hidden in bubbles<br>")
                     .arg(r.recompute_ms, 0, 'g', 4)
                     .arg(percent(r.recomputeHiddenShare()));
     text += tr("bubbles %1<br>").arg(percent(r.bubble_ratio));
     if (r.tokens_per_s > 0)
-        text += tr("throughput %1 samples/s, %2 tokens/s<br>").arg(r.samples_per_s, 0, 'g', 4).arg(r.tokens_per_s, 0, 'g', 4);
-    else
-        text += tr("throughput %1 samples/s<br>").arg(r.samples_per_s, 0, 'g', 4);
+        text += tr("throughput %1 samples/s, %2 tokens/s<br>")
+                    .arg(r.samples_per_s, 0, 'g', 4)
+                    .arg(r.tokens_per_s, 0, 'g', 4);
+    else text += tr("throughput %1 samples/s<br>").arg(r.samples_per_s, 0, 'g', 4);
     text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
     if (fit.limit_bytes)
         text += fit.fits() ? tr("<br>fits the %1 limit").arg(bytesText(*fit.limit_bytes))

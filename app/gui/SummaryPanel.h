@@ -3,7 +3,7 @@
 // base schedule, distance to the lower bound, bubbles, throughput and memory per device.
 #include <QGroupBox>
 
-#include "ScheduleComputation.h"
+#include "app/gui/ScheduleComputation.h"
 
 class QLabel;
 class QTableWidget;

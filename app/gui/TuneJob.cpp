@@ -1,11 +1,11 @@
-#include "TuneJob.h"
+#include "app/gui/TuneJob.h"
 
 #include <QtConcurrent/QtConcurrentRun>
 #include <atomic>
 #include <mutex>
 #include <vector>
 
-#include "tune/Tuner.h"
+#include "core/tune/Tuner.h"
 
 namespace mario::gui {
 
@@ -55,7 +55,8 @@ void TuneJob::start(const Config& base, const TuneOptions& options) {
             shared->latest = p;
             if (shared->drainPosted) return;
             shared->drainPosted = true;
-            QMetaObject::invokeMethod(this, [this, shared] { drain(shared); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, [this, shared] { drain(shared); }, Qt::QueuedConnection);
         };
         auto result = Tuner::run(base, options, progress, &shared->cancel);
         if (result) shared->result = std::move(*result);

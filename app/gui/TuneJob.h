@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "model/Config.h"
-#include "tune/TuneTypes.h"
+#include "core/model/Config.h"
+#include "core/tune/TuneTypes.h"
 
 namespace mario::gui {
 

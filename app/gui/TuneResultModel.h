@@ -5,14 +5,29 @@
 #include <QAbstractTableModel>
 #include <vector>
 
-#include "tune/TuneTypes.h"
+#include "core/tune/TuneTypes.h"
 
 namespace mario::gui {
 
 class TuneResultModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Rank, SchemeCol, PP, DP, TP, Mbs, Checkpointing, SamplesPerS, TokensPerS, StepMs, PeakGB, Bubble, Status, ColumnCount };
+    enum Column {
+        Rank,
+        SchemeCol,
+        PP,
+        DP,
+        TP,
+        Mbs,
+        Checkpointing,
+        SamplesPerS,
+        TokensPerS,
+        StepMs,
+        PeakGB,
+        Bubble,
+        Status,
+        ColumnCount
+    };
     enum Role {
         SortRole = Qt::UserRole,  // a number (or the text) to sort the column by
         OutcomeRole,              // index into TuneResult::outcomes

@@ -1,6 +1,6 @@
-#include "TuneResultSortProxy.h"
+#include "app/gui/TuneResultSortProxy.h"
 
-#include "TuneResultModel.h"
+#include "app/gui/TuneResultModel.h"
 
 namespace mario::gui {
 

@@ -1,8 +1,8 @@
-#include "TuneSummary.h"
+#include "app/gui/TuneSummary.h"
 
 #include <QCoreApplication>
 
-#include "tune/TuneVerdict.h"
+#include "core/tune/TuneVerdict.h"
 
 namespace mario::gui {
 

@@ -5,7 +5,7 @@
 // tuner's closest miss.
 #include <QString>
 
-#include "tune/TuneTypes.h"
+#include "core/tune/TuneTypes.h"
 
 namespace mario::gui {
 

@@ -1,4 +1,4 @@
-#include "TunerPanel.h"
+#include "app/gui/TunerPanel.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -17,15 +17,15 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "ParetoChart.h"
-#include "ScheduleDocument.h"
-#include "TuneJob.h"
-#include "TuneResultModel.h"
-#include "TuneResultSortProxy.h"
-#include "TuneSummary.h"
-#include "TunerCurveChart.h"
-#include "schedule/PlanBuilder.h"
-#include "tune/Tuner.h"
+#include "app/gui/ScheduleDocument.h"
+#include "app/gui/TuneJob.h"
+#include "app/gui/TuneResultModel.h"
+#include "app/gui/TuneResultSortProxy.h"
+#include "app/gui/TuneSummary.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/tune/Tuner.h"
+#include "views/ParetoChart.h"
+#include "views/TunerCurveChart.h"
 
 namespace mario::gui {
 
@@ -92,10 +92,11 @@ TunerPanel::TunerPanel(ScheduleDocument* document, QWidget* parent) : QWidget(pa
     connect(showRejected_, &QCheckBox::toggled, model_, &TuneResultModel::setShowRejected);
     connect(table_, &QTableView::doubleClicked, this,
             [this](const QModelIndex& index) { openCandidate(proxy_->outcomeAt(index.row())); });
-    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        const int outcome = current.isValid() ? proxy_->outcomeAt(current.row()) : -1;
-        pareto_->setSelected(outcome >= 0 ? std::optional<int>(outcome) : std::nullopt);
-    });
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                const int outcome = current.isValid() ? proxy_->outcomeAt(current.row()) : -1;
+                pareto_->setSelected(outcome >= 0 ? std::optional<int>(outcome) : std::nullopt);
+            });
     connect(pareto_, &views::ParetoChart::candidateClicked, this, &TunerPanel::selectOutcomeInTable);
     connect(document_, &ScheduleDocument::computed, this, &TunerPanel::syncWithDocument);
     setRunning(false);
@@ -296,8 +297,7 @@ void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TunePr
     // phase reports nothing until it ends, so say what it is doing.
     if (latest.total > 0 && latest.evaluated >= latest.total)
         setStatus(tr("Re-evaluating the best candidates with all four passes and hide…"));
-    else
-        setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(latest.total));
+    else setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(latest.total));
 }
 
 void TunerPanel::onFinished() {
@@ -321,7 +321,8 @@ void TunerPanel::onFinished() {
     pareto_->setData(r, runOptions_.memory_limit_bytes);
     if (proxy_->rowCount() > 0) table_->selectRow(0);
     const QString candidates = evaluated == 1 ? tr("1 candidate") : tr("%1 candidates").arg(evaluated);
-    const QString took = r.elapsed_ms < 1000 ? tr("%1 ms").arg(r.elapsed_ms, 0, 'f', 0) : tr("%1 s").arg(r.elapsed_ms / 1000, 0, 'f', 2);
+    const QString took =
+        r.elapsed_ms < 1000 ? tr("%1 ms").arg(r.elapsed_ms, 0, 'f', 0) : tr("%1 s").arg(r.elapsed_ms / 1000, 0, 'f', 2);
     if (r.cancelled) setStatus(tr("Cancelled after %1.").arg(candidates));
     else setStatus(tr("Done: %1 in %2.").arg(candidates, took));
     summary_->setText(tuneSummaryHtml(r, evaluated));
@@ -340,7 +341,8 @@ bool TunerPanel::openCandidate(int outcome) {
     const TuneOutcome* o = result_ && runBase_ ? model_->outcome(outcome) : nullptr;
     if (!o) return false;
     if (!o->feasible) {
-        setStatus(tr("%1 does not fit; only candidates that fit open as schedules.").arg(qstr(o->candidate.label())), true);
+        setStatus(tr("%1 does not fit; only candidates that fit open as schedules.").arg(qstr(o->candidate.label())),
+                  true);
         return false;
     }
     const Config config = Tuner::configFor(*runBase_, o->candidate, runOptions_);

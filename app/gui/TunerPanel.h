@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/Config.h"
-#include "tune/TuneTypes.h"
+#include "core/model/Config.h"
+#include "core/tune/TuneTypes.h"
 
 class QCheckBox;
 class QDoubleSpinBox;

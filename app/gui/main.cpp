@@ -7,12 +7,12 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "CompareWindow.h"
-#include "GuardedApplication.h"
-#include "MainWindow.h"
-#include "PassStepper.h"
-#include "SessionAutosave.h"
-#include "util/ExitCode.h"
+#include "app/gui/CompareWindow.h"
+#include "app/gui/GuardedApplication.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PassStepper.h"
+#include "app/gui/SessionAutosave.h"
+#include "core/util/ExitCode.h"
 
 namespace {
 
@@ -25,9 +25,9 @@ bool wantsScreenshot(int argc, char** argv) {
 // The bundled example: beside the build tree or in the installed share folder.
 QString defaultExample() {
     const QString exe = QCoreApplication::applicationDirPath();
-    for (const QString& candidate : {exe + "/../../resources/examples/figure2.config.json",
-                                     exe + "/../share/mario/examples/figure2.config.json",
-                                     QStringLiteral(MARIO_SOURCE_EXAMPLES_DIR "/figure2.config.json")})
+    for (const QString& candidate :
+         {exe + "/../../resources/examples/figure2.config.json", exe + "/../share/mario/examples/figure2.config.json",
+          QStringLiteral(MARIO_SOURCE_EXAMPLES_DIR "/figure2.config.json")})
         if (QFileInfo::exists(candidate)) return QDir::cleanPath(candidate);
     return {};
 }
@@ -50,7 +50,8 @@ int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser,
     if (parser.isSet("step")) {
         bool ok = false;
         const int steps = parser.value("step").toInt(&ok);
-        if (!ok || steps < 0 || steps > 64) return fail(kBadInput, QStringLiteral("--step: expected an integer in [0, 64]"));
+        if (!ok || steps < 0 || steps > 64)
+            return fail(kBadInput, QStringLiteral("--step: expected an integer in [0, 64]"));
         for (int i = 0; i <= steps; ++i) window.stepper()->next();
     }
     window.resize(1600, 1000);

@@ -1,4 +1,4 @@
-#include "cost/AnalyticalCostModel.h"
+#include "core/cost/AnalyticalCostModel.h"
 
 #include <optional>
 #include <string>
@@ -18,12 +18,8 @@ constexpr double kOptimizerPasses = 3;
 }  // namespace
 
 AnalyticalCostModel::AnalyticalCostModel(const Config& config)
-    : model_(config.model),
-      hardware_(config.hardware),
-      parallel_(config.parallel),
-      b_(config.parallel.micro_batch_size),
-      s_(config.model.sequence_length),
-      h_(config.model.hidden) {}
+    : model_(config.model), hardware_(config.hardware), parallel_(config.parallel),
+      b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -33,14 +29,12 @@ Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
         if (good) return std::nullopt;
         return makeError(std::string(path) + ": must be positive for the analytical cost model");
     };
-    for (auto check : {need(m.layers > 0, "model.layers"), need(m.hidden > 0, "model.hidden"),
-                       need(m.heads > 0, "model.heads"), need(m.vocab > 0, "model.vocab"),
-                       need(m.sequence_length > 0, "model.sequence_length"),
-                       need(hw.peak_tflops > 0, "hardware.peak_tflops"),
-                       need(hw.achievable_mfu > 0, "hardware.achievable_mfu"),
-                       need(hw.hbm_gb_per_s > 0, "hardware.hbm_gb_per_s"),
-                       need(p.dp > 0, "parallel.dp"), need(p.tp > 0, "parallel.tp"),
-                       need(p.micro_batch_size > 0, "parallel.micro_batch_size")})
+    for (auto check :
+         {need(m.layers > 0, "model.layers"), need(m.hidden > 0, "model.hidden"), need(m.heads > 0, "model.heads"),
+          need(m.vocab > 0, "model.vocab"), need(m.sequence_length > 0, "model.sequence_length"),
+          need(hw.peak_tflops > 0, "hardware.peak_tflops"), need(hw.achievable_mfu > 0, "hardware.achievable_mfu"),
+          need(hw.hbm_gb_per_s > 0, "hardware.hbm_gb_per_s"), need(p.dp > 0, "parallel.dp"),
+          need(p.tp > 0, "parallel.tp"), need(p.micro_batch_size > 0, "parallel.micro_batch_size")})
         if (check) return *check;
     if (p.dp > 1 && (hw.inter_node_gb_per_s <= 0 || hw.intra_node_gb_per_s <= 0))
         return makeError("hardware.inter_node_gb_per_s: link bandwidths must be positive when dp > 1");
@@ -54,7 +48,7 @@ double AnalyticalCostModel::layerForwardFlops() const {
     double kvDim = h_ * model_.kvHeads() / model_.heads;  // grouped-query attention shrinks K and V
     double ffnMatrices = model_.gated_mlp ? 3 : 2;
     double projections = 2 * b_ * s_ * (2 * h_ * h_ + 2 * h_ * kvDim);  // Q and O, K and V
-    double attention = 4 * b_ * s_ * s_ * h_;                          // Q·Kᵀ and scores·V
+    double attention = 4 * b_ * s_ * s_ * h_;                           // Q·Kᵀ and scores·V
     double mlp = 2 * b_ * s_ * h_ * model_.ffnHidden() * ffnMatrices;
     return projections + attention + mlp;
 }

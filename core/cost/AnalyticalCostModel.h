@@ -5,10 +5,10 @@
 // All figures are per device: tensor parallelism (with sequence parallelism) divides them.
 #include <vector>
 
-#include "cost/StageCost.h"
-#include "cost/StageLayout.h"
-#include "model/Config.h"
-#include "util/Result.h"
+#include "core/cost/StageCost.h"
+#include "core/cost/StageLayout.h"
+#include "core/model/Config.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,10 +1,10 @@
-#include "cost/CostModel.h"
+#include "core/cost/CostModel.h"
 
 #include <string>
 
-#include "cost/AnalyticalCostModel.h"
-#include "cost/ProfileCostModel.h"
-#include "model/PresetLibrary.h"
+#include "core/cost/AnalyticalCostModel.h"
+#include "core/cost/ProfileCostModel.h"
+#include "core/model/PresetLibrary.h"
 
 namespace mario {
 
@@ -15,9 +15,9 @@ std::optional<Error> checkLayouts(const std::vector<StageLayout>& layouts, int m
     for (std::size_t i = 0; i < layouts.size(); ++i) {
         const StageLayout& l = layouts[i];
         if (l.begin_layer < 0 || l.end_layer < l.begin_layer || l.end_layer > modelLayers)
-            return makeError("layouts[" + std::to_string(i) + "]: layers [" + std::to_string(l.begin_layer) +
-                             ", " + std::to_string(l.end_layer) + ") lie outside the model's " +
-                             std::to_string(modelLayers) + " layers");
+            return makeError("layouts[" + std::to_string(i) + "]: layers [" + std::to_string(l.begin_layer) + ", " +
+                             std::to_string(l.end_layer) + ") lie outside the model's " + std::to_string(modelLayers) +
+                             " layers");
     }
     return std::nullopt;
 }

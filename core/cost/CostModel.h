@@ -6,11 +6,11 @@
 //   otherwise          -> AnalyticalCostModel, FLOP and byte formulas from the presets.
 #include <vector>
 
-#include "cost/StageCost.h"
-#include "cost/StageLayout.h"
-#include "model/Config.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/cost/StageCost.h"
+#include "core/cost/StageLayout.h"
+#include "core/model/Config.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -18,8 +18,7 @@ namespace mario {
 // ("layouts[3]: layers [40, 44) lie outside the model's 40 layers"). The profile is read from
 // disk on every call; callers that evaluate many configs (the tuner) should load a
 // ProfileCostModel once and call it directly.
-Result<std::vector<StageCost>> computeStageCosts(const Config& config,
-                                                 const std::vector<StageLayout>& layouts);
+Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
 
 // The point-to-point link between neighbouring pipeline stages. Ranks are assumed in the
 // order tp (fastest), then pp, then dp, so a pipeline of pp * tp GPUs stays inside one node

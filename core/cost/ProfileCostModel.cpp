@@ -1,13 +1,13 @@
-#include "cost/ProfileCostModel.h"
+#include "core/cost/ProfileCostModel.h"
 
 #include <algorithm>
 #include <optional>
-#include <utility>
 #include <string_view>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
-#include "io/ConfigJson.h"
+#include "core/io/ConfigJson.h"
 
 namespace mario {
 
@@ -18,14 +18,32 @@ namespace {
 using Need = JsonFieldReader::Need;
 using Check = JsonFieldReader::Check;
 
-constexpr std::string_view kProfileKeys[] = {
-    "format", "version", "name", "notes", "source", "model", "hardware", "micro_batch_size",
-    "sequence_length", "tp", "forward_ms", "backward_ms", "recompute_ms", "activation_bytes",
-    "static_bytes", "checkpoint_bytes", "send_bytes", "reduce_grad_ms", "optimizer_ms",
-    "backward_input_ms", "backward_weight_ms", "embedding", "head"};
+constexpr std::string_view kProfileKeys[] = {"format",
+                                             "version",
+                                             "name",
+                                             "notes",
+                                             "source",
+                                             "model",
+                                             "hardware",
+                                             "micro_batch_size",
+                                             "sequence_length",
+                                             "tp",
+                                             "forward_ms",
+                                             "backward_ms",
+                                             "recompute_ms",
+                                             "activation_bytes",
+                                             "static_bytes",
+                                             "checkpoint_bytes",
+                                             "send_bytes",
+                                             "reduce_grad_ms",
+                                             "optimizer_ms",
+                                             "backward_input_ms",
+                                             "backward_weight_ms",
+                                             "embedding",
+                                             "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
-constexpr std::string_view kExtraKeys[] = {"forward_ms", "backward_ms", "recompute_ms",
-                                           "activation_bytes", "static_bytes"};
+constexpr std::string_view kExtraKeys[] = {"forward_ms", "backward_ms", "recompute_ms", "activation_bytes",
+                                           "static_bytes"};
 
 std::string join(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -33,8 +51,8 @@ std::string join(const std::string& path, std::string_view key) {
 
 // Intercepts may be negative (a regression line), slopes may not: a block never costs less
 // than nothing. Stage totals are clamped at zero in stageCosts.
-std::optional<Error> readFit(const json& object, const std::string& path, std::string_view key,
-                             LinearFit& out, Need need) {
+std::optional<Error> readFit(const json& object, const std::string& path, std::string_view key, LinearFit& out,
+                             Need need) {
     auto it = object.find(key);
     if (it == object.end()) {
         if (need == Need::Optional) return std::nullopt;
@@ -56,8 +74,7 @@ std::optional<Error> readOptionalFit(const json& object, const std::string& path
     return std::nullopt;
 }
 
-std::optional<Error> readExtra(const json& object, const std::string& path, std::string_view key,
-                               ProfileExtra& out) {
+std::optional<Error> readExtra(const json& object, const std::string& path, std::string_view key, ProfileExtra& out) {
     auto it = object.find(key);
     if (it == object.end()) return std::nullopt;
     JsonFieldReader extra(*it, join(path, key));
@@ -72,8 +89,11 @@ std::optional<Error> readExtra(const json& object, const std::string& path, std:
 
 json fitJson(const LinearFit& fit) { return {{"a", fit.a}, {"b", fit.b}}; }
 json extraJson(const ProfileExtra& e) {
-    return {{"forward_ms", e.forward_ms}, {"backward_ms", e.backward_ms}, {"recompute_ms", e.recompute_ms},
-            {"activation_bytes", e.activation_bytes}, {"static_bytes", e.static_bytes}};
+    return {{"forward_ms", e.forward_ms},
+            {"backward_ms", e.backward_ms},
+            {"recompute_ms", e.recompute_ms},
+            {"activation_bytes", e.activation_bytes},
+            {"static_bytes", e.static_bytes}};
 }
 
 }  // namespace
@@ -114,17 +134,17 @@ Result<ProfileCostModel> ProfileCostModel::fromJson(const json& object, const st
     in.number("send_bytes", p.send_bytes_, Need::Required, Check::NonNegative);
     if (in.error()) return *in.error();
     // Braced lists evaluate in order, so the first error reported is the first in the file's schema.
-    for (const auto& error : {readFit(object, path, "forward_ms", p.forward_ms_, Need::Required),
-                              readFit(object, path, "backward_ms", p.backward_ms_, Need::Required),
-                              readFit(object, path, "recompute_ms", p.recompute_ms_, Need::Required),
-                              readFit(object, path, "activation_bytes", p.activation_bytes_, Need::Required),
-                              readFit(object, path, "static_bytes", p.static_bytes_, Need::Required),
-                              readFit(object, path, "reduce_grad_ms", p.reduce_grad_ms_, Need::Optional),
-                              readFit(object, path, "optimizer_ms", p.optimizer_ms_, Need::Optional),
-                              readOptionalFit(object, path, "backward_input_ms", p.backward_input_ms_),
-                              readOptionalFit(object, path, "backward_weight_ms", p.backward_weight_ms_),
-                              readExtra(object, path, "embedding", p.embedding_),
-                              readExtra(object, path, "head", p.head_)})
+    for (const auto& error :
+         {readFit(object, path, "forward_ms", p.forward_ms_, Need::Required),
+          readFit(object, path, "backward_ms", p.backward_ms_, Need::Required),
+          readFit(object, path, "recompute_ms", p.recompute_ms_, Need::Required),
+          readFit(object, path, "activation_bytes", p.activation_bytes_, Need::Required),
+          readFit(object, path, "static_bytes", p.static_bytes_, Need::Required),
+          readFit(object, path, "reduce_grad_ms", p.reduce_grad_ms_, Need::Optional),
+          readFit(object, path, "optimizer_ms", p.optimizer_ms_, Need::Optional),
+          readOptionalFit(object, path, "backward_input_ms", p.backward_input_ms_),
+          readOptionalFit(object, path, "backward_weight_ms", p.backward_weight_ms_),
+          readExtra(object, path, "embedding", p.embedding_), readExtra(object, path, "head", p.head_)})
         if (error) return *error;
     return p;
 }
@@ -133,7 +153,8 @@ ProfileCostModel::ProfileCostModel(const ProfileFits& f)
     : micro_batch_size_(f.micro_batch_size), sequence_length_(f.sequence_length), tp_(f.tp), forward_ms_(f.forward_ms),
       backward_ms_(f.backward_ms), recompute_ms_(f.recompute_ms), activation_bytes_(f.activation_bytes),
       static_bytes_(f.static_bytes), reduce_grad_ms_(f.reduce_grad_ms), optimizer_ms_(f.optimizer_ms),
-      backward_input_ms_(f.backward_input_ms), backward_weight_ms_(f.backward_weight_ms), checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
+      backward_input_ms_(f.backward_input_ms), backward_weight_ms_(f.backward_weight_ms),
+      checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
 
 json ProfileCostModel::toJson() const {
     json out = {{"format", "mario-profile"},
@@ -187,8 +208,8 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
         c.optimizer_ms = fixed(optimizer_ms_, x);
         if (backward_input_ms_) c.backward_input_ms = scaled(*backward_input_ms_, x);
         if (backward_weight_ms_) c.backward_weight_ms = scaled(*backward_weight_ms_, x);
-        for (const auto& [present, extra] : {std::pair{layout.has_embedding, &embedding_},
-                                             std::pair{layout.has_head, &head_}}) {
+        for (const auto& [present, extra] :
+             {std::pair{layout.has_embedding, &embedding_}, std::pair{layout.has_head, &head_}}) {
             if (!present) continue;
             c.forward_ms += extra->forward_ms * r;
             c.backward_ms += extra->backward_ms * r;

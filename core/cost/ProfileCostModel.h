@@ -16,10 +16,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "cost/StageCost.h"
-#include "cost/StageLayout.h"
-#include "model/Config.h"
-#include "util/Result.h"
+#include "core/cost/StageCost.h"
+#include "core/cost/StageLayout.h"
+#include "core/model/Config.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -75,8 +75,7 @@ public:
     // sizes scale the per-block slopes (work and activations grow with the batch) but not the
     // intercepts (framework overhead). A different sequence length or tp is an error: attention
     // is not linear in the sequence, and tp changes what each device computes.
-    Result<std::vector<StageCost>> stageCosts(const Config& config,
-                                              const std::vector<StageLayout>& layouts) const;
+    Result<std::vector<StageCost>> stageCosts(const Config& config, const std::vector<StageLayout>& layouts) const;
 
     int microBatchSize() const { return micro_batch_size_; }
     int sequenceLength() const { return sequence_length_; }

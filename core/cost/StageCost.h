@@ -2,7 +2,7 @@
 // What one pipeline stage costs for one micro-batch: times in milliseconds, memory in bytes.
 #include <optional>
 
-#include "schedule/Instruction.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 
@@ -14,10 +14,10 @@ struct StageCost {
     std::optional<double> backward_weight_ms;  // W of a split backward; default: half of B
     double reduce_grad_ms = 0;                 // data-parallel all-reduce of this stage's gradients
     double optimizer_ms = 0;
-    double activation_bytes = 0;  // kept from F to B without checkpointing
-    double checkpoint_bytes = 0;  // kept by a checkpointed F (the stage input)
-    double static_bytes = 0;      // weights, gradients, optimizer state
-    double send_bytes = 0;        // tensor on the boundary after this stage (both directions)
+    double activation_bytes = 0;              // kept from F to B without checkpointing
+    double checkpoint_bytes = 0;              // kept by a checkpointed F (the stage input)
+    double static_bytes = 0;                  // weights, gradients, optimizer state
+    double send_bytes = 0;                    // tensor on the boundary after this stage (both directions)
     std::optional<double> weight_grad_bytes;  // held from I to W; default: half the activations
 
     double inputGradMs() const { return backward_input_ms.value_or(backward_ms / 2); }

@@ -1,6 +1,6 @@
-#include "io/ChromeTrace.h"
+#include "core/io/ChromeTrace.h"
 
-#include "schedule/CheckpointedForwards.h"
+#include "core/schedule/CheckpointedForwards.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,8 +53,7 @@ json event(const char* phase, std::string name, std::string category, int device
 }
 
 json metadata(const char* name, int tid, json args) {
-    return {{"ph", "M"}, {"name", name}, {"pid", kChromeTracePid}, {"tid", tid}, {"ts", 0},
-            {"args", std::move(args)}};
+    return {{"ph", "M"}, {"name", name}, {"pid", kChromeTracePid}, {"tid", tid}, {"ts", 0}, {"args", std::move(args)}};
 }
 
 // Where a transfer lands: the stage that receives it and the RECV op it waits in.
@@ -65,8 +64,7 @@ struct Receiver {
 
 // A SEND_F of stage s goes to the stage after s in its chain, a SEND_B to the one before
 // (docs/plan-format.md); the first and last stages of a chain have nobody to send to that way.
-std::optional<Receiver> receiverOf(const Instruction& send,
-                                   const std::vector<std::vector<int>>& chains) {
+std::optional<Receiver> receiverOf(const Instruction& send, const std::vector<std::vector<int>>& chains) {
     for (const auto& chain : chains) {
         const auto it = std::find(chain.begin(), chain.end(), send.stage);
         if (it == chain.end()) continue;
@@ -104,8 +102,7 @@ std::vector<std::size_t> drawableCounts(const Plan& plan, const SimResult& resul
     }
     std::vector<std::size_t> counts(plan.devices.size(), 0);
     for (std::size_t d = 0; d < plan.devices.size(); ++d)
-        if (stats[d] != nullptr)
-            counts[d] = std::min(plan.devices[d].program.size(), stats[d]->timings.size());
+        if (stats[d] != nullptr) counts[d] = std::min(plan.devices[d].program.size(), stats[d]->timings.size());
     // On a deadlock the blocked instruction and everything after it never ran.
     if (result.deadlocked)
         for (const auto& blocked : result.blocked)
@@ -122,10 +119,8 @@ json chromeTrace(const Plan& plan, const SimResult& result) {
     const std::vector<std::size_t> counts = drawableCounts(plan, result, stats);
     json events = json::array();
 
-    const std::string processName =
-        plan.info.name.empty() ? std::string("Mario plan") : "Mario plan " + plan.info.name;
-    const int firstTid =
-        plan.devices.empty() ? chromeTraceTid(0) : chromeTraceTid(plan.devices[0].index);
+    const std::string processName = plan.info.name.empty() ? std::string("Mario plan") : "Mario plan " + plan.info.name;
+    const int firstTid = plan.devices.empty() ? chromeTraceTid(0) : chromeTraceTid(plan.devices[0].index);
     events.push_back(metadata("process_name", firstTid, {{"name", processName}}));
     events.push_back(metadata("process_sort_index", firstTid, {{"sort_index", 0}}));
     for (const auto& device : plan.devices) {
@@ -177,8 +172,7 @@ json chromeTrace(const Plan& plan, const SimResult& result) {
             const std::string action = toActionString(instruction);
             const auto flow = flows.find({d, i});
             if (isCompute(instruction.op)) {
-                json e = event("X", action, computeCategory(instruction.op, checkpointed[i]), device,
-                               timing.start);
+                json e = event("X", action, computeCategory(instruction.op, checkpointed[i]), device, timing.start);
                 e["dur"] = micros(timing.end - timing.start);
                 e["args"] = instructionArgs(instruction, device, i);
                 events.push_back(std::move(e));
@@ -238,8 +232,7 @@ Result<bool> writeChromeTrace(const Plan& plan, const SimResult& result, const s
     const auto& events = trace["traceEvents"];
     for (std::size_t i = 0; i < events.size(); ++i)
         // replace: a plan name with invalid UTF-8 must not make dump() throw.
-        out << events[i].dump(-1, ' ', false, json::error_handler_t::replace)
-            << (i + 1 < events.size() ? ",\n" : "\n");
+        out << events[i].dump(-1, ' ', false, json::error_handler_t::replace) << (i + 1 < events.size() ? ",\n" : "\n");
     out << "]}\n";
     out.close();
     if (!out) return makeError("cannot write the Chrome trace to \"" + path + "\"");

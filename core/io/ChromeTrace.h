@@ -22,9 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,4 +1,4 @@
-#include "io/ConfigJson.h"
+#include "core/io/ConfigJson.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/ProfileCostModel.h"
-#include "model/Limits.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassVocabulary.h"
+#include "core/cost/ProfileCostModel.h"
+#include "core/model/Limits.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassVocabulary.h"
 
 namespace mario {
 
@@ -23,13 +23,20 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr std::string_view kConfigKeys[] = {
-    "format", "version", "name", "notes", "model", "hardware", "devices", "memory_limit_gb",
-    "parallel", "passes", "unit_costs", "microbatches", "profile"};
-constexpr std::string_view kParallelKeys[] = {
-    "scheme", "pp", "dp", "tp", "chunks", "micro_batch_size", "global_batch_size",
-    "group_size", "distributed_optimizer", "overlap_factor"};
-constexpr std::string_view kUnitKeys[] = {
-    "forward", "backward", "recompute", "activation_bytes", "checkpoint_bytes", "static_bytes"};
+    "format",          "version",  "name",   "notes",      "model",        "hardware", "devices",
+    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile"};
+constexpr std::string_view kParallelKeys[] = {"scheme",
+                                              "pp",
+                                              "dp",
+                                              "tp",
+                                              "chunks",
+                                              "micro_batch_size",
+                                              "global_batch_size",
+                                              "group_size",
+                                              "distributed_optimizer",
+                                              "overlap_factor"};
+constexpr std::string_view kUnitKeys[] = {"forward",          "backward",         "recompute",
+                                          "activation_bytes", "checkpoint_bytes", "static_bytes"};
 
 Result<std::vector<std::string>> readPasses(const json& value) {
     if (value.is_string()) {
@@ -46,9 +53,7 @@ Result<std::vector<std::string>> readPasses(const json& value) {
         const std::string name = value[i].get<std::string>();
         // The pass manager owns the vocabulary; the file stores the short names.
         const auto pass = parsePassName(name);
-        if (!pass)
-            return makeError(where + ": unknown pass \"" + name +
-                             "\" (expected " + passNameList() + ")");
+        if (!pass) return makeError(where + ": unknown pass \"" + name + "\" (expected " + passNameList() + ")");
         const std::string shortName(passName(*pass));
         if (std::find(passes.begin(), passes.end(), shortName) != passes.end())
             return makeError(where + ": pass \"" + shortName + "\" is listed twice");
@@ -73,14 +78,12 @@ std::string str(int x) { return std::to_string(x); }
 
 }  // namespace
 
-
 // ---- readConfig ----------------------------------------------------------------------
 
 namespace {
 
 // Cross-field rules: each error names the field a user would change.
-std::optional<Error> validate(const Config& c, const JsonFieldReader& root, const JsonFieldReader& par,
-                              bool hasModel) {
+std::optional<Error> validate(const Config& c, const JsonFieldReader& root, const JsonFieldReader& par, bool hasModel) {
     const ParallelConfig& p = c.parallel;
     std::string mbPath = root.has("microbatches") ? "microbatches" : "parallel.global_batch_size";
     int m = c.microbatchCount();
@@ -96,8 +99,8 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
     const int stages = p.pp * stagesPerDevice(p.scheme, p.chunks);
     const long long pairs = static_cast<long long>(stages) * m;
     if (pairs > limits::kMaxStageMicrobatches)
-        return makeError(mbPath + ": " + str(m) + " micro-batches on " + str(stages) +
-                         " stages make " + std::to_string(pairs) + " (stage, micro-batch) pairs; the limit is " +
+        return makeError(mbPath + ": " + str(m) + " micro-batches on " + str(stages) + " stages make " +
+                         std::to_string(pairs) + " (stage, micro-batch) pairs; the limit is " +
                          str(limits::kMaxStageMicrobatches));
     const std::string name(scheme.name);
     if (!scheme.chunked && p.chunks != 1)
@@ -115,9 +118,8 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
     if (scheme.grouped) {
         int group = p.group_size > 0 ? p.group_size : p.pp;
         if (m % group != 0)
-            return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " +
-                             str(m) + " micro-batches are not divisible by the interleaved group size " +
-                             str(group));
+            return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " + str(m) +
+                             " micro-batches are not divisible by the interleaved group size " + str(group));
     }
     if (hasModel) {
         // Per chain: the two chains of Chimera and DualPipe each hold all layers.
@@ -126,8 +128,7 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
             return makeError("model.layers: " + str(c.model.layers) + " layers cannot fill the " + str(chain) +
                              " stages of a " + name + " pipeline on " + str(p.pp) + " devices");
         if (c.model.heads % p.tp != 0)
-            return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " +
-                             str(p.tp));
+            return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " + str(p.tp));
     }
     if (c.unit_costs && c.profile) return makeError("profile: cannot be combined with unit_costs");
     return std::nullopt;
@@ -192,10 +193,8 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     par.string("scheme", scheme, Need::Required);
     if (par.ok()) {
         auto parsed = parseScheme(scheme);
-        if (!parsed)
-            par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected " + schemeNameList() + ")");
-        else
-            c.parallel.scheme = *parsed;
+        if (!parsed) par.fail("scheme", "unknown scheme \"" + scheme + "\" (expected " + schemeNameList() + ")");
+        else c.parallel.scheme = *parsed;
     }
     ParallelConfig& p = c.parallel;
     par.integerIn("pp", p.pp, Need::Required, 1, limits::kMaxPipelineDevices);
@@ -226,9 +225,9 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         if (!c.microbatches) return makeError("parallel.global_batch_size: required unless microbatches is given");
         const long long global = *c.microbatches * samplesPerStep;
         if (global > limits::kMaxGlobalBatch)
-            return makeError("microbatches: " + str(*c.microbatches) + " micro-batches of dp * micro_batch_size = " +
-                             std::to_string(samplesPerStep) + " samples exceed the global batch limit " +
-                             str(limits::kMaxGlobalBatch));
+            return makeError("microbatches: " + str(*c.microbatches) +
+                             " micro-batches of dp * micro_batch_size = " + std::to_string(samplesPerStep) +
+                             " samples exceed the global batch limit " + str(limits::kMaxGlobalBatch));
         p.global_batch_size = static_cast<int>(global);
     }
     const long long allDevices = static_cast<long long>(p.pp) * p.dp * p.tp;
@@ -236,8 +235,8 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         return makeError("parallel: pp * dp * tp = " + std::to_string(allDevices) + " devices; the limit is " +
                          str(limits::kMaxDevices));
     if (root.has("devices") && devices != allDevices)
-        return makeError("devices: " + str(devices) + " devices do not match parallel pp * dp * tp = " +
-                         std::to_string(allDevices));
+        return makeError("devices: " + str(devices) +
+                         " devices do not match parallel pp * dp * tp = " + std::to_string(allDevices));
 
     if (root.has("passes")) {
         auto passes = readPasses(document["passes"]);
@@ -251,8 +250,8 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         if (root.error()) return *root.error();
         // A path next to the config wins over one in the presets folder.
         std::error_code ec;
-        const fs::path local = PresetLibrary::profileFile(
-            (baseDir.empty() ? fs::path(profile) : fs::path(baseDir) / profile).string());
+        const fs::path local =
+            PresetLibrary::profileFile((baseDir.empty() ? fs::path(profile) : fs::path(baseDir) / profile).string());
         std::string resolved = fs::path(profile).is_absolute() || fs::exists(local, ec)
                                    ? fs::absolute(local, ec).lexically_normal().string()
                                    : presets.resolveProfile(profile);

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "io/JsonFieldReader.h"
-#include "io/JsonFile.h"
-#include "model/Config.h"
-#include "util/Result.h"
+#include "core/io/JsonFieldReader.h"
+#include "core/io/JsonFile.h"
+#include "core/model/Config.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,12 +1,12 @@
-#include "io/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <filesystem>
 
-#include "io/ConfigJson.h"
-#include "io/JsonFile.h"
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "schedule/PlanBuilder.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/JsonFile.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
 
 namespace mario {
 

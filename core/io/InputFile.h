@@ -5,16 +5,16 @@
 #include <string>
 #include <vector>
 
-#include "model/Config.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/model/Config.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassReport.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
 struct InputFile {
-    Plan plan;                       // not yet validated when it came from a plan file
+    Plan plan;                        // not yet validated when it came from a plan file
     std::vector<PassId> file_passes;  // the config's own pass selection (none for a plan)
     std::optional<Config> config;     // set when the file was a config
 };

@@ -1,4 +1,4 @@
-#include "io/JsonFieldReader.h"
+#include "core/io/JsonFieldReader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,15 +22,12 @@ std::string shown(const json& value) {
 
 }  // namespace
 
-JsonFieldReader::JsonFieldReader(const json& object, std::string path)
-    : object_(object), path_(std::move(path)) {
+JsonFieldReader::JsonFieldReader(const json& object, std::string path) : object_(object), path_(std::move(path)) {
     if (!object_.is_object())
         error_ = makeError(path_.empty() ? "expected a JSON object" : path_ + ": expected an object");
 }
 
-bool JsonFieldReader::has(std::string_view key) const {
-    return object_.is_object() && object_.contains(key);
-}
+bool JsonFieldReader::has(std::string_view key) const { return object_.is_object() && object_.contains(key); }
 
 std::string JsonFieldReader::pathOf(std::string_view key) const {
     return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
@@ -56,7 +53,8 @@ void JsonFieldReader::number(std::string_view key, double& out, Need need, Check
     if (!value->is_number()) return fail(key, "expected a number");
     double x = value->get<double>();
     if (!std::isfinite(x)) return fail(key, "expected a finite number");
-    if (check == Check::Positive && !(x > 0)) return fail(key, "expected a positive number (got " + shown(*value) + ")");
+    if (check == Check::Positive && !(x > 0))
+        return fail(key, "expected a positive number (got " + shown(*value) + ")");
     if (check == Check::NonNegative && x < 0) return fail(key, "must not be negative (got " + shown(*value) + ")");
     if (check == Check::Fraction && !(x > 0 && x <= 1))
         return fail(key, "expected a number in (0, 1] (got " + shown(*value) + ")");
@@ -68,9 +66,8 @@ void JsonFieldReader::integer(std::string_view key, int& out, Need need, Check c
     if (!value) return;
     // 4.0 is accepted: some tools write every number as a double.
     double x = value->is_number() ? value->get<double>() : 0.5;
-    bool integral = value->is_number() && std::floor(x) == x &&
-                    std::abs(x) <= double(std::numeric_limits<int>::max());
-    const char* what = check == Check::Positive ? "expected a positive integer"
+    bool integral = value->is_number() && std::floor(x) == x && std::abs(x) <= double(std::numeric_limits<int>::max());
+    const char* what = check == Check::Positive      ? "expected a positive integer"
                        : check == Check::NonNegative ? "expected a non-negative integer"
                                                      : "expected an integer";
     if (!integral) return fail(key, what);
@@ -107,8 +104,7 @@ void JsonFieldReader::string(std::string_view key, std::string& out, Need need) 
 void JsonFieldReader::onlyKeys(std::span<const std::string_view> allowed) {
     if (error_) return;
     for (const auto& [key, value] : object_.items())
-        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-            return fail(key, "unknown key");
+        if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) return fail(key, "unknown key");
 }
 
 void JsonFieldReader::header(std::string_view format) {

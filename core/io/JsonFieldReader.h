@@ -9,7 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

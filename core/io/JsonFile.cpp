@@ -1,6 +1,6 @@
-#include "io/JsonFile.h"
+#include "core/io/JsonFile.h"
 
-#include "io/TextFile.h"
+#include "core/io/TextFile.h"
 
 namespace mario {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,6 +1,6 @@
 // Megatron-LM arguments and torchrun / Slurm launch scripts for a tuned candidate. Flag
 // spellings follow Megatron-LM's megatron/training/arguments.py.
-#include "io/LaunchExport.h"
+#include "core/io/LaunchExport.h"
 
 #include <filesystem>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "io/PlanJson.h"
+#include "core/io/PlanJson.h"
 
 namespace mario {
 namespace {
@@ -43,7 +43,8 @@ std::string worldComment(const TuneCandidate& candidate, const LaunchLayout& lay
         << " (nodes of " << options.gpus_per_node << " GPUs).\n"
         << "# Rank layout (Megatron-LM's order, tensor parallel fastest, pipeline slowest):\n"
         << "#   rank = tp_rank + tp * (dp_replica + dp * pipeline_device), so rank r runs\n"
-        << "#   pipeline device r / (tp*dp) = r / " << candidate.tp * candidate.dp << " of data-parallel replica (r / tp) % dp.\n";
+        << "#   pipeline device r / (tp*dp) = r / " << candidate.tp * candidate.dp
+        << " of data-parallel replica (r / tp) % dp.\n";
     if (candidate.tp > 1)
         out << "# tp = " << candidate.tp << ": the ranks of one tensor-parallel group run the same pipeline device\n"
             << "#   together, which needs an executor with tensor parallelism.\n";
@@ -55,7 +56,8 @@ constexpr const char* kShebang = "#!/usr/bin/env bash\n";
 // The executor's command line after the launcher; PLAN and EXECUTOR are shell variables set
 // earlier in the script so that the environment can override them.
 std::string executorCommand(const LaunchOptions& options) {
-    std::string command = "\"$EXECUTOR\" run \"$PLAN\" --backend cuda --iterations " + std::to_string(options.iterations);
+    std::string command =
+        "\"$EXECUTOR\" run \"$PLAN\" --backend cuda --iterations " + std::to_string(options.iterations);
     if (!options.model_spec.empty()) command += " --model " + shellQuote(options.model_spec);
     return command;
 }
@@ -81,14 +83,15 @@ std::string refusal(const std::string& why) {
 
 Result<LaunchLayout> launchLayout(const TuneCandidate& candidate, const LaunchOptions& options) {
     if (candidate.pp < 1 || candidate.dp < 1 || candidate.tp < 1)
-        return makeError("pp, dp and tp must be positive, got pp=" + std::to_string(candidate.pp) + " dp=" +
-                         std::to_string(candidate.dp) + " tp=" + std::to_string(candidate.tp));
+        return makeError("pp, dp and tp must be positive, got pp=" + std::to_string(candidate.pp) +
+                         " dp=" + std::to_string(candidate.dp) + " tp=" + std::to_string(candidate.tp));
     if (options.gpus_per_node < 1)
         return makeError("GPUs per node must be positive, got " + std::to_string(options.gpus_per_node));
     if (options.nodes < 0) return makeError("nodes must not be negative, got " + std::to_string(options.nodes));
     LaunchLayout layout;
     layout.world = candidate.pp * candidate.dp * candidate.tp;
-    layout.nodes = options.nodes > 0 ? options.nodes : (layout.world + options.gpus_per_node - 1) / options.gpus_per_node;
+    layout.nodes =
+        options.nodes > 0 ? options.nodes : (layout.world + options.gpus_per_node - 1) / options.gpus_per_node;
     if (layout.world % layout.nodes != 0)
         return makeError("world size " + std::to_string(layout.world) + " does not split evenly over " +
                          std::to_string(layout.nodes) + " nodes");
@@ -199,8 +202,7 @@ std::string megatronArguments(const Config& config, const TuneCandidate& candida
 std::string torchrunScript(const Config& config, const TuneCandidate& candidate, const std::string& planFile,
                            const LaunchOptions& options) {
     std::ostringstream out;
-    out << kShebang
-        << "# Mario Workbench launch with torchrun for " << candidate.label()
+    out << kShebang << "# Mario Workbench launch with torchrun for " << candidate.label()
         << (config.name.empty() ? "" : " (" + config.name + ")") << ".\n";
     const auto layout = launchLayout(candidate, options);
     if (!layout.ok()) {
@@ -213,8 +215,7 @@ std::string torchrunScript(const Config& config, const TuneCandidate& candidate,
         << "# MASTER_PORT override the plan, the executor and the port.\n"
         << "set -euo pipefail\n\n"
         << "SCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n"
-        << commonVariables(planFile, "$SCRIPT_DIR", options)
-        << "JOB_NAME=" << shellQuote(options.job_name) << "\n"
+        << commonVariables(planFile, "$SCRIPT_DIR", options) << "JOB_NAME=" << shellQuote(options.job_name) << "\n"
         << "MASTER_ADDR=\"${MASTER_ADDR:-localhost}\"\n"
         << "MASTER_PORT=\"${MASTER_PORT:-$DEFAULT_PORT}\"\n\n"
         // --no-python: the executor is a native binary that reads RANK, WORLD_SIZE, LOCAL_RANK,
@@ -304,7 +305,8 @@ Result<bool> writeLaunchBundle(const std::string& directory, const Config& confi
     if (auto written = writePlanFile(plan, (dir / planName).string()); !written.ok()) return written.error();
     if (auto written = writeText(dir / "megatron_args.txt", megatronArguments(config, candidate), false); !written.ok())
         return written.error();
-    if (auto written = writeText(dir / "launch_torchrun.sh", torchrunScript(config, candidate, planName, options), true);
+    if (auto written =
+            writeText(dir / "launch_torchrun.sh", torchrunScript(config, candidate, planName, options), true);
         !written.ok())
         return written.error();
     if (auto written = writeText(dir / "launch_slurm.sh", slurmScript(config, candidate, planName, options), true);

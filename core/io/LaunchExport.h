@@ -13,10 +13,10 @@
 // furthest apart, as in Megatron.
 #include <string>
 
-#include "model/Config.h"
-#include "schedule/Plan.h"
-#include "tune/TuneTypes.h"
-#include "util/Result.h"
+#include "core/model/Config.h"
+#include "core/schedule/Plan.h"
+#include "core/tune/TuneTypes.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -28,14 +28,14 @@ struct LaunchOptions {
     int iterations = 10;
     std::string model_spec;  // passed as --model when non-empty ("tiny", "layers=8,hidden=64,…")
     std::string job_name = "mario";
-    std::string partition;   // Slurm partition; left to the cluster's default when empty
+    std::string partition;  // Slurm partition; left to the cluster's default when empty
     std::string time_limit = "01:00:00";
 };
 
 // How the pp·dp·tp processes spread over nodes. torchrun and Slurm both start the same number
 // of processes on every node, so the world has to split evenly.
 struct LaunchLayout {
-    int world = 1;     // processes = GPUs = pp·dp·tp
+    int world = 1;  // processes = GPUs = pp·dp·tp
     int nodes = 1;
     int per_node = 1;  // processes (and GPUs) per node
 };
@@ -55,15 +55,14 @@ std::string megatronArguments(const Config& config, const TuneCandidate& candida
 // A relative planFile is looked up next to the torchrun script, and in the Slurm submission
 // directory for the Slurm script (sbatch runs a copy of the script from its spool directory).
 // When the layout is impossible the script only prints why and exits 1.
-std::string torchrunScript(const Config& config, const TuneCandidate& candidate,
-                           const std::string& planFile, const LaunchOptions& options);
-std::string slurmScript(const Config& config, const TuneCandidate& candidate,
-                        const std::string& planFile, const LaunchOptions& options);
+std::string torchrunScript(const Config& config, const TuneCandidate& candidate, const std::string& planFile,
+                           const LaunchOptions& options);
+std::string slurmScript(const Config& config, const TuneCandidate& candidate, const std::string& planFile,
+                        const LaunchOptions& options);
 
 // Writes plan.mario.json, megatron_args.txt, launch_torchrun.sh and launch_slurm.sh (the two
 // scripts executable) into `directory`, creating it. Every error names the path at fault.
-Result<bool> writeLaunchBundle(const std::string& directory, const Config& config,
-                               const TuneCandidate& candidate, const Plan& plan,
-                               const LaunchOptions& options);
+Result<bool> writeLaunchBundle(const std::string& directory, const Config& config, const TuneCandidate& candidate,
+                               const Plan& plan, const LaunchOptions& options);
 
 }  // namespace mario

@@ -1,11 +1,11 @@
-#include "io/LiveEvents.h"
+#include "core/io/LiveEvents.h"
 
 #include <cmath>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
-#include "io/JsonFieldReader.h"
+#include "core/io/JsonFieldReader.h"
 
 namespace mario {
 namespace {

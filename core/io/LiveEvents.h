@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

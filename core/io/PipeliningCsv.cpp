@@ -1,12 +1,12 @@
-#include "io/PipeliningCsv.h"
+#include "core/io/PipeliningCsv.h"
 
 #include <algorithm>
 #include <charconv>
 #include <tuple>
 
-#include "io/PipeliningLowering.h"
-#include "io/TextFile.h"
-#include "model/Limits.h"
+#include "core/io/PipeliningLowering.h"
+#include "core/io/TextFile.h"
+#include "core/model/Limits.h"
 
 namespace mario {
 namespace {
@@ -30,8 +30,7 @@ std::string_view trim(std::string_view text) {
 // Action strings hold no commas or quotes, so no cell needs real CSV unquoting.
 std::string_view unquote(std::string_view cell) {
     cell = trim(cell);
-    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"')
-        cell = trim(cell.substr(1, cell.size() - 2));
+    if (cell.size() >= 2 && cell.front() == '"' && cell.back() == '"') cell = trim(cell.substr(1, cell.size() - 2));
     return cell;
 }
 
@@ -102,7 +101,8 @@ Result<bool> parseComposite(std::string_view cell, int column, std::vector<Pipel
     const auto close = cell.find(')');
     const std::string_view type = trim(cell.substr(close + 1));
     if (type != "OVERLAP_F_B")
-        return makeError(quoted(cell) + " is a composite of type " + quoted(type) + "; PyTorch's composite is OVERLAP_F_B");
+        return makeError(quoted(cell) + " is a composite of type " + quoted(type) +
+                         "; PyTorch's composite is OVERLAP_F_B");
     std::string_view parts = cell.substr(1, close - 1);
     const std::size_t before = out.size();
     while (true) {
@@ -153,7 +153,8 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
             return makeError("the plan's chain runs stage " + std::to_string(chains.front()[p]) + " at position " +
                              std::to_string(p) + "; PyTorch's pipelining runs stages 0..S-1 in order");
     if (const int recomputes = recomputeCount(plan); recomputes > 0 && !options.drop_recompute)
-        return makeError("the plan recomputes " + std::to_string(recomputes) + (recomputes == 1 ? " forward" : " forwards") +
+        return makeError("the plan recomputes " + std::to_string(recomputes) +
+                         (recomputes == 1 ? " forward" : " forwards") +
                          " (R); PyTorch's pipelining has no recompute action");
 
     int ranks = 0;
@@ -162,12 +163,14 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
     for (const auto& device : plan.devices) {
         if (device.index < 0) continue;  // not a rank; a validated plan has none
         for (const auto& instruction : device.program)
-            if (computeOnlyCell(instruction.op)) programs[static_cast<std::size_t>(device.index)].push_back(instruction);
+            if (computeOnlyCell(instruction.op))
+                programs[static_cast<std::size_t>(device.index)].push_back(instruction);
     }
     if (options.format == PipeliningCsvFormat::ComputeComms) {
         std::vector<int> stageRank(plan.stages.size(), -1);
         for (const auto& stage : plan.stages)
-            if (stage.index >= 0 && stage.index < static_cast<int>(stageRank.size())) stageRank[stage.index] = stage.device;
+            if (stage.index >= 0 && stage.index < static_cast<int>(stageRank.size()))
+                stageRank[stage.index] = stage.device;
         auto lowered = lowerLikePyTorch(programs, stageRank, plan.microbatchCount());
         if (!lowered) return lowered.error();
         programs = std::move(*lowered);
@@ -201,7 +204,8 @@ std::string PipeliningCsvAction::text() const {
 int PipeliningCsv::count(PipeliningCsvAction::Kind kind) const {
     int total = 0;
     for (const auto& rank : ranks)
-        total += static_cast<int>(std::count_if(rank.begin(), rank.end(), [&](const auto& a) { return a.kind == kind; }));
+        total +=
+            static_cast<int>(std::count_if(rank.begin(), rank.end(), [&](const auto& a) { return a.kind == kind; }));
     return total;
 }
 

@@ -21,10 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "schedule/Instruction.h"
-#include "schedule/Plan.h"
-#include "schedule/ScheduleShape.h"
-#include "util/Result.h"
+#include "core/schedule/Instruction.h"
+#include "core/schedule/Plan.h"
+#include "core/schedule/ScheduleShape.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

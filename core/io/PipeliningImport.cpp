@@ -1,7 +1,7 @@
-#include "io/PipeliningImport.h"
+#include "core/io/PipeliningImport.h"
 
-#include "io/PipeliningValidation.h"
-#include "schedule/PlanBuilder.h"
+#include "core/io/PipeliningValidation.h"
+#include "core/schedule/PlanBuilder.h"
 
 namespace mario {
 namespace {
@@ -83,8 +83,9 @@ Result<ImportedPipeliningPlan> importPipeliningCsv(const PipeliningCsv& csv, Pla
                              std::to_string(stageRank->size() - 1));
         const int rank = (*stageRank)[stage.index];
         if (rank != stage.device)
-            return makeError("stage " + std::to_string(stage.index) + ": the CSV puts it on rank " + std::to_string(rank) +
-                             " (" + lineOf(rank) + "), " + skeletonName + " on device " + std::to_string(stage.device));
+            return makeError("stage " + std::to_string(stage.index) + ": the CSV puts it on rank " +
+                             std::to_string(rank) + " (" + lineOf(rank) + "), " + skeletonName + " on device " +
+                             std::to_string(stage.device));
     }
     return build(csv, *stageRank, std::move(skeleton), {});
 }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "io/PipeliningCsv.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/io/PipeliningCsv.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

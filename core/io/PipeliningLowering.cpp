@@ -1,4 +1,4 @@
-#include "io/PipeliningLowering.h"
+#include "core/io/PipeliningLowering.h"
 
 #include <cstdint>
 #include <deque>
@@ -107,8 +107,8 @@ private:
 
 }  // namespace
 
-Result<std::vector<std::vector<Instruction>>> lowerLikePyTorch(const ComputeOrder& order, const std::vector<int>& stageRank,
-                                                               int microbatches) {
+Result<std::vector<std::vector<Instruction>>> lowerLikePyTorch(const ComputeOrder& order,
+                                                               const std::vector<int>& stageRank, int microbatches) {
     for (std::size_t r = 0; r < order.size(); ++r)
         for (const Instruction& ins : order[r])
             if (ins.stage < 0 || ins.stage >= static_cast<int>(stageRank.size()) ||

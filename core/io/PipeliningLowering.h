@@ -14,9 +14,9 @@
 // and Mario does not model FSDP.
 #include <vector>
 
-#include "schedule/Instruction.h"
-#include "schedule/ScheduleShape.h"
-#include "util/Result.h"
+#include "core/schedule/Instruction.h"
+#include "core/schedule/ScheduleShape.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -29,7 +29,7 @@ namespace mario {
 //    likewise with its gradient); an action whose output crosses to another rank is followed
 //    by its SEND, and the matching RECV is appended to the receiving rank's program.
 // Fails when no rank can go on (an order that deadlocks), as PyTorch does.
-Result<std::vector<std::vector<Instruction>>> lowerLikePyTorch(const ComputeOrder& order, const std::vector<int>& stageRank,
-                                                               int microbatches);
+Result<std::vector<std::vector<Instruction>>> lowerLikePyTorch(const ComputeOrder& order,
+                                                               const std::vector<int>& stageRank, int microbatches);
 
 }  // namespace mario

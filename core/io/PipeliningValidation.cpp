@@ -1,4 +1,4 @@
-#include "io/PipeliningValidation.h"
+#include "core/io/PipeliningValidation.h"
 
 #include <algorithm>
 #include <array>
@@ -36,7 +36,8 @@ public:
 
 private:
     static std::uint64_t key(int stage, int microbatch) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) | static_cast<std::uint32_t>(microbatch);
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
+               static_cast<std::uint32_t>(microbatch);
     }
     std::unordered_map<std::uint64_t, Slots> slots_;
 };
@@ -52,7 +53,8 @@ public:
     // The problem with the action at `index`, or an empty string.
     std::string check(int index) const {
         const Instruction& ins = actions_[index].instruction;
-        const int f = slot(Op::Forward), b = slot(Op::Backward), i = slot(Op::BackwardInput), w = slot(Op::BackwardWeight);
+        const int f = slot(Op::Forward), b = slot(Op::Backward), i = slot(Op::BackwardInput),
+                  w = slot(Op::BackwardWeight);
         switch (ins.op) {
             case Op::Forward:
                 if (b < 0 && i < 0) return has("a forward", index) + " but no backward";
@@ -68,19 +70,20 @@ public:
             case Op::BackwardInput:
                 if (f < 0) return has("a backward", index) + " but no forward";
                 if (f > index) return before(index, f) + ", its forward";
-                if (ins.op == Op::BackwardInput && b >= 0) return has("a full backward", b) + " and " + cell("an I", index);
+                if (ins.op == Op::BackwardInput && b >= 0)
+                    return has("a full backward", b) + " and " + cell("an I", index);
                 if (ins.op == Op::BackwardInput && w < 0) return has("an I", index) + " but no W";
                 return {};
             case Op::BackwardWeight:
                 if (i < 0 && b >= 0 && b < index)
-                    return where(rank_, actions_[index].column) + actions_[index].text() + " follows the full backward " +
-                           actions_[b].text() + " (column " + std::to_string(actions_[b].column) +
+                    return where(rank_, actions_[index].column) + actions_[index].text() +
+                           " follows the full backward " + actions_[b].text() + " (column " +
+                           std::to_string(actions_[b].column) +
                            "), which already computed the weight gradient; W goes with I";
                 if (i < 0) return has("a W", index) + " but no I";
                 if (i > index) return before(index, i) + ", its I";
                 return {};
-            default:
-                return {};
+            default: return {};
         }
     }
 
@@ -88,18 +91,19 @@ private:
     int slot(Op op) const { return slots_[slotOf(op)]; }
     // "a backward (column 9, 1B3)"
     std::string cell(const char* what, int index) const {
-        return std::string(what) + " (column " + std::to_string(actions_[index].column) + ", " + actions_[index].text() + ")";
+        return std::string(what) + " (column " + std::to_string(actions_[index].column) + ", " +
+               actions_[index].text() + ")";
     }
     // "line 2: stage 1 micro-batch 3 has a backward (column 9, 1B3)"
     std::string has(const char* what, int index) const {
         const Instruction& ins = actions_[index].instruction;
-        return lineOf(rank_) + ": stage " + std::to_string(ins.stage) + " micro-batch " + std::to_string(ins.microbatch) +
-               " has " + cell(what, index);
+        return lineOf(rank_) + ": stage " + std::to_string(ins.stage) + " micro-batch " +
+               std::to_string(ins.microbatch) + " has " + cell(what, index);
     }
     // "line 1, column 3: 0B0 comes before 0F0 (column 5)"
     std::string before(int early, int late) const {
-        return where(rank_, actions_[early].column) + actions_[early].text() + " comes before " + actions_[late].text() +
-               " (column " + std::to_string(actions_[late].column) + ")";
+        return where(rank_, actions_[early].column) + actions_[early].text() + " comes before " +
+               actions_[late].text() + " (column " + std::to_string(actions_[late].column) + ")";
     }
 
     const std::vector<PipeliningCsvAction>& actions_;
@@ -144,9 +148,9 @@ Result<bool> checkForwardSets(const PipeliningCsv& csv, const std::vector<std::v
             const int runner = *std::find_if(chain.begin(), chain.end(), [&](int t) {
                 return std::binary_search(forwards[t].begin(), forwards[t].end(), m);
             });
-            return makeError("stage " + std::to_string(s) + " (" + lineOf(stageRank[s]) + ") has no forward for micro-batch " +
-                             std::to_string(m) + ", which stage " + std::to_string(runner) + " (" + lineOf(stageRank[runner]) +
-                             ") runs");
+            return makeError("stage " + std::to_string(s) + " (" + lineOf(stageRank[s]) +
+                             ") has no forward for micro-batch " + std::to_string(m) + ", which stage " +
+                             std::to_string(runner) + " (" + lineOf(stageRank[runner]) + ") runs");
         }
     }
     return true;
@@ -176,8 +180,8 @@ Result<std::vector<int>> inferStageRanks(const PipeliningCsv& csv) {
         const int expected = static_cast<int>(stageRank.size());
         if (stage != expected)
             return makeError("no action names stage " + std::to_string(expected) + ", but " +
-                             cellName(sighting.rank, *sighting.action) + " names stage " +
-                             std::to_string(stage) + "; stages are numbered 0..S-1");
+                             cellName(sighting.rank, *sighting.action) + " names stage " + std::to_string(stage) +
+                             "; stages are numbered 0..S-1");
         stageRank.push_back(sighting.rank);
     }
     return stageRank;
@@ -195,7 +199,8 @@ Result<bool> checkPipeliningOrder(const PipeliningCsv& csv, const std::vector<in
             int& slot = positions.at(ins.stage, ins.microbatch)[slotOf(ins.op)];
             if (slot >= 0)
                 return makeError(lineOf(r) + ": " + actions[i].text() + " appears twice (columns " +
-                                 std::to_string(actions[slot].column) + " and " + std::to_string(actions[i].column) + ")");
+                                 std::to_string(actions[slot].column) + " and " + std::to_string(actions[i].column) +
+                                 ")");
             slot = i;
         }
     }

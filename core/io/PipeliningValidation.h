@@ -5,8 +5,8 @@
 // computations. Checked before a plan is built, so that errors point into the file.
 #include <vector>
 
-#include "io/PipeliningCsv.h"
-#include "util/Result.h"
+#include "core/io/PipeliningCsv.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

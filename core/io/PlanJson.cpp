@@ -1,15 +1,15 @@
-#include "io/PlanJson.h"
+#include "core/io/PlanJson.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <limits>
 
-#include "io/JsonFieldReader.h"
-#include "io/JsonFile.h"
-#include "io/TextFile.h"
-#include "model/Limits.h"
-#include "sim/Validator.h"
+#include "core/io/JsonFieldReader.h"
+#include "core/io/JsonFile.h"
+#include "core/io/TextFile.h"
+#include "core/model/Limits.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 namespace {
@@ -25,7 +25,8 @@ std::string indexed(const std::string& path, std::size_t index) { return path + 
 std::int64_t integerOrMinusOne(const json& value) {
     if (!value.is_number_integer()) return -1;
     if (value.is_number_unsigned())
-        return std::int64_t(std::min<std::uint64_t>(value.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()));
+        return std::int64_t(
+            std::min<std::uint64_t>(value.get<std::uint64_t>(), std::numeric_limits<std::int64_t>::max()));
     return value.get<std::int64_t>();
 }
 
@@ -40,15 +41,14 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
     // Recompute re-runs the forward: that is its cost unless the file says otherwise.
     c.recompute_ms = c.forward_ms;
     in.number("recompute_ms", c.recompute_ms, Need::Optional, Check::NonNegative);
-    for (auto [key, target] : {std::pair{"activation_bytes", &c.activation_bytes},
-                               std::pair{"checkpoint_bytes", &c.checkpoint_bytes},
-                               std::pair{"static_bytes", &c.static_bytes}, std::pair{"send_bytes", &c.send_bytes},
-                               std::pair{"reduce_grad_ms", &c.reduce_grad_ms},
-                               std::pair{"optimizer_ms", &c.optimizer_ms}})
+    for (auto [key, target] :
+         {std::pair{"activation_bytes", &c.activation_bytes}, std::pair{"checkpoint_bytes", &c.checkpoint_bytes},
+          std::pair{"static_bytes", &c.static_bytes}, std::pair{"send_bytes", &c.send_bytes},
+          std::pair{"reduce_grad_ms", &c.reduce_grad_ms}, std::pair{"optimizer_ms", &c.optimizer_ms}})
         in.number(key, *target, Need::Optional, Check::NonNegative);
-    for (auto [key, target] : {std::pair{"backward_input_ms", &c.backward_input_ms},
-                               std::pair{"backward_weight_ms", &c.backward_weight_ms},
-                               std::pair{"weight_grad_bytes", &c.weight_grad_bytes}}) {
+    for (auto [key, target] :
+         {std::pair{"backward_input_ms", &c.backward_input_ms}, std::pair{"backward_weight_ms", &c.backward_weight_ms},
+          std::pair{"weight_grad_bytes", &c.weight_grad_bytes}}) {
         if (!in.has(key)) continue;
         double value = 0;
         in.number(key, value, Need::Required, Check::NonNegative);
@@ -60,11 +60,11 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
         // Read as 64-bit before comparing: get<int>() would wrap 2^32 + 3 to 3.
         const json& layers = node["layers"];
         const bool pair = layers.is_array() && layers.size() == 2;
-        const std::int64_t begin = pair ? integerOrMinusOne(layers[0]) : -1, end = pair ? integerOrMinusOne(layers[1]) : -1;
+        const std::int64_t begin = pair ? integerOrMinusOne(layers[0]) : -1,
+                           end = pair ? integerOrMinusOne(layers[1]) : -1;
         if (!pair || begin < 0 || end < begin || end > limits::kMaxLayers)
             in.fail("layers", "expected [begin, end) with 0 <= begin <= end <= " + std::to_string(limits::kMaxLayers));
-        else
-            stage.layers = std::make_pair(int(begin), int(end));
+        else stage.layers = std::make_pair(int(begin), int(end));
     }
     if (!in.ok()) return *in.error();
     return stage;
@@ -117,7 +117,8 @@ Result<bool> readChains(const json& root, Plan& plan) {
             const json& entry = chains[c][p];
             const std::int64_t stage = integerOrMinusOne(entry);
             if (stage < 0 || stage >= limits::kMaxStages)
-                return makeError(indexed(path, p) + ": expected a stage index in [0, " + std::to_string(limits::kMaxStages - 1) + "]");
+                return makeError(indexed(path, p) + ": expected a stage index in [0, " +
+                                 std::to_string(limits::kMaxStages - 1) + "]");
             chain.push_back(static_cast<int>(stage));
         }
         plan.pipelines.push_back(std::move(chain));

@@ -5,13 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
 struct PlanReadOptions {
-    bool validate = true;            // structural validation and deadlock check
+    bool validate = true;  // structural validation and deadlock check
 };
 
 Result<Plan> readPlan(const nlohmann::json& json, const PlanReadOptions& options = {});

@@ -1,10 +1,10 @@
-#include "io/TextFile.h"
+#include "core/io/TextFile.h"
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-#include "model/Limits.h"
+#include "core/model/Limits.h"
 
 namespace mario {
 

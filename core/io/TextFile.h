@@ -3,7 +3,7 @@
 // files above limits::kMaxFileBytes before allocating, so a hostile size fails in one line.
 #include <string>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "model/HardwareConfig.h"
-#include "model/ModelConfig.h"
-#include "model/ParallelConfig.h"
+#include "core/model/HardwareConfig.h"
+#include "core/model/ModelConfig.h"
+#include "core/model/ParallelConfig.h"
 
 namespace mario {
 

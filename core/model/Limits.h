@@ -8,20 +8,20 @@
 
 namespace mario::limits {
 
-inline constexpr int kMaxDevices = 65536;           // pp * dp * tp
-inline constexpr int kMaxPipelineDevices = 1024;    // pp
-inline constexpr int kMaxTensorParallel = 64;       // tp
-inline constexpr int kMaxChunks = 64;               // interleaved stages per device
-inline constexpr int kMaxMicrobatches = 16384;      // per pipeline per step
-inline constexpr int kMaxMicroBatchSize = 65536;    // samples per micro-batch
-inline constexpr int kMaxGlobalBatch = 1 << 24;     // samples per step
+inline constexpr int kMaxDevices = 65536;         // pp * dp * tp
+inline constexpr int kMaxPipelineDevices = 1024;  // pp
+inline constexpr int kMaxTensorParallel = 64;     // tp
+inline constexpr int kMaxChunks = 64;             // interleaved stages per device
+inline constexpr int kMaxMicrobatches = 16384;    // per pipeline per step
+inline constexpr int kMaxMicroBatchSize = 65536;  // samples per micro-batch
+inline constexpr int kMaxGlobalBatch = 1 << 24;   // samples per step
 inline constexpr int kMaxLayers = 100000;
-inline constexpr int kMaxStages = 65536;            // stages in a plan
-inline constexpr int kMaxStageMicrobatches = 1 << 20;  // stages * micro-batches of a generated plan
-inline constexpr std::int64_t kMaxInstructions = 1 << 24;  // all devices' programs together
+inline constexpr int kMaxStages = 65536;                    // stages in a plan
+inline constexpr int kMaxStageMicrobatches = 1 << 20;       // stages * micro-batches of a generated plan
+inline constexpr std::int64_t kMaxInstructions = 1 << 24;   // all devices' programs together
 inline constexpr std::int64_t kMaxFileBytes = 256ll << 20;  // one JSON or CSV file
-inline constexpr int kMaxAsciiWidth = 10000;        // `mario simulate --width`
-inline constexpr int kMaxThreads = 1024;            // `mario tune --threads`
-inline constexpr int kMaxTop = 100000;              // `mario tune --top`
+inline constexpr int kMaxAsciiWidth = 10000;                // `mario simulate --width`
+inline constexpr int kMaxThreads = 1024;                    // `mario tune --threads`
+inline constexpr int kMaxTop = 100000;                      // `mario tune --top`
 
 }  // namespace mario::limits

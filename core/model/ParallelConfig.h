@@ -1,18 +1,18 @@
 #pragma once
 // How a training step is split across devices.
-#include "model/Schemes.h"
+#include "core/model/Schemes.h"
 
 namespace mario {
 
 struct ParallelConfig {
     Scheme scheme = Scheme::OneFOneB;
-    int pp = 1;                 // pipeline devices
+    int pp = 1;  // pipeline devices
     int dp = 1;
     int tp = 1;
-    int chunks = 1;             // stages per device for chunked schemes (v)
+    int chunks = 1;  // stages per device for chunked schemes (v)
     int micro_batch_size = 1;
     int global_batch_size = 1;
-    int group_size = 0;         // interleaved micro-batch group; 0 means pp (Megatron's default)
+    int group_size = 0;  // interleaved micro-batch group; 0 means pp (Megatron's default)
     bool distributed_optimizer = false;
     // The plan's overlap_factor (Plan.h): how much of an overlapped pair's shorter half
     // hides under the longer. Only DualPipe and DualPipeV make overlapped pairs.

@@ -1,6 +1,6 @@
-#include "model/PresetLibrary.h"
+#include "core/model/PresetLibrary.h"
 
-#include "model/Limits.h"
+#include "core/model/Limits.h"
 
 #include <algorithm>
 #include <cctype>
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/ConfigJson.h"
+#include "core/io/ConfigJson.h"
 
 namespace mario {
 
@@ -36,13 +36,23 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 // The keys a preset object may carry besides the struct fields: file header and prose.
-constexpr std::string_view kModelKeys[] = {
-    "format", "version", "name", "notes", "source", "layers", "hidden", "heads", "kv_heads",
-    "ffn_hidden", "vocab", "sequence_length", "gated_mlp", "tied_embeddings"};
-constexpr std::string_view kHardwareKeys[] = {
-    "format", "version", "name", "notes", "source", "peak_tflops", "achievable_mfu", "mfu_half_tokens",
-    "memory_gb", "hbm_gb_per_s", "intra_node_gb_per_s", "inter_node_gb_per_s",
-    "link_latency_ms", "gpus_per_node"};
+constexpr std::string_view kModelKeys[] = {"format", "version",         "name",      "notes",          "source",
+                                           "layers", "hidden",          "heads",     "kv_heads",       "ffn_hidden",
+                                           "vocab",  "sequence_length", "gated_mlp", "tied_embeddings"};
+constexpr std::string_view kHardwareKeys[] = {"format",
+                                              "version",
+                                              "name",
+                                              "notes",
+                                              "source",
+                                              "peak_tflops",
+                                              "achievable_mfu",
+                                              "mfu_half_tokens",
+                                              "memory_gb",
+                                              "hbm_gb_per_s",
+                                              "intra_node_gb_per_s",
+                                              "inter_node_gb_per_s",
+                                              "link_latency_ms",
+                                              "gpus_per_node"};
 
 }  // namespace
 
@@ -54,8 +64,8 @@ std::vector<std::string> PresetLibrary::searchPath(const std::string& executable
     if (!executablePath.empty()) {
         std::error_code ec;
         fs::path exe = fs::absolute(fs::path(executablePath), ec);
-        if (!ec) dirs.push_back((exe.parent_path() / ".." / "share" / "mario" / "profiles")
-                                    .lexically_normal().string());
+        if (!ec)
+            dirs.push_back((exe.parent_path() / ".." / "share" / "mario" / "profiles").lexically_normal().string());
     }
 #ifdef MARIO_INSTALL_PROFILES_DIR
     dirs.emplace_back(MARIO_INSTALL_PROFILES_DIR);
@@ -74,8 +84,7 @@ Result<PresetLibrary> PresetLibrary::locate(const std::string& executablePath) {
                      "); set MARIO_PROFILES_DIR to the folder holding models/ and hardware/");
 }
 
-std::vector<std::string> PresetLibrary::namesIn(const std::string& subfolder,
-                                                std::string_view suffix) const {
+std::vector<std::string> PresetLibrary::namesIn(const std::string& subfolder, std::string_view suffix) const {
     std::vector<std::string> names;
     std::error_code ec;
     fs::path dir = subfolder.empty() ? fs::path(directory_) : fs::path(directory_) / subfolder;
@@ -101,10 +110,9 @@ Result<std::string> PresetLibrary::findFile(const std::string& subfolder, std::s
     auto names = namesIn(subfolder, ".json");
     std::string wanted = lowered(name);
     for (const auto& candidate : names)
-        if (lowered(candidate) == wanted)
-            return (fs::path(directory_) / subfolder / (candidate + ".json")).string();
-    return makeError("unknown " + std::string(kind) + " preset \"" + std::string(name) +
-                     "\" (known: " + joined(names) + ")");
+        if (lowered(candidate) == wanted) return (fs::path(directory_) / subfolder / (candidate + ".json")).string();
+    return makeError("unknown " + std::string(kind) + " preset \"" + std::string(name) + "\" (known: " + joined(names) +
+                     ")");
 }
 
 Result<ModelConfig> PresetLibrary::model(std::string_view name) const {
@@ -168,11 +176,10 @@ Result<ModelConfig> PresetLibrary::parseModel(const nlohmann::json& object, cons
     in.boolean("gated_mlp", m.gated_mlp, Need::Optional);
     in.boolean("tied_embeddings", m.tied_embeddings, Need::Optional);
     if (in.ok() && m.hidden % m.heads != 0)
-        in.fail("heads", std::to_string(m.heads) + " heads do not divide hidden size " +
-                             std::to_string(m.hidden));
+        in.fail("heads", std::to_string(m.heads) + " heads do not divide hidden size " + std::to_string(m.hidden));
     if (in.ok() && m.heads % m.kvHeads() != 0)
-        in.fail("kv_heads", std::to_string(m.kvHeads()) + " KV heads do not divide " +
-                                std::to_string(m.heads) + " heads");
+        in.fail("kv_heads",
+                std::to_string(m.kvHeads()) + " KV heads do not divide " + std::to_string(m.heads) + " heads");
     if (in.error()) return *in.error();
     return m;
 }
@@ -199,16 +206,11 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
 }
 
 nlohmann::json PresetLibrary::modelToJson(const ModelConfig& m) {
-    return {{"name", m.name},
-            {"layers", m.layers},
-            {"hidden", m.hidden},
-            {"heads", m.heads},
-            {"kv_heads", m.kv_heads},
-            {"ffn_hidden", m.ffn_hidden},
-            {"vocab", m.vocab},
-            {"sequence_length", m.sequence_length},
-            {"gated_mlp", m.gated_mlp},
-            {"tied_embeddings", m.tied_embeddings}};
+    return {{"name", m.name},           {"layers", m.layers},
+            {"hidden", m.hidden},       {"heads", m.heads},
+            {"kv_heads", m.kv_heads},   {"ffn_hidden", m.ffn_hidden},
+            {"vocab", m.vocab},         {"sequence_length", m.sequence_length},
+            {"gated_mlp", m.gated_mlp}, {"tied_embeddings", m.tied_embeddings}};
 }
 
 nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "model/HardwareConfig.h"
-#include "model/ModelConfig.h"
-#include "util/Result.h"
+#include "core/model/HardwareConfig.h"
+#include "core/model/ModelConfig.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -61,8 +61,7 @@ public:
 
 private:
     std::vector<std::string> namesIn(const std::string& subfolder, std::string_view suffix) const;
-    Result<std::string> findFile(const std::string& subfolder, std::string_view kind,
-                                 std::string_view name) const;
+    Result<std::string> findFile(const std::string& subfolder, std::string_view kind, std::string_view name) const;
 
     std::string directory_;
 };

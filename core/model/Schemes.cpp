@@ -1,4 +1,4 @@
-#include "model/Schemes.h"
+#include "core/model/Schemes.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,8 @@ using P = Placement;
 // name, placement, chunked, split backward, even devices, even micro-batches, grouped,
 // micro-batches per device at least, Megatron-LM runs it, description
 constexpr std::array<SchemeInfo, 11> kSchemes{{
-    {Scheme::GPipe, "gpipe", P::Looped, false, false, false, false, false, 0, false, "all forwards, then all backwards"},
+    {Scheme::GPipe, "gpipe", P::Looped, false, false, false, false, false, 0, false,
+     "all forwards, then all backwards"},
     {Scheme::OneFOneB, "1f1b", P::Looped, false, false, false, false, false, 0, true,
      "one forward one backward (PipeDream-flush)"},
     {Scheme::Interleaved, "interleaved", P::Looped, true, false, false, false, true, 0, true,

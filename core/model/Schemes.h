@@ -32,16 +32,16 @@ enum class Placement {
 
 struct SchemeInfo {
     Scheme scheme;
-    std::string_view name;         // as configs, the CLI and plans write it
+    std::string_view name;  // as configs, the CLI and plans write it
     Placement placement;
-    bool chunked;                  // takes `chunks` (v stages per device, v ≥ 2)
-    bool split_backward;           // backward split into I (input gradient) and W (weights)
-    bool even_devices;             // needs an even number of pipeline devices
-    bool even_microbatches;        // needs an even number of micro-batches
-    bool grouped;                  // micro-batches go in groups (group_size, default pp) that divide them
+    bool chunked;                     // takes `chunks` (v stages per device, v ≥ 2)
+    bool split_backward;              // backward split into I (input gradient) and W (weights)
+    bool even_devices;                // needs an even number of pipeline devices
+    bool even_microbatches;           // needs an even number of micro-batches
+    bool grouped;                     // micro-batches go in groups (group_size, default pp) that divide them
     int min_microbatches_per_device;  // at least this many micro-batches per pipeline device
-    bool megatron_schedule;        // Megatron-LM runs it (launch exports)
-    std::string_view description;  // one line for lists and help
+    bool megatron_schedule;           // Megatron-LM runs it (launch exports)
+    std::string_view description;     // one line for lists and help
 };
 
 // Every scheme, in the order lists show them.

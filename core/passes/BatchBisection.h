@@ -7,7 +7,7 @@
 #include <iterator>
 #include <vector>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -15,7 +15,8 @@ namespace mario {
 // (false); `accepted(move)` records a kept move; `stopped()` ends the search early (a budget
 // or a cancel), leaving whatever was kept. True when any move was kept.
 template <class Move, class TryMoves, class Accepted, class Stopped>
-Result<bool> tryInBisectedBatches(const std::vector<Move>& batch, TryMoves& tryMoves, Accepted& accepted, Stopped& stopped) {
+Result<bool> tryInBisectedBatches(const std::vector<Move>& batch, TryMoves& tryMoves, Accepted& accepted,
+                                  Stopped& stopped) {
     if (batch.empty() || stopped()) return false;
     Result<bool> kept = tryMoves(batch);
     if (!kept) return kept.error();

@@ -16,8 +16,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "passes/Passes.h"
-#include "sim/ProgramMemory.h"
+#include "core/passes/Passes.h"
+#include "core/sim/ProgramMemory.h"
 
 namespace mario {
 namespace {
@@ -71,9 +71,11 @@ PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget) {
             // In front of the instruction that passed the budget, but never inside a pair.
             const std::size_t to = overlappedPairAt(program, *above).value_or(*above);
             const Instruction weight = program[*from];
-            std::rotate(program.begin() + static_cast<std::ptrdiff_t>(to), program.begin() + static_cast<std::ptrdiff_t>(*from),
+            std::rotate(program.begin() + static_cast<std::ptrdiff_t>(to),
+                        program.begin() + static_cast<std::ptrdiff_t>(*from),
                         program.begin() + static_cast<std::ptrdiff_t>(*from + 1));
-            report.changes.push_back({ChangeKind::Moved, device.index, weight, static_cast<int>(*from), static_cast<int>(to)});
+            report.changes.push_back(
+                {ChangeKind::Moved, device.index, weight, static_cast<int>(*from), static_cast<int>(to)});
         }
     }
     return report;

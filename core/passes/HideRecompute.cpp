@@ -22,14 +22,14 @@
 // (tests/core/hide_recompute_test.cpp) finds no placement of the Rs that beats it there.
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
-#include <optional>
 
-#include "passes/Passes.h"
-#include "sim/IncrementalTimeline.h"
-#include "sim/ProgramMemory.h"
-#include "sim/Simulator.h"
+#include "core/passes/Passes.h"
+#include "core/sim/IncrementalTimeline.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -43,7 +43,8 @@ public:
     // `timeline`: the plan's simulation as it stands (not deadlocked).
     Hider(Plan& plan, IncrementalTimeline timeline, const std::vector<double>& budget, const std::atomic<bool>* cancel,
           int maxSimulations)
-        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations), current_(std::move(timeline)) {}
+        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations),
+          current_(std::move(timeline)) {}
 
     Result<PassReport> run() {
         PassReport report{PassId::Hide, 0, {}};
@@ -63,8 +64,8 @@ public:
                     if (!kept) return kept.error();
                     if (*kept) indexMoved(*move);
                     if (*kept)
-                        report.changes.push_back({ChangeKind::Moved, move->device, move->recompute, static_cast<int>(move->from),
-                                                  static_cast<int>(move->to)});
+                        report.changes.push_back({ChangeKind::Moved, move->device, move->recompute,
+                                                  static_cast<int>(move->from), static_cast<int>(move->to)});
                 }
             }
             if (auto dropped = dropExposed(report); !dropped) return dropped.error();
@@ -195,7 +196,7 @@ private:
         }
         auto updated = current_.update(plan_, before + kSlack);
         ++simulations_;
-            if (!updated) return updated.error();
+        if (!updated) return updated.error();
         if (*updated && current_.makespan() <= before + kSlack) return true;
         for (const Move& move : moves) {
             auto& program = plan_.devices[move.device].program;
@@ -242,7 +243,8 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     if (input->deadlocked) return PassReport{PassId::Hide, 0, {}};
     std::vector<double> frugal;
     for (std::size_t d = 0; d < input->devices.size(); ++d)
-        frugal.push_back(std::min(input->devices[d].peak_bytes, d < budget.size() ? budget[d] : input->devices[d].peak_bytes));
+        frugal.push_back(
+            std::min(input->devices[d].peak_bytes, d < budget.size() ? budget[d] : input->devices[d].peak_bytes));
     const Plan original = plan;
     auto timeline = IncrementalTimeline::build(plan);
     if (!timeline) return timeline.error();

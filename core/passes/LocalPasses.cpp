@@ -2,13 +2,14 @@
 // remove-redundancy. Each is one linear sweep per device program.
 #include <unordered_set>
 
-#include "passes/Passes.h"
+#include "core/passes/Passes.h"
 
 namespace mario {
 namespace {
 
 std::uint64_t pairKey(int stage, int microbatch) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) | static_cast<std::uint32_t>(microbatch);
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
+           static_cast<std::uint32_t>(microbatch);
 }
 
 }  // namespace
@@ -53,8 +54,8 @@ PassReport overlapRecompute(Plan& plan) {
                 --at;
             }
             if (at != i)
-                report.changes.push_back({ChangeKind::Moved, device.index, program[at], static_cast<int>(i),
-                                          static_cast<int>(at)});
+                report.changes.push_back(
+                    {ChangeKind::Moved, device.index, program[at], static_cast<int>(i), static_cast<int>(at)});
         }
     }
     return report;

@@ -1,4 +1,4 @@
-#include "passes/PassManager.h"
+#include "core/passes/PassManager.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,10 +6,10 @@
 #include <string>
 #include <utility>
 
-#include "passes/Passes.h"
-#include "sim/ProgramMemory.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/passes/Passes.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 
@@ -23,7 +23,8 @@ constexpr long long kMinPreposeSimulations = 64;
 Result<bool> checkStillValid(const Plan& plan, PassId pass) {
     const ValidationReport report = Validator::validate(plan);
     if (report.ok()) return true;
-    return makeError("internal error: pass " + std::string(passName(pass)) + " left an invalid plan: " + report.summary());
+    return makeError("internal error: pass " + std::string(passName(pass)) +
+                     " left an invalid plan: " + report.summary());
 }
 
 Result<std::vector<double>> memoryCaps(const Plan& plan) {
@@ -104,11 +105,11 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     // so an unbounded run is quadratic (8192 micro-batches took 48 s). The budget is never
     // reached on plans below about 5 000 instructions; above, prepose stops early with a valid
     // plan (docs/limits.md gives the measured cost in step time).
-    const int preposeSimulations =
-        options.prepose_simulations > 0
-            ? options.prepose_simulations
-            : static_cast<int>(std::clamp<long long>(kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
-                                                     kMinPreposeSimulations, std::numeric_limits<int>::max()));
+    const int preposeSimulations = options.prepose_simulations > 0
+                                       ? options.prepose_simulations
+                                       : static_cast<int>(std::clamp<long long>(
+                                             kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
+                                             kMinPreposeSimulations, std::numeric_limits<int>::max()));
     int preposeBudget = preposeSimulations;
     for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {
         bool changed = false;

@@ -10,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
-#include "passes/PassVocabulary.h"
-#include "util/Result.h"
+#include "core/passes/PassReport.h"
+#include "core/passes/PassVocabulary.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

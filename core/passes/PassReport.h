@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "schedule/Instruction.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 

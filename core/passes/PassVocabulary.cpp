@@ -1,4 +1,4 @@
-#include "passes/PassVocabulary.h"
+#include "core/passes/PassVocabulary.h"
 
 #include <algorithm>
 #include <cctype>
@@ -41,9 +41,9 @@ std::string passNameList() {
 std::optional<PassId> parsePassName(std::string_view name) {
     // The short names, and the paper's long ones ("apply-checkpoint", "overlap-recompute", …).
     constexpr std::pair<std::string_view, PassId> kLongNames[] = {
-        {"apply-checkpoint", PassId::Checkpoint}, {"overlap-recompute", PassId::Overlap},
+        {"apply-checkpoint", PassId::Checkpoint},  {"overlap-recompute", PassId::Overlap},
         {"remove-redundancy", PassId::Redundancy}, {"prepose-forward", PassId::Prepose},
-        {"relax-checkpoint", PassId::Relax}, {"bound-weight-gradients", PassId::BoundW},
+        {"relax-checkpoint", PassId::Relax},       {"bound-weight-gradients", PassId::BoundW},
         {"hide-recompute", PassId::Hide}};
     for (PassId pass : allPasses())
         if (passName(pass) == name) return pass;
@@ -57,7 +57,8 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
     for (const auto& raw : names) {
         std::string name;
         for (char c : raw)
-            if (!std::isspace(static_cast<unsigned char>(c))) name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (!std::isspace(static_cast<unsigned char>(c)))
+                name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (name.empty()) continue;
         if (name == "all") {
             for (PassId pass : paperPasses())
@@ -66,8 +67,7 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
         }
         if (name == "none") continue;
         auto pass = parsePassName(name);
-        if (!pass)
-            return makeError("unknown pass \"" + raw + "\" (expected " + passNameList() + ", all or none)");
+        if (!pass) return makeError("unknown pass \"" + raw + "\" (expected " + passNameList() + ", all or none)");
         if (std::find(passes.begin(), passes.end(), *pass) == passes.end()) passes.push_back(*pass);
     }
     return passes;

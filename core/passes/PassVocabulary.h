@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "passes/PassReport.h"
-#include "util/Result.h"
+#include "core/passes/PassReport.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

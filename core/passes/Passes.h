@@ -4,10 +4,10 @@
 #include <atomic>
 #include <vector>
 
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/passes/PassReport.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -57,7 +57,7 @@ PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget);
 // their device (before a receive it waited on), keeping each move only when a simulation says
 // the step did not grow. The plan stays valid and deadlock-free; never slower than its input.
 // `maxSimulations` 0 means no cap.
-Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel = nullptr,
-                                 int maxSimulations = 0);
+Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget,
+                                 const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0);
 
 }  // namespace mario

@@ -8,10 +8,10 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "passes/BatchBisection.h"
-#include "passes/Passes.h"
-#include "schedule/PipelineTopology.h"
-#include "sim/Simulator.h"
+#include "core/passes/BatchBisection.h"
+#include "core/passes/Passes.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -21,8 +21,8 @@ constexpr double kMinFill = 0.25;
 
 class Preposer {
 public:
-    Preposer(Plan& plan, const PipelineTopology& topology, const std::vector<double>& caps, const std::atomic<bool>* cancel,
-             int maxSimulations)
+    Preposer(Plan& plan, const PipelineTopology& topology, const std::vector<double>& caps,
+             const std::atomic<bool>* cancel, int maxSimulations)
         : plan_(plan), topology_(topology), caps_(caps), cancel_(cancel), budget_(maxSimulations),
           microbatches_(std::max(1, plan.microbatchCount())) {}
 
@@ -80,7 +80,9 @@ private:
         std::unordered_map<int, std::size_t> stageBound, beforeOwnRecv;  // stage → first allowed index
         std::unordered_map<std::int64_t, std::size_t> forwardAt;
         std::vector<std::size_t> waits;
-        auto key = [](int stage, int mb) { return (static_cast<std::int64_t>(stage) << 32) | static_cast<std::uint32_t>(mb); };
+        auto key = [](int stage, int mb) {
+            return (static_cast<std::int64_t>(stage) << 32) | static_cast<std::uint32_t>(mb);
+        };
         for (std::size_t j = 0; j < program.size(); ++j) {
             const Instruction& ins = program[j];
             if (ins.op == Op::RecvForward) {
@@ -154,7 +156,7 @@ private:
         bool keep = !sim->deadlocked && sim->makespan_ms <= current_.makespan_ms + kSlack;
         for (const Move& move : moves) {
             const double cap = move.device < static_cast<int>(caps_.size()) ? caps_[move.device]
-                                                                              : std::numeric_limits<double>::infinity();
+                                                                            : std::numeric_limits<double>::infinity();
             keep = keep && sim->devices[move.device].peak_bytes <= cap + kSlack;
         }
         if (!keep) {
@@ -171,7 +173,8 @@ private:
         for (const auto& device : plan_.devices)
             for (std::size_t i = 0; i < device.program.size(); ++i) {
                 const Instruction& ins = device.program[i];
-                if (ins.op == Op::Recompute) checkpointed_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = 1;
+                if (ins.op == Op::Recompute)
+                    checkpointed_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = 1;
                 if (ins.op == Op::SendForward)
                     sendAt_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = static_cast<int>(i);
             }

@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "passes/Passes.h"
-#include "sim/ProgramMemory.h"
-#include "sim/SimResult.h"
+#include "core/passes/Passes.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 namespace {
@@ -28,7 +28,8 @@ double exposure(const std::vector<Instruction>& program, const std::vector<Instr
 
 }  // namespace
 
-PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline, bool exposedOnly) {
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline,
+                           bool exposedOnly) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
         auto& program = plan.devices[d].program;
@@ -58,7 +59,8 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
             const StageCost& c = plan.stages[program[candidate.recompute].stage].cost;
             const double extra = c.activation_bytes - c.checkpoint_bytes;
             // Between the F and its R the full activations now stay; after the R nothing changes.
-            const double windowPeak = *std::max_element(prefix.begin() + candidate.forward, prefix.begin() + candidate.recompute);
+            const double windowPeak =
+                *std::max_element(prefix.begin() + candidate.forward, prefix.begin() + candidate.recompute);
             if (staticBytes + windowPeak + extra > memoryCaps[d] + 1e-9) continue;
             for (std::size_t i = candidate.forward; i < candidate.recompute; ++i) prefix[i] += extra;
             removed[candidate.recompute] = 1;
@@ -68,7 +70,8 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
         kept.reserve(program.size());
         for (std::size_t i = 0; i < program.size(); ++i) {
             if (removed[i]) {
-                report.changes.push_back({ChangeKind::Removed, static_cast<int>(d), program[i], static_cast<int>(i), -1});
+                report.changes.push_back(
+                    {ChangeKind::Removed, static_cast<int>(d), program[i], static_cast<int>(i), -1});
                 continue;
             }
             kept.push_back(program[i]);

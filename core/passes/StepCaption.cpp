@@ -1,9 +1,9 @@
-#include "passes/StepCaption.h"
+#include "core/passes/StepCaption.h"
 
 #include <cstdio>
 #include <optional>
 
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
 
 namespace mario {
 namespace {
@@ -69,7 +69,8 @@ std::string listOf(const PassReport& step, std::size_t most) {
 
 }  // namespace
 
-std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before, const SimResult& afterSim) {
+std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before,
+                           const SimResult& afterSim) {
     const std::size_t n = step.changes.size();
     const std::string count = std::to_string(n);
     std::string text;
@@ -87,7 +88,8 @@ std::string captionForStep(const PassReport& step, const Plan& after, const SimR
                    ": each followed its own forward directly, so checkpointing saved nothing";
             break;
         case PassId::Prepose:
-            text = "Prepose-forward moved " + listOf(step, 3) + " into earlier bubbles, freeing their slots for recomputation";
+            text = "Prepose-forward moved " + listOf(step, 3) +
+                   " into earlier bubbles, freeing their slots for recomputation";
             break;
         case PassId::Hide: {
             std::size_t moved = 0;

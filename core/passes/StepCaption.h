@@ -4,12 +4,13 @@
 // device 1 now runs while device 2 computes 2B0. Step 28 → 25 ms."
 #include <string>
 
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/passes/PassReport.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 
-std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before, const SimResult& afterSim);
+std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before,
+                           const SimResult& afterSim);
 
 }  // namespace mario

@@ -4,7 +4,7 @@
 // (trace export, text Gantt, memory accounting) so they all agree.
 #include <vector>
 
-#include "schedule/Instruction.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 

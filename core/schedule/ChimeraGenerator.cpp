@@ -11,7 +11,7 @@
 #include <limits>
 #include <tuple>
 
-#include "schedule/Generators.h"
+#include "core/schedule/Generators.h"
 
 namespace mario {
 namespace {
@@ -50,22 +50,23 @@ ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, 
         std::tuple<double, int, int, int> bestKey{std::numeric_limits<double>::infinity(), 0, 0, 0};
         // The in-flight cap is a preference: should it ever block every task, it is lifted.
         for (int pass = 0; pass < 2 && bestDevice < 0; ++pass)
-        for (int d = 0; d < p; ++d) {
-            for (std::size_t t = 0; t < ready[d].size(); ++t) {
-                const Task& task = ready[d][t];
-                const bool forward = task.instruction.op == Op::Forward;
-                const int chainLength = p;
-                if (pass == 0 && forward && inFlight[task.instruction.stage] >= chainLength - task.position) continue;
-                const std::tuple<double, int, int, int> key{std::max(deviceFree[d], task.ready), forward ? 0 : 1,
-                                                            forward ? -task.position : task.position,
-                                                            task.instruction.microbatch};
-                if (key < bestKey) {
-                    bestKey = key;
-                    bestDevice = d;
-                    bestTask = t;
+            for (int d = 0; d < p; ++d) {
+                for (std::size_t t = 0; t < ready[d].size(); ++t) {
+                    const Task& task = ready[d][t];
+                    const bool forward = task.instruction.op == Op::Forward;
+                    const int chainLength = p;
+                    if (pass == 0 && forward && inFlight[task.instruction.stage] >= chainLength - task.position)
+                        continue;
+                    const std::tuple<double, int, int, int> key{std::max(deviceFree[d], task.ready), forward ? 0 : 1,
+                                                                forward ? -task.position : task.position,
+                                                                task.instruction.microbatch};
+                    if (key < bestKey) {
+                        bestKey = key;
+                        bestDevice = d;
+                        bestTask = t;
+                    }
                 }
             }
-        }
         const Task task = ready[bestDevice][bestTask];
         ready[bestDevice].erase(ready[bestDevice].begin() + static_cast<std::ptrdiff_t>(bestTask));
         const Instruction& ins = task.instruction;
@@ -79,7 +80,8 @@ ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, 
             ++inFlight[ins.stage];
             if (task.position + 1 < p) {
                 const int next = chain[task.position + 1];
-                ready[layout.stage_device[next]].push_back({{Op::Forward, next, ins.microbatch}, task.position + 1, end});
+                ready[layout.stage_device[next]].push_back(
+                    {{Op::Forward, next, ins.microbatch}, task.position + 1, end});
             } else {
                 ready[bestDevice].push_back({{Op::Backward, ins.stage, ins.microbatch}, task.position, end});
             }

@@ -1,4 +1,4 @@
-#include "schedule/Communication.h"
+#include "core/schedule/Communication.h"
 
 #include <optional>
 
@@ -28,7 +28,8 @@ Neighbours neighboursOf(const Instruction& ins, const PipelineTopology& topology
 
 }  // namespace
 
-std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly, const PipelineTopology& topology) {
+std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly,
+                                           const PipelineTopology& topology) {
     std::vector<Instruction> program;
     program.reserve(computeOnly.size() * 3);
     for (std::size_t i = 0; i < computeOnly.size(); ++i) {

@@ -3,12 +3,13 @@
 // input comes from another device, a SEND after every one whose output goes to another
 // device. The same rule serves every scheme because it only asks the virtual pipeline. An
 // overlapped pair gets the receives of both halves before it and their sends after it.
-#include "schedule/PipelineTopology.h"
-#include "schedule/ScheduleShape.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/ScheduleShape.h"
 
 namespace mario {
 
-std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly, const PipelineTopology& topology);
+std::vector<Instruction> withCommunication(const std::vector<Instruction>& computeOnly,
+                                           const PipelineTopology& topology);
 
 // REDUCE_GRAD for every stage that needs one (data parallel, or a stage replicated across
 // chains as in Chimera), then OPT for every stage, appended to each device's program.

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <deque>
 
-#include "schedule/Generators.h"
+#include "core/schedule/Generators.h"
 
 namespace mario {
 namespace {

@@ -1,15 +1,16 @@
-#include "schedule/Generators.h"
+#include "core/schedule/Generators.h"
 
 #include <algorithm>
 #include <string>
 
-#include "model/Limits.h"
+#include "core/model/Limits.h"
 
 namespace mario {
 
 Result<bool> checkShape(const ScheduleShape& shape) {
     if (shape.devices < 1) return makeError("pipeline needs at least one device, got " + std::to_string(shape.devices));
-    if (shape.microbatches < 1) return makeError("needs at least one micro-batch, got " + std::to_string(shape.microbatches));
+    if (shape.microbatches < 1)
+        return makeError("needs at least one micro-batch, got " + std::to_string(shape.microbatches));
     // The same limits the config reader applies, here too for configs built in memory (the
     // window's settings, the tuner): the work a plan costs grows with stages * micro-batches.
     if (shape.devices > limits::kMaxPipelineDevices)
@@ -19,7 +20,8 @@ Result<bool> checkShape(const ScheduleShape& shape) {
         return makeError(std::to_string(shape.microbatches) + " micro-batches per step; the limit is " +
                          std::to_string(limits::kMaxMicrobatches));
     if (shape.chunks > limits::kMaxChunks)
-        return makeError(std::to_string(shape.chunks) + " chunks per device; the limit is " + std::to_string(limits::kMaxChunks));
+        return makeError(std::to_string(shape.chunks) + " chunks per device; the limit is " +
+                         std::to_string(limits::kMaxChunks));
     const SchemeInfo& scheme = schemeInfo(shape.scheme);
     const std::string name(scheme.name);
     const long long stages = static_cast<long long>(shape.devices) * stagesPerDevice(shape.scheme, shape.chunks);

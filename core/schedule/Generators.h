@@ -2,8 +2,8 @@
 // Scheme generators. Each returns the compute order of every device; the layout says which
 // stages sit where. Communication is added afterwards by insertCommunication(), the same way
 // for every scheme, so no generator knows about SEND/RECV.
-#include "schedule/ScheduleShape.h"
-#include "util/Result.h"
+#include "core/schedule/ScheduleShape.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,4 +1,4 @@
-#include "schedule/Instruction.h"
+#include "core/schedule/Instruction.h"
 
 #include <array>
 #include <charconv>
@@ -69,8 +69,7 @@ Result<Instruction> parseAction(std::string_view text) {
             return instruction;
         }
         if (!parseNonNegative(tail, instruction.microbatch))
-            return makeError("instruction " + quoted(text) + " lacks a micro-batch number after " +
-                             std::string(name));
+            return makeError("instruction " + quoted(text) + " lacks a micro-batch number after " + std::string(name));
         return instruction;
     }
     return makeError("unknown instruction " + quoted(text));
@@ -109,7 +108,8 @@ Result<std::vector<Instruction>> parseProgramEntry(std::string_view text) {
     auto second = parseAction(text.substr(semicolon + 1, close - semicolon - 1));
     if (!second) return makeError("composite " + quoted(text) + ": " + second.error().message);
     const auto pair = overlappedPair(*first, *second);
-    if (!pair) return makeError("composite " + quoted(text) + " must overlap one forward (F) with one backward (B or I)");
+    if (!pair)
+        return makeError("composite " + quoted(text) + " must overlap one forward (F) with one backward (B or I)");
     return std::vector<Instruction>{pair->first, pair->second};
 }
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -43,9 +43,8 @@ struct Instruction {
 };
 
 constexpr bool isCompute(Op op) {
-    return op == Op::Forward || op == Op::Recompute || op == Op::Backward ||
-           op == Op::BackwardInput || op == Op::BackwardWeight || op == Op::ReduceGrad ||
-           op == Op::Optimizer;
+    return op == Op::Forward || op == Op::Recompute || op == Op::Backward || op == Op::BackwardInput ||
+           op == Op::BackwardWeight || op == Op::ReduceGrad || op == Op::Optimizer;
 }
 constexpr bool isSend(Op op) { return op == Op::SendForward || op == Op::SendBackward; }
 constexpr bool isRecv(Op op) { return op == Op::RecvForward || op == Op::RecvBackward; }

@@ -1,4 +1,4 @@
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
 
 #include <string>
 
@@ -28,8 +28,7 @@ Result<PipelineTopology> PipelineTopology::build(const Plan& plan) {
         for (int p = 0; p < static_cast<int>(chain.size()); ++p) {
             const int s = chain[p];
             const std::string where = "pipelines[" + std::to_string(c) + "][" + std::to_string(p) + "]";
-            if (s < 0 || s >= stageCount)
-                return makeError(where + ": stage " + std::to_string(s) + " does not exist");
+            if (s < 0 || s >= stageCount) return makeError(where + ": stage " + std::to_string(s) + " does not exist");
             if (topology.chain_[s] != -1)
                 return makeError(where + ": stage " + std::to_string(s) + " appears in two chains");
             topology.chain_[s] = c;
@@ -39,8 +38,7 @@ Result<PipelineTopology> PipelineTopology::build(const Plan& plan) {
         }
     }
     for (int s = 0; s < stageCount; ++s)
-        if (topology.chain_[s] == -1)
-            return makeError("pipelines: stage " + std::to_string(s) + " is in no chain");
+        if (topology.chain_[s] == -1) return makeError("pipelines: stage " + std::to_string(s) + " is in no chain");
     return topology;
 }
 
@@ -56,8 +54,7 @@ bool PipelineTopology::crossStageDependency(const Instruction& instruction, Inst
             if (next_[s] < 0) return false;
             dependency = {instruction.op, next_[s], instruction.microbatch};
             return true;
-        default:
-            return false;
+        default: return false;
     }
 }
 

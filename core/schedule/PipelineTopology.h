@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedule/Instruction.h"
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Instruction.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,4 +1,4 @@
-#include "schedule/Plan.h"
+#include "core/schedule/Plan.h"
 
 #include <algorithm>
 #include <numeric>
@@ -8,8 +8,7 @@ namespace mario {
 int Plan::microbatchCount() const {
     int count = 0;
     for (const auto& device : devices)
-        for (const auto& instruction : device.program)
-            count = std::max(count, instruction.microbatch + 1);
+        for (const auto& instruction : device.program) count = std::max(count, instruction.microbatch + 1);
     return count;
 }
 

@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "cost/StageCost.h"
-#include "schedule/Instruction.h"
+#include "core/cost/StageCost.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 

@@ -1,10 +1,10 @@
-#include "schedule/PlanBuilder.h"
+#include "core/schedule/PlanBuilder.h"
 
-#include "cost/CostModel.h"
-#include "cost/StageLayout.h"
-#include "schedule/Communication.h"
-#include "schedule/Generators.h"
-#include "schedule/PipelineTopology.h"
+#include "core/cost/CostModel.h"
+#include "core/cost/StageLayout.h"
+#include "core/schedule/Communication.h"
+#include "core/schedule/Generators.h"
+#include "core/schedule/PipelineTopology.h"
 
 namespace mario {
 

@@ -1,10 +1,10 @@
 #pragma once
 // Config → Plan: lay stages out, cost them, generate the scheme's order, add communication
 // and gradient synchronisation. Passes are not applied here (see passes/PassManager.h).
-#include "model/Config.h"
-#include "schedule/Plan.h"
-#include "schedule/ScheduleShape.h"
-#include "util/Result.h"
+#include "core/model/Config.h"
+#include "core/schedule/Plan.h"
+#include "core/schedule/ScheduleShape.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

@@ -1,9 +1,9 @@
-#include "schedule/PlanEdit.h"
+#include "core/schedule/PlanEdit.h"
 
 #include <algorithm>
 #include <string>
 
-#include "sim/Validator.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 
@@ -36,7 +36,8 @@ std::pair<int, int> movingGroup(const std::vector<Instruction>& program, int ind
         return std::any_of(own.begin(), own.end(), [&](const auto& comm) { return x == comm.second; });
     };
     for (std::size_t n = 0; n < own.size() && first > 0 && receives(program[first - 1]); ++n) --first;
-    for (std::size_t n = 0; n < own.size() && last < static_cast<int>(program.size()) && sends(program[last]); ++n) ++last;
+    for (std::size_t n = 0; n < own.size() && last < static_cast<int>(program.size()) && sends(program[last]); ++n)
+        ++last;
     return {first, last};
 }
 

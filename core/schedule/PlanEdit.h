@@ -4,14 +4,14 @@
 // along, so a move never separates a compute from its own communication; an overlapped pair
 // moves as one, with the communication of both halves. The edited plan is
 // validated; a move that breaks a dependency or deadlocks is refused with the reason.
-#include "schedule/Plan.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
 struct InstructionMove {
     int device = 0;
-    int from_index = 0;  // the instruction to move (a compute instruction)
+    int from_index = 0;    // the instruction to move (a compute instruction)
     int before_index = 0;  // it goes before the instruction now at this index (size: the end)
 };
 

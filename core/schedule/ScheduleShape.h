@@ -3,15 +3,15 @@
 // forward:backward ratio that Chimera's list scheduler orders by.
 #include <vector>
 
-#include "model/ParallelConfig.h"
-#include "schedule/Instruction.h"
+#include "core/model/ParallelConfig.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 
 struct ScheduleShape {
     Scheme scheme = Scheme::OneFOneB;
     int devices = 1;
-    int chunks = 1;      // interleaved: stages per device (v)
+    int chunks = 1;  // interleaved: stages per device (v)
     int microbatches = 1;
     int group_size = 0;  // interleaved: Megatron's micro-batch group; 0 means `devices`
     double forward_cost = 1;

@@ -4,7 +4,7 @@
 // and the W's are moved into what would otherwise be bubbles.
 #include <algorithm>
 
-#include "schedule/Generators.h"
+#include "core/schedule/Generators.h"
 
 namespace mario {
 namespace {

@@ -1,4 +1,4 @@
-#include "session/Fidelity.h"
+#include "core/session/Fidelity.h"
 
 namespace mario {
 

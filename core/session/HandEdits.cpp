@@ -1,8 +1,8 @@
-#include "session/HandEdits.h"
+#include "core/session/HandEdits.h"
 
 #include <algorithm>
 
-#include "schedule/PlanEdit.h"
+#include "core/schedule/PlanEdit.h"
 
 namespace mario {
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "session/ScheduleInput.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/session/ScheduleInput.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

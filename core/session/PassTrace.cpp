@@ -1,9 +1,9 @@
-#include "session/PassTrace.h"
+#include "core/session/PassTrace.h"
 
-#include "passes/PassManager.h"
-#include "passes/StepCaption.h"
-#include "session/HandEdits.h"
-#include "sim/Simulator.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/StepCaption.h"
+#include "core/session/HandEdits.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -12,9 +12,10 @@ std::vector<std::pair<int, int>> touchedBy(const PassReport& step, const Plan& p
     std::vector<std::pair<int, int>> boxes;
     for (const PassChange& change : step.changes) {
         const auto& program = plan.devices[change.device].program;
-        const Instruction shown = change.kind == ChangeKind::Removed
-                                      ? Instruction{Op::Forward, change.instruction.stage, change.instruction.microbatch}
-                                      : change.instruction;
+        const Instruction shown =
+            change.kind == ChangeKind::Removed
+                ? Instruction{Op::Forward, change.instruction.stage, change.instruction.microbatch}
+                : change.instruction;
         const int index = findInstruction(program, shown);
         if (index >= 0) boxes.emplace_back(change.device, index);
     }

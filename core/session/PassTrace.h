@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "session/ScheduleInput.h"
-#include "sim/SimResult.h"
+#include "core/session/ScheduleInput.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 

@@ -1,11 +1,11 @@
-#include "session/PreparedSchedule.h"
+#include "core/session/PreparedSchedule.h"
 
 #include <chrono>
 #include <exception>
 
-#include "passes/PassManager.h"
-#include "session/HandEdits.h"
-#include "sim/Simulator.h"
+#include "core/passes/PassManager.h"
+#include "core/session/HandEdits.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {

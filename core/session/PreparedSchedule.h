@@ -6,27 +6,27 @@
 // the GUI thread.
 #include <vector>
 
-#include "passes/PassReport.h"
-#include "session/ScheduleInput.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/passes/PassReport.h"
+#include "core/session/ScheduleInput.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
 struct PrepareOptions {
-    bool simulate = true;             // false: passes and edits only (export, validate)
-    bool simulate_base = false;       // also simulate the source plan as it came
-    bool record_memory_curve = false; // memory over time, for charts
+    bool simulate = true;              // false: passes and edits only (export, validate)
+    bool simulate_base = false;        // also simulate the source plan as it came
+    bool record_memory_curve = false;  // memory over time, for charts
 };
 
 struct PreparedSchedule {
-    Plan plan;                          // after passes and edits
-    SimResult result;                   // when PrepareOptions::simulate
-    SimResult base;                     // when PrepareOptions::simulate_base
-    std::vector<PassReport> steps;      // what each pass step changed
+    Plan plan;                            // after passes and edits
+    SimResult result;                     // when PrepareOptions::simulate
+    SimResult base;                       // when PrepareOptions::simulate_base
+    std::vector<PassReport> steps;        // what each pass step changed
     std::vector<HandEdit> skipped_edits;  // edits that no longer apply to this pass output
-    double passes_us = 0;               // the passes alone
-    double total_ms = 0;                // everything above
+    double passes_us = 0;                 // the passes alone
+    double total_ms = 0;                  // everything above
 };
 
 // Errors: a pass or a simulation failed, or the schedule is too large to compute (memory).

@@ -1,14 +1,14 @@
-#include "session/ScheduleFiles.h"
+#include "core/session/ScheduleFiles.h"
 
 #include <exception>
 #include <new>
 
-#include "io/ConfigJson.h"
-#include "io/InputFile.h"
-#include "io/PlanJson.h"
-#include "io/TextFile.h"
-#include "passes/PassVocabulary.h"
-#include "sim/Validator.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/InputFile.h"
+#include "core/io/PlanJson.h"
+#include "core/io/TextFile.h"
+#include "core/passes/PassVocabulary.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 namespace {

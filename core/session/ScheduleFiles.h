@@ -5,9 +5,9 @@
 // refuse with the same words.
 #include <string>
 
-#include "model/PresetLibrary.h"
-#include "session/ScheduleInput.h"
-#include "util/Result.h"
+#include "core/model/PresetLibrary.h"
+#include "core/session/ScheduleInput.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

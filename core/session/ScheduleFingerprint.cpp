@@ -1,9 +1,9 @@
-#include "session/ScheduleFingerprint.h"
+#include "core/session/ScheduleFingerprint.h"
 
 #include <string>
 #include <type_traits>
 
-#include "io/ConfigJson.h"
+#include "core/io/ConfigJson.h"
 
 namespace mario {
 namespace {
@@ -17,10 +17,8 @@ public:
         for (std::size_t i = 0; i < size; ++i) hash_ = (hash_ ^ p[i]) * 1099511628211ull;
     }
     template <class T>
-        requires std::is_arithmetic_v<T> || std::is_enum_v<T>
-    void add(T value) {
-        bytes(&value, sizeof value);
-    }
+    requires std::is_arithmetic_v<T> || std::is_enum_v<T>
+    void add(T value) { bytes(&value, sizeof value); }
     void add(const std::string& text) {
         add(text.size());
         bytes(text.data(), text.size());

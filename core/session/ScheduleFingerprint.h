@@ -5,7 +5,7 @@
 // the hand edits: two inputs that differ anywhere differ here (tested field by field).
 #include <cstdint>
 
-#include "session/ScheduleInput.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario {
 

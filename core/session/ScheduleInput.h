@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "model/Config.h"
-#include "passes/PassReport.h"
-#include "schedule/Plan.h"
+#include "core/model/Config.h"
+#include "core/passes/PassReport.h"
+#include "core/schedule/Plan.h"
 
 namespace mario {
 

@@ -1,11 +1,11 @@
-#include "session/SessionFile.h"
+#include "core/session/SessionFile.h"
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "io/ConfigJson.h"
-#include "io/PlanJson.h"
-#include "passes/PassVocabulary.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassVocabulary.h"
 
 namespace mario {
 namespace {
@@ -14,11 +14,14 @@ using nlohmann::json;
 
 // One edit, checked against the source plan's devices so a damaged file cannot point past them.
 Result<HandEdit> readEdit(const json& item, int devices, const std::string& where) {
-    if (!item.is_object() || !item.contains("device") || !item["device"].is_number_integer() || !item.contains("moved") ||
-        !item["moved"].is_string()) return makeError(where + ": expected {\"device\": integer, \"moved\": action, \"before\": action or null}");
+    if (!item.is_object() || !item.contains("device") || !item["device"].is_number_integer() ||
+        !item.contains("moved") || !item["moved"].is_string())
+        return makeError(where + ": expected {\"device\": integer, \"moved\": action, \"before\": action or null}");
     HandEdit edit;
     const auto device = item["device"].get<std::int64_t>();
-    if (device < 0 || device >= devices) return makeError(where + ".device: expected an integer in [0, " + std::to_string(devices - 1) + "] (got " + std::to_string(device) + ")");
+    if (device < 0 || device >= devices)
+        return makeError(where + ".device: expected an integer in [0, " + std::to_string(devices - 1) + "] (got " +
+                         std::to_string(device) + ")");
     edit.device = static_cast<int>(device);
     auto moved = parseAction(item["moved"].get<std::string>());
     if (!moved) return makeError(where + ".moved: " + moved.error().message);
@@ -33,8 +36,10 @@ Result<HandEdit> readEdit(const json& item, int devices, const std::string& wher
 }
 
 Result<SessionFile> readSession(const json& root, const PresetLibrary& presets) {
-    if (!root.is_object() || root.value("format", json()) != SessionFile::kFormat) return makeError(std::string("format: expected \"") + SessionFile::kFormat + "\"");
-    if (!root.contains("version") || root["version"] != SessionFile::kVersion) return makeError("version: expected " + std::to_string(SessionFile::kVersion));
+    if (!root.is_object() || root.value("format", json()) != SessionFile::kFormat)
+        return makeError(std::string("format: expected \"") + SessionFile::kFormat + "\"");
+    if (!root.contains("version") || root["version"] != SessionFile::kVersion)
+        return makeError("version: expected " + std::to_string(SessionFile::kVersion));
     SessionFile session;
     if (root.contains("original_path") && root["original_path"].is_string())
         session.original_path = root["original_path"].get<std::string>();
@@ -54,7 +59,8 @@ Result<SessionFile> readSession(const json& root, const PresetLibrary& presets) 
     std::vector<std::string> names;
     if (root.contains("passes")) {
         if (!root["passes"].is_array()) return makeError("passes: expected an array of pass names");
-        for (const json& name : root["passes"]) names.push_back(name.is_string() ? name.get<std::string>() : name.dump());
+        for (const json& name : root["passes"])
+            names.push_back(name.is_string() ? name.get<std::string>() : name.dump());
     }
     auto passes = parsePassNames(names);
     if (!passes) return makeError("passes: " + passes.error().message);

@@ -12,9 +12,9 @@
 // The config and the plan are written by core's writers and read back by its readers.
 #include <string>
 
-#include "model/PresetLibrary.h"
-#include "session/ScheduleInput.h"
-#include "util/Result.h"
+#include "core/model/PresetLibrary.h"
+#include "core/session/ScheduleInput.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

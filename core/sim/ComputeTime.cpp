@@ -1,4 +1,4 @@
-#include "sim/ComputeTime.h"
+#include "core/sim/ComputeTime.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "sim/DeadlockExplainer.h"
+#include "core/sim/DeadlockExplainer.h"
 
 #include <algorithm>
 #include <string>
@@ -19,9 +19,9 @@ std::vector<BlockedDevice> explainDeadlock(const Plan& plan, const PipelineTopol
         const bool backward = recv.op == Op::RecvBackward;
         const int source = backward ? topology.nextStage(recv.stage) : topology.previousStage(recv.stage);
         if (source < 0) {
-            entry.waits_for = "a " + std::string(backward ? "gradient" : "activation") + " that no stage sends (stage " +
-                              std::to_string(recv.stage) + " is at the " + (backward ? "end" : "start") +
-                              " of its chain)";
+            entry.waits_for = "a " + std::string(backward ? "gradient" : "activation") +
+                              " that no stage sends (stage " + std::to_string(recv.stage) + " is at the " +
+                              (backward ? "end" : "start") + " of its chain)";
             blocked.push_back(entry);
             continue;
         }

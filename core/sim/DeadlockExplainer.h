@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "schedule/PipelineTopology.h"
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 

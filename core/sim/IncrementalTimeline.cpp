@@ -1,12 +1,12 @@
-#include "sim/IncrementalTimeline.h"
+#include "core/sim/IncrementalTimeline.h"
 
 #include <algorithm>
 #include <cmath>
 #include <queue>
 #include <tuple>
 
-#include "sim/ComputeTime.h"
-#include "sim/Simulator.h"
+#include "core/sim/ComputeTime.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -17,7 +17,9 @@ constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 // reached along different paths may differ in the last bits of a sum, and must not keep the
 // re-evaluation running to the end of the program.
 bool same(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
-bool same(const InstructionTiming& a, const InstructionTiming& b) { return same(a.start, b.start) && same(a.end, b.end); }
+bool same(const InstructionTiming& a, const InstructionTiming& b) {
+    return same(a.start, b.start) && same(a.end, b.end);
+}
 
 }  // namespace
 
@@ -50,13 +52,15 @@ Result<bool> IncrementalTimeline::rebuild(const Plan& plan) {
             const std::size_t slot = slotOfInstruction(ins);
             if (slot == kNoSlot) continue;
             if (isRecv(ins.op)) receiver_[slot] = {static_cast<int>(d), i};
-            else if (isSend(ins.op)) arrival_[slot] = timings_[d][i].start + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
+            else if (isSend(ins.op))
+                arrival_[slot] = timings_[d][i].start + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
         }
     }
     workAhead_.assign(plan.devices.size(), {});
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         workAhead_[d].assign(plan.devices[d].program.size(), 0.0);
-        if (!plan.devices[d].program.empty()) sumWorkAhead(plan, static_cast<int>(d), 0, plan.devices[d].program.size() - 1);
+        if (!plan.devices[d].program.empty())
+            sumWorkAhead(plan, static_cast<int>(d), 0, plan.devices[d].program.size() - 1);
     }
     makespan_ = sim->makespan_ms;
     return true;
@@ -66,9 +70,7 @@ void IncrementalTimeline::sumWorkAhead(const Plan& plan, int device, std::size_t
     const auto& program = plan.devices[device].program;
     auto& ahead = workAhead_[device];
     for (std::size_t k = last + 1; k-- > first;)
-        ahead[k] = k + 1 < program.size()
-                       ? ahead[k + 1] + computeMs(plan, program, k + 1)
-                       : 0.0;
+        ahead[k] = k + 1 < program.size() ? ahead[k + 1] + computeMs(plan, program, k + 1) : 0.0;
 }
 
 std::size_t IncrementalTimeline::slotOfInstruction(const Instruction& ins) const {
@@ -190,7 +192,8 @@ void IncrementalTimeline::undo(const Plan& plan) {
     for (auto it = arrivalLog_.rbegin(); it != arrivalLog_.rend(); ++it) arrival_[it->slot] = it->old;
     for (auto it = lastEdits_.rbegin(); it != lastEdits_.rend(); ++it) {
         auto& timings = timings_[it->device];
-        if (it->to < it->from) std::rotate(timings.begin() + it->to, timings.begin() + it->to + 1, timings.begin() + it->from + 1);
+        if (it->to < it->from)
+            std::rotate(timings.begin() + it->to, timings.begin() + it->to + 1, timings.begin() + it->from + 1);
         else std::rotate(timings.begin() + it->from, timings.begin() + it->to, timings.begin() + it->to + 1);
         indexReceives(plan, it->device, it->first, it->last);
         sumWorkAhead(plan, it->device, it->first, it->last);

@@ -21,11 +21,11 @@
 #include <limits>
 #include <vector>
 
-#include "schedule/Plan.h"
-#include "schedule/PipelineTopology.h"
-#include "sim/MessageSlots.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/MessageSlots.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 
@@ -90,8 +90,8 @@ private:
     MessageSlots messages_;
     std::vector<std::vector<InstructionTiming>> timings_;
     std::vector<std::vector<double>> workAhead_;  // per instruction: compute after it on its device
-    std::vector<double> arrival_;   // per message slot
-    std::vector<Slot> receiver_;    // per message slot
+    std::vector<double> arrival_;                 // per message slot
+    std::vector<Slot> receiver_;                  // per message slot
     double makespan_ = 0;
     std::size_t instructions_ = 0;
     std::size_t evaluations_ = 0;

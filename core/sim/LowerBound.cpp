@@ -1,10 +1,10 @@
-#include "sim/LowerBound.h"
+#include "core/sim/LowerBound.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "sim/ComputeTime.h"
+#include "core/sim/ComputeTime.h"
 
 namespace mario {
 
@@ -107,7 +107,8 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
     }
     double bound = 0;
     for (int d = 0; d < deviceCount; ++d)
-        if (core[d] > 0 && std::isfinite(head[d]) && std::isfinite(tail[d])) bound = std::max(bound, head[d] + core[d] + tail[d]);
+        if (core[d] > 0 && std::isfinite(head[d]) && std::isfinite(tail[d]))
+            bound = std::max(bound, head[d] + core[d] + tail[d]);
     return bound;
 }
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedule/Plan.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
 
 namespace mario {
 

@@ -1,4 +1,4 @@
-#include "sim/MemoryFit.h"
+#include "core/sim/MemoryFit.h"
 
 namespace mario {
 

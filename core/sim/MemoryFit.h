@@ -4,7 +4,7 @@
 // values, so "highest peak" and "devices over the limit" mean one thing everywhere.
 #include <optional>
 
-#include "sim/SimResult.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 
@@ -12,7 +12,7 @@ struct MemoryFit {
     double highest_peak_bytes = 0;  // of the fullest device (0 with no devices)
     int fullest_device = 0;         // its index; the first one on ties
     int devices = 0;
-    int devices_over_limit = 0;     // 0 without a limit
+    int devices_over_limit = 0;  // 0 without a limit
     std::optional<double> limit_bytes;
     bool fits() const { return devices_over_limit == 0; }
     bool isOver(const DeviceStats& device) const { return limit_bytes && device.peak_bytes > *limit_bytes; }

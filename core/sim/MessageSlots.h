@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "schedule/Plan.h"
+#include "core/schedule/Plan.h"
 
 namespace mario {
 

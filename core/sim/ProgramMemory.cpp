@@ -1,8 +1,8 @@
-#include "sim/ProgramMemory.h"
+#include "core/sim/ProgramMemory.h"
 
 #include <algorithm>
 
-#include "schedule/CheckpointedForwards.h"
+#include "core/schedule/CheckpointedForwards.h"
 
 namespace mario {
 

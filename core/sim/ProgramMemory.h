@@ -4,7 +4,7 @@
 // without simulating the whole plan.
 #include <vector>
 
-#include "schedule/Plan.h"
+#include "core/schedule/Plan.h"
 
 namespace mario {
 

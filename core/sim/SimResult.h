@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "schedule/Instruction.h"
+#include "core/schedule/Instruction.h"
 
 namespace mario {
 
@@ -22,11 +22,11 @@ struct MemoryPoint {
 
 struct DeviceStats {
     int index = 0;
-    double busy_ms = 0;   // compute instructions only
-    double idle_ms = 0;   // makespan - busy
+    double busy_ms = 0;  // compute instructions only
+    double idle_ms = 0;  // makespan - busy
     double static_bytes = 0;
     double peak_dynamic_bytes = 0;
-    double peak_bytes = 0;  // static + peak dynamic
+    double peak_bytes = 0;                   // static + peak dynamic
     std::vector<InstructionTiming> timings;  // one per program instruction
     std::vector<MemoryPoint> memory;         // step curve, empty unless requested
 };
@@ -36,17 +36,17 @@ struct BlockedDevice {
     int device = 0;
     int program_index = 0;
     Instruction instruction;
-    std::string waits_for;  // e.g. "1SEND_F3 from device 1, which is blocked" 
+    std::string waits_for;  // e.g. "1SEND_F3 from device 1, which is blocked"
 };
 
 struct SimResult {
     bool deadlocked = false;
     std::vector<BlockedDevice> blocked;
     double makespan_ms = 0;
-    double bubble_ratio = 0;         // idle / (devices * makespan)
-    double lower_bound_ms = 0;       // max(busiest device, critical chain)
-    double busiest_device_ms = 0;    // largest per-device compute
-    double critical_chain_ms = 0;    // longest single micro-batch dependency chain
+    double bubble_ratio = 0;       // idle / (devices * makespan)
+    double lower_bound_ms = 0;     // max(busiest device, critical chain)
+    double busiest_device_ms = 0;  // largest per-device compute
+    double critical_chain_ms = 0;  // longest single micro-batch dependency chain
     // max(lower_bound, pipeline bound): the pipeline bound adds to each device's compute the
     // forward chain before its first forward and the backward chain after its last backward
     // (sim/LowerBound.h). No order of the programs can beat it.

@@ -1,17 +1,17 @@
-#include "sim/Simulator.h"
+#include "core/sim/Simulator.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <limits>
+#include <optional>
 #include <string>
 
-#include "schedule/PipelineTopology.h"
-#include "sim/ComputeTime.h"
-#include "sim/DeadlockExplainer.h"
-#include "sim/LowerBound.h"
-#include "sim/MessageSlots.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/sim/ComputeTime.h"
+#include "core/sim/DeadlockExplainer.h"
+#include "core/sim/LowerBound.h"
+#include "core/sim/MessageSlots.h"
 
 namespace mario {
 namespace {
@@ -50,9 +50,10 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
     double largest = -1;
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
         const StageCost& c = plan.stages[s].cost;
-        for (auto [name, value] : {std::pair{"forward_ms", c.forward_ms}, std::pair{"backward_ms", c.backward_ms},
-                                   std::pair{"recompute_ms", c.recompute_ms}, std::pair{"activation_bytes", c.activation_bytes},
-                                   std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes}})
+        for (auto [name, value] :
+             {std::pair{"forward_ms", c.forward_ms}, std::pair{"backward_ms", c.backward_ms},
+              std::pair{"recompute_ms", c.recompute_ms}, std::pair{"activation_bytes", c.activation_bytes},
+              std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes}})
             if (value > largest) {
                 largest = value;
                 field = "stages[" + std::to_string(s) + "]." + name;
@@ -90,7 +91,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     std::vector<std::uint8_t> split(checkpointed.size(), 0);
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program) {
-            if (ins.op == Op::Recompute) checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
+            if (ins.op == Op::Recompute)
+                checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
             if (ins.op == Op::BackwardInput) split[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
         }
 
@@ -217,7 +219,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, messages.denseOf());
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
         result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
-        result.samples_per_step = static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
+        result.samples_per_step =
+            static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
         if (result.makespan_ms > 0 && !result.deadlocked) {
             result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
             result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;

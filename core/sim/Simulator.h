@@ -5,9 +5,9 @@
 // longest-path solution of the plan's dependency graph (the paper's dynamic programme).
 // It runs each device until it blocks on a receive whose data has not been sent, parking the
 // device on that message; the send wakes it. Work is O(instructions), no device polling.
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
-#include "util/Result.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

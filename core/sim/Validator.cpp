@@ -1,13 +1,13 @@
-#include "sim/Validator.h"
+#include "core/sim/Validator.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <unordered_map>
 
-#include "schedule/PipelineTopology.h"
-#include "sim/DeadlockExplainer.h"
-#include "sim/Simulator.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/sim/DeadlockExplainer.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -32,7 +32,8 @@ public:
     std::vector<std::pair<int, int>> pairs() const {
         std::vector<std::pair<int, int>> out;
         out.reserve(slots_.size());
-        for (const auto& [k, slots] : slots_) out.emplace_back(static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffffu));
+        for (const auto& [k, slots] : slots_)
+            out.emplace_back(static_cast<int>(k >> 32), static_cast<int>(k & 0xffffffffu));
         std::sort(out.begin(), out.end());
         return out;
     }
@@ -45,7 +46,8 @@ private:
         int operator[](int kind) const { return at[kind]; }
     };
     static std::uint64_t key(int stage, int microbatch) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) | static_cast<std::uint32_t>(microbatch);
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
+               static_cast<std::uint32_t>(microbatch);
     }
     std::unordered_map<std::uint64_t, Slots> slots_;
 };
@@ -120,10 +122,11 @@ private:
         if (ins.op != Op::Forward)
             add(programPath(d, i), "\"" + toActionString(ins) + "\" is marked overlapped; only a forward opens a pair");
         else if (i + 1 >= static_cast<int>(program.size()) || !canCloseOverlap(program[i + 1].op))
-            add(programPath(d, i), "\"" + toActionString(ins) + "\" opens an overlapped pair, but " +
-                                       (i + 1 < static_cast<int>(program.size()) ? "\"" + toActionString(program[i + 1]) + "\" follows it"
-                                                                                 : std::string("nothing follows it")) +
-                                       " (a pair needs a backward, B or I, right after its forward)");
+            add(programPath(d, i),
+                "\"" + toActionString(ins) + "\" opens an overlapped pair, but " +
+                    (i + 1 < static_cast<int>(program.size()) ? "\"" + toActionString(program[i + 1]) + "\" follows it"
+                                                              : std::string("nothing follows it")) +
+                    " (a pair needs a backward, B or I, right after its forward)");
     }
 
     // Order and presence on the owning device for one (stage, micro-batch).
@@ -136,12 +139,14 @@ private:
             for (Op op : {Op::SendForward, Op::RecvForward, Op::SendBackward, Op::RecvBackward})
                 if (pos(op, s, m) >= 0)
                     add(programPath(d, pos(op, s, m)), "communication for stage " + std::to_string(s) +
-                                                           " micro-batch " + std::to_string(m) + " without its compute");
+                                                           " micro-batch " + std::to_string(m) +
+                                                           " without its compute");
             return;
         }
         auto name = [&](Op op) { return toActionString({op, s, m}); };
         const std::string deviceText = "device " + std::to_string(d);
-        if (f < 0) add("devices[" + std::to_string(d) + "].program", name(Op::Forward) + " is missing on " + deviceText);
+        if (f < 0)
+            add("devices[" + std::to_string(d) + "].program", name(Op::Forward) + " is missing on " + deviceText);
         const bool split = in >= 0 || w >= 0;
         const int backward = split ? in : b;
         if (split && b >= 0) add(programPath(d, b), name(Op::Backward) + " and a split backward (I/W) both appear");
@@ -150,8 +155,11 @@ private:
                 (in < 0 ? name(Op::BackwardInput) : name(Op::BackwardWeight)) + " is missing: I and W come in pairs");
         if (!split && b < 0)
             add("devices[" + std::to_string(d) + "].program", name(Op::Backward) + " is missing on " + deviceText);
-        if (f >= 0 && backward >= 0 && backward < f) add(programPath(d, backward), name(split ? Op::BackwardInput : Op::Backward) + " comes before " + name(Op::Forward));
-        if (split && in >= 0 && w >= 0 && w < in) add(programPath(d, w), name(Op::BackwardWeight) + " comes before " + name(Op::BackwardInput));
+        if (f >= 0 && backward >= 0 && backward < f)
+            add(programPath(d, backward),
+                name(split ? Op::BackwardInput : Op::Backward) + " comes before " + name(Op::Forward));
+        if (split && in >= 0 && w >= 0 && w < in)
+            add(programPath(d, w), name(Op::BackwardWeight) + " comes before " + name(Op::BackwardInput));
         if (r >= 0 && ((f >= 0 && r < f) || (backward >= 0 && r > backward)))
             add(programPath(d, r), name(Op::Recompute) + " must stand after " + name(Op::Forward) + " and before " +
                                        name(split ? Op::BackwardInput : Op::Backward));
@@ -185,19 +193,24 @@ private:
         const bool remote = source >= 0 && topology_.deviceOf(source) != d;
         const Instruction recvIns{recvOp, s, m};
         if (!remote) {
-            if (recv >= 0) add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" receives from no other device");
+            if (recv >= 0)
+                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" receives from no other device");
         } else {
             const int sd = topology_.deviceOf(source);
             const int send = pos(sendOp, source, m);
             const Instruction sendIns{sendOp, source, m};
             if (recv < 0 && computeAt >= 0)
-                add(programPath(d, computeAt), "missing " + toActionString(recvIns) + " before it: its input comes from device " + std::to_string(sd));
+                add(programPath(d, computeAt), "missing " + toActionString(recvIns) +
+                                                   " before it: its input comes from device " + std::to_string(sd));
             if (recv >= 0 && computeAt >= 0 && recv > computeAt)
-                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" comes after the instruction that needs it");
+                add(programPath(d, recv),
+                    "\"" + toActionString(recvIns) + "\" comes after the instruction that needs it");
             if (recv >= 0 && send < 0)
-                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" has no matching " + toActionString(sendIns) + " on device " + std::to_string(sd));
+                add(programPath(d, recv), "\"" + toActionString(recvIns) + "\" has no matching " +
+                                              toActionString(sendIns) + " on device " + std::to_string(sd));
             if (send >= 0 && recv < 0)
-                add(programPath(sd, send), "\"" + toActionString(sendIns) + "\" has no matching " + toActionString(recvIns) + " on device " + std::to_string(d));
+                add(programPath(sd, send), "\"" + toActionString(sendIns) + "\" has no matching " +
+                                               toActionString(recvIns) + " on device " + std::to_string(d));
         }
         // A SEND must follow the compute that produces what it sends.
         const int producerStage = s;
@@ -208,7 +221,8 @@ private:
             if (target < 0 || topology_.deviceOf(target) == d)
                 add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" sends to no other device");
             else if (computeAt >= 0 && send < computeAt)
-                add(programPath(d, send), "\"" + toActionString({producesOp, s, m}) + "\" comes before the instruction that produces it");
+                add(programPath(d, send),
+                    "\"" + toActionString({producesOp, s, m}) + "\" comes before the instruction that produces it");
         }
     }
 
@@ -236,10 +250,11 @@ private:
                 for (int at : {reduceAt[s], optimizerAt[s]})
                     if (at >= 0 && at < lastBackward[s])
                         add(programPath(d, at), "\"" + toActionString(program[at]) + "\" comes before " +
-                                                    toActionString(program[lastBackward[s]]) + ", a backward of its stage");
+                                                    toActionString(program[lastBackward[s]]) +
+                                                    ", a backward of its stage");
                 if (reduceAt[s] >= 0 && optimizerAt[s] >= 0 && optimizerAt[s] < reduceAt[s])
-                    add(programPath(d, optimizerAt[s]), "\"" + toActionString(program[optimizerAt[s]]) +
-                                                            "\" comes before its stage's REDUCE_GRAD");
+                    add(programPath(d, optimizerAt[s]),
+                        "\"" + toActionString(program[optimizerAt[s]]) + "\" comes before its stage's REDUCE_GRAD");
             }
         }
     }
@@ -251,7 +266,7 @@ private:
         for (const auto& [s, m] : positions_.pairs())
             if (pos(Op::Forward, s, m) >= 0) forwards.emplace_back(m, s);
         std::sort(forwards.begin(), forwards.end());
-        for (std::size_t first = 0; first < forwards.size(); ) {
+        for (std::size_t first = 0; first < forwards.size();) {
             if (full()) {
                 truncated_ = true;
                 return;
@@ -299,10 +314,12 @@ std::string ValidationReport::summary() const {
 std::vector<PlanIssue> Validator::checkStructure(const Plan& plan) {
     for (int d = 0; d < static_cast<int>(plan.devices.size()); ++d)
         if (plan.devices[d].index != d)
-            return {{"devices[" + std::to_string(d) + "].index", "expected " + std::to_string(d) + ", got " + std::to_string(plan.devices[d].index)}};
+            return {{"devices[" + std::to_string(d) + "].index",
+                     "expected " + std::to_string(d) + ", got " + std::to_string(plan.devices[d].index)}};
     for (int s = 0; s < static_cast<int>(plan.stages.size()); ++s)
         if (plan.stages[s].index != s)
-            return {{"stages[" + std::to_string(s) + "].index", "expected " + std::to_string(s) + ", got " + std::to_string(plan.stages[s].index)}};
+            return {{"stages[" + std::to_string(s) + "].index",
+                     "expected " + std::to_string(s) + ", got " + std::to_string(plan.stages[s].index)}};
     auto topology = PipelineTopology::build(plan);
     if (!topology) return {{"", topology.error().message}};
     const auto limit = static_cast<std::int64_t>(plan.instructionCount());

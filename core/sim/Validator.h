@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "schedule/Plan.h"
-#include "sim/SimResult.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/SimResult.h"
 
 namespace mario {
 
@@ -17,7 +17,7 @@ struct PlanIssue {
 };
 
 struct ValidationReport {
-    std::vector<PlanIssue> issues;       // structural problems
+    std::vector<PlanIssue> issues;        // structural problems
     std::vector<BlockedDevice> deadlock;  // non-empty when the plan deadlocks
     bool ok() const { return issues.empty() && deadlock.empty(); }
     // The first problem in one line (for the CLI and the status bar).

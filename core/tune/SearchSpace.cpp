@@ -3,10 +3,10 @@
 // global batch fixed.
 #include <cstdio>
 
-#include "model/Limits.h"
-#include "passes/PassVocabulary.h"
-#include "schedule/Generators.h"
-#include "tune/Tuner.h"
+#include "core/model/Limits.h"
+#include "core/passes/PassVocabulary.h"
+#include "core/schedule/Generators.h"
+#include "core/tune/Tuner.h"
 
 namespace mario {
 
@@ -20,10 +20,11 @@ std::string TuneCandidate::label() const {
 }
 
 Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options) {
-    if (base.unit_costs) return makeError("the tuner needs a model and hardware (unit costs have no memory or FLOPs to trade)");
+    if (base.unit_costs)
+        return makeError("the tuner needs a model and hardware (unit costs have no memory or FLOPs to trade)");
     if (options.devices < 2 || options.devices > limits::kMaxDevices)
-        return makeError("--devices: the tuner searches 2 to " + std::to_string(limits::kMaxDevices) + " devices, got " +
-                         std::to_string(options.devices));
+        return makeError("--devices: the tuner searches 2 to " + std::to_string(limits::kMaxDevices) +
+                         " devices, got " + std::to_string(options.devices));
     if (base.parallel.global_batch_size < 1) return makeError("parallel.global_batch_size: must be positive");
     if (options.schemes.empty()) return makeError("no scheme to search");
     if (options.checkpointing.empty()) return makeError("no checkpointing setting to search");
@@ -84,9 +85,9 @@ Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOp
     config.parallel.group_size = 0;
     config.microbatches.reset();
     // The search's limit, else the config's, else the device's memory.
-    config.memory_limit_bytes = options.memory_limit_bytes   ? options.memory_limit_bytes
-                                : base.memory_limit_bytes ? base.memory_limit_bytes
-                                                          : std::optional<double>(base.hardware.memory_gb * 1e9);
+    config.memory_limit_bytes = options.memory_limit_bytes ? options.memory_limit_bytes
+                                : base.memory_limit_bytes  ? base.memory_limit_bytes
+                                                           : std::optional<double>(base.hardware.memory_gb * 1e9);
     config.passes.clear();
     if (c.checkpoint) config.passes = passNames(paperPasses());
     return config;

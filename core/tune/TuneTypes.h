@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/Config.h"
+#include "core/model/Config.h"
 
 namespace mario {
 
@@ -27,9 +27,9 @@ struct TuneOutcome {
     TuneCandidate candidate;
     bool evaluated = false;  // false when a cancel came first
     bool feasible = false;
-    std::string rejection;  // why not: "device 0 needs 52.3 GB, 12.3 GB over the 40 GB limit"
-    bool pruned = false;    // rejected by the cheap memory bound, never simulated
-    double step_ms = 0;     // simulated step, all-reduce included
+    std::string rejection;     // why not: "device 0 needs 52.3 GB, 12.3 GB over the 40 GB limit"
+    bool pruned = false;       // rejected by the cheap memory bound, never simulated
+    double step_ms = 0;        // simulated step, all-reduce included
     double samples_per_s = 0;  // after the data-parallel efficiency factor
     double tokens_per_s = 0;
     double bubble_ratio = 0;
@@ -46,10 +46,10 @@ inline const std::vector<int>& tensorParallelWithinNode() {
 
 struct TuneOptions {
     int devices = 8;
-    std::optional<double> memory_limit_bytes;  // default: the hardware's memory
+    std::optional<double> memory_limit_bytes;    // default: the hardware's memory
     std::vector<Scheme> schemes = allSchemes();  // every scheme of the catalog
     std::vector<int> interleaved_chunks = {2, 4};
-    std::vector<int> tensor_parallel = {1};    // tensorParallelWithinNode() to search TP
+    std::vector<int> tensor_parallel = {1};  // tensorParallelWithinNode() to search TP
     std::vector<bool> checkpointing = {false, true};
     int max_micro_batch_size = 64;
     int min_pp = 2;
@@ -83,7 +83,7 @@ struct TuneResult {
     std::optional<int> best;
     std::optional<int> best_without_checkpointing;
     double speedup_over_no_checkpointing = 0;  // best / best without checkpointing (0: none fits)
-    std::string nothing_fits;  // when no candidate fits: the closest miss, in words
+    std::string nothing_fits;                  // when no candidate fits: the closest miss, in words
     bool cancelled = false;
     int simulated = 0;
     int pruned = 0;

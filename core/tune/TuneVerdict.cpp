@@ -1,4 +1,4 @@
-#include "tune/TuneVerdict.h"
+#include "core/tune/TuneVerdict.h"
 
 #include <cstdio>
 

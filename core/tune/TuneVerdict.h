@@ -4,7 +4,7 @@
 // checkpointing (pp 16 …)", or why nothing fits.
 #include <string>
 
-#include "tune/TuneTypes.h"
+#include "core/tune/TuneTypes.h"
 
 namespace mario {
 

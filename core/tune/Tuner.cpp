@@ -1,4 +1,4 @@
-#include "tune/Tuner.h"
+#include "core/tune/Tuner.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,10 +7,10 @@
 #include <mutex>
 #include <thread>
 
-#include "passes/PassManager.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/MemoryFit.h"
-#include "sim/Simulator.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/MemoryFit.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -26,8 +26,8 @@ std::string gigabytes(double bytes) {
 const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::BoundW};
 // The refinement: the paper's four, bound-w and hide-recompute, which places the
 // recomputations that remain where they cost least (within the memory limit).
-const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
-                                        PassId::BoundW,     PassId::Hide};
+const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
+                                        PassId::Prepose,    PassId::BoundW,  PassId::Hide};
 
 // One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
 TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,
@@ -86,8 +86,8 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     outcome.peak_bytes = fit.highest_peak_bytes;
     outcome.feasible = fit.fits();
     if (!outcome.feasible)
-        outcome.rejection = "device " + std::to_string(fit.fullest_device) + " needs " + gigabytes(outcome.peak_bytes) + ", " +
-                            gigabytes(outcome.peak_bytes - limit) + " over the " + gigabytes(limit) + " limit";
+        outcome.rejection = "device " + std::to_string(fit.fullest_device) + " needs " + gigabytes(outcome.peak_bytes) +
+                            ", " + gigabytes(outcome.peak_bytes - limit) + " over the " + gigabytes(limit) + " limit";
     return outcome;
 }
 
@@ -159,7 +159,8 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
     if (space.empty())
         return makeError("no candidate: " + std::to_string(options.devices) +
                          " devices and the global batch leave no valid pp × dp × tp × micro-batch size");
-    const int threads = std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    const int threads =
+        std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
 
     TuneResult result;
     result.outcomes.resize(space.size());
@@ -191,7 +192,8 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
         rankAndSummarise(result);
         std::vector<int> refine;
         for (int i : result.ranking)
-            if (result.outcomes[i].candidate.checkpoint && static_cast<int>(refine.size()) < options.refine_top) refine.push_back(i);
+            if (result.outcomes[i].candidate.checkpoint && static_cast<int>(refine.size()) < options.refine_top)
+                refine.push_back(i);
         status.total += static_cast<int>(refine.size());
         status.refining = true;
         parallelFor(static_cast<int>(refine.size()), threads, cancel, [&](int k) {
@@ -200,7 +202,8 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
             std::lock_guard<std::mutex> guard(lock);
             result.simulated += simulated;
             ++status.evaluated;
-            if (outcome.feasible) status.best_samples_per_s = std::max(status.best_samples_per_s, outcome.samples_per_s);
+            if (outcome.feasible)
+                status.best_samples_per_s = std::max(status.best_samples_per_s, outcome.samples_per_s);
             if (progress) progress(status, outcome);
             const bool interrupted = cancel && cancel->load();  // a half-refined plan is no result
             if (!interrupted && outcome.feasible && outcome.samples_per_s >= result.outcomes[refine[k]].samples_per_s)
@@ -219,9 +222,9 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
         const TuneOutcome* closest = nullptr;
         for (const auto& outcome : result.outcomes)
             if (outcome.peak_bytes > 0 && (!closest || outcome.peak_bytes < closest->peak_bytes)) closest = &outcome;
-        result.nothing_fits = closest ? "nothing fits: the closest, " + closest->candidate.label() + ", has " +
-                                            closest->rejection
-                                      : "nothing fits: " + result.outcomes.front().rejection;
+        result.nothing_fits =
+            closest ? "nothing fits: the closest, " + closest->candidate.label() + ", has " + closest->rejection
+                    : "nothing fits: " + result.outcomes.front().rejection;
     }
     result.elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return result;

@@ -8,10 +8,10 @@
 #include <atomic>
 #include <functional>
 
-#include "model/Config.h"
-#include "schedule/Plan.h"
-#include "tune/TuneTypes.h"
-#include "util/Result.h"
+#include "core/model/Config.h"
+#include "core/schedule/Plan.h"
+#include "core/tune/TuneTypes.h"
+#include "core/util/Result.h"
 
 namespace mario {
 

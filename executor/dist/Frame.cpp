@@ -1,10 +1,10 @@
-#include "Frame.h"
+#include "executor/dist/Frame.h"
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "Wire.h"
+#include "executor/dist/Wire.h"
 
 namespace mario::dist {
 

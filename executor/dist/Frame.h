@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <span>
 
-#include "MessageKey.h"
-#include "util/Result.h"
+#include "core/util/Result.h"
+#include "executor/dist/MessageKey.h"
 
 namespace mario::dist {
 

@@ -1,4 +1,4 @@
-#include "LaunchEnv.h"
+#include "executor/dist/LaunchEnv.h"
 
 #include <charconv>
 #include <string_view>
@@ -58,8 +58,8 @@ Result<std::optional<LaunchEnv>> readLaunchEnv(const Getenv& getenv) {
     env.rank = *rank;
     if (env.rank < 0) return makeError("RANK=" + std::to_string(env.rank) + " is negative");
     if (env.rank >= env.world_size)
-        return makeError("RANK=" + std::to_string(env.rank) + " is not below WORLD_SIZE=" +
-                         std::to_string(env.world_size));
+        return makeError("RANK=" + std::to_string(env.rank) +
+                         " is not below WORLD_SIZE=" + std::to_string(env.world_size));
 
     if (auto local = lookup(getenv, "LOCAL_RANK")) {
         auto value = parseInt(*local);

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario::dist {
 

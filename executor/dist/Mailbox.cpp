@@ -1,4 +1,4 @@
-#include "Mailbox.h"
+#include "executor/dist/Mailbox.h"
 
 namespace mario::dist {
 

@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "MessageKey.h"
-#include "Socket.h"
-#include "util/Result.h"
+#include "core/util/Result.h"
+#include "executor/dist/MessageKey.h"
+#include "executor/dist/Socket.h"
 
 namespace mario::dist {
 
@@ -41,8 +41,7 @@ public:
     // The oldest message (sender, key), waiting until `deadline`. Messages that arrived before the
     // sender closed are still handed out: a peer may send its last message and exit at once.
     // `timeoutSeconds` is only for the message, which names the timeout the caller asked for.
-    Result<std::vector<std::byte>> take(int sender, const MessageKey& key, SteadyTime deadline,
-                                        double timeoutSeconds);
+    Result<std::vector<std::byte>> take(int sender, const MessageKey& key, SteadyTime deadline, double timeoutSeconds);
 
 private:
     struct SenderState {

@@ -1,10 +1,10 @@
-#include "Rendezvous.h"
+#include "executor/dist/Rendezvous.h"
 
 #include <algorithm>
 #include <cstdint>
 #include <thread>
 
-#include "Wire.h"
+#include "executor/dist/Wire.h"
 
 namespace mario::dist {
 namespace {
@@ -63,7 +63,11 @@ Result<std::vector<PeerAddress>> host(const LaunchEnv& env, int meshPort, Steady
     members[0].emplace();  // rank 0 itself: present, no connection
 
     auto fail = [&](const std::string& message, const Socket* newcomer) -> Error {
-        const auto bytes = reply(kReplyError, [&] { std::vector<std::byte> b; putString(b, message); return b; }());
+        const auto bytes = reply(kReplyError, [&] {
+            std::vector<std::byte> b;
+            putString(b, message);
+            return b;
+        }());
         for (auto& member : members)
             if (member && member->valid()) (void)writeBytes(*member, bytes);
         if (newcomer) (void)writeBytes(*newcomer, bytes);
@@ -145,8 +149,8 @@ Result<std::vector<PeerAddress>> join(const LaunchEnv& env, int meshPort, Steady
 
     auto broken = [&](const Socket::ReadOutcome& read) -> Error {
         if (read.kind == Socket::ReadOutcome::Kind::TimedOut)
-            return makeError(me + " registered at the rendezvous at " + where + " but rank 0 sent no address table within " +
-                             formatSeconds(timeout) + " s");
+            return makeError(me + " registered at the rendezvous at " + where +
+                             " but rank 0 sent no address table within " + formatSeconds(timeout) + " s");
         return makeError(me + " lost the rendezvous connection to " + where + " before rank 0 answered" +
                          (read.error.empty() ? " (did rank 0 fail?)" : ": " + read.error));
     };
@@ -245,8 +249,8 @@ Result<std::vector<Socket>> connectPeers(const LaunchEnv& env, const Socket& mes
         const int theirWorld = *in.i32();
         if (magic != kHelloMagic) continue;
         if (theirWorld != world || rank <= self || rank >= world)
-            return makeError(me + " got a mesh connection from " + rankName(rank) + " of WORLD_SIZE=" +
-                             std::to_string(theirWorld) + ", which it does not expect");
+            return makeError(me + " got a mesh connection from " + rankName(rank) +
+                             " of WORLD_SIZE=" + std::to_string(theirWorld) + ", which it does not expect");
         if (peers[static_cast<std::size_t>(rank)].valid())
             return makeError(rankName(rank) + " connected to " + me + " twice");
         socket.tuneForMessages();

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "LaunchEnv.h"
-#include "Socket.h"
-#include "util/Result.h"
+#include "core/util/Result.h"
+#include "executor/dist/LaunchEnv.h"
+#include "executor/dist/Socket.h"
 
 namespace mario::dist {
 

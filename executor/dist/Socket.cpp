@@ -1,4 +1,4 @@
-#include "Socket.h"
+#include "executor/dist/Socket.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

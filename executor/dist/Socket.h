@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "util/Result.h"
+#include "core/util/Result.h"
 
 namespace mario::dist {
 

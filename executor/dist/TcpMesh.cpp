@@ -1,11 +1,11 @@
-#include "TcpMesh.h"
+#include "executor/dist/TcpMesh.h"
 
 #include <array>
 #include <stdexcept>
 #include <system_error>
 
-#include "Frame.h"
-#include "Rendezvous.h"
+#include "executor/dist/Frame.h"
+#include "executor/dist/Rendezvous.h"
 
 namespace mario::dist {
 namespace {
@@ -27,8 +27,8 @@ Result<std::unique_ptr<TcpMesh>> TcpMesh::connect(const LaunchEnv& env, double t
     // readLaunchEnv guarantees these for a world of two or more; a hand-made LaunchEnv might not,
     // and an empty host would otherwise be retried until the timeout.
     if (env.world_size > 1 && (env.rendezvous_port < 1 || env.rendezvous_port > 65535))
-        return makeError("rank " + std::to_string(env.rank) + " has no rendezvous port (rendezvous_port=" +
-                         std::to_string(env.rendezvous_port) + ")");
+        return makeError("rank " + std::to_string(env.rank) +
+                         " has no rendezvous port (rendezvous_port=" + std::to_string(env.rendezvous_port) + ")");
     if (env.world_size > 1 && env.rank != 0 && env.master_addr.empty())
         return makeError("rank " + std::to_string(env.rank) + " has no MASTER_ADDR to find rank 0 at");
     // make_unique cannot reach the private constructor.
@@ -132,8 +132,8 @@ void TcpMesh::readLoop(int peer) {
 
 void TcpMesh::checkPeer(int peer, const char* what) const {
     if (peer < 0 || peer >= world_)
-        throw std::invalid_argument(std::string(what) + " rank " + std::to_string(peer) + ", outside WORLD_SIZE=" +
-                                    std::to_string(world_));
+        throw std::invalid_argument(std::string(what) + " rank " + std::to_string(peer) +
+                                    ", outside WORLD_SIZE=" + std::to_string(world_));
 }
 
 void TcpMesh::send(int peer, const MessageKey& key, std::vector<std::byte> payload) {
@@ -145,10 +145,8 @@ void TcpMesh::send(int peer, const MessageKey& key, std::vector<std::byte> paylo
 }
 
 void TcpMesh::sendFrame(int peer, const MessageKey& key, std::vector<std::byte> payload) {
-    if (peer == rank_)
-        mailbox_.deliver(peer, key, std::move(payload));
-    else
-        writeFrame(peer, key, payload);
+    if (peer == rank_) mailbox_.deliver(peer, key, std::move(payload));
+    else writeFrame(peer, key, payload);
 }
 
 void TcpMesh::writeFrame(int peer, const MessageKey& key, std::span<const std::byte> payload) {

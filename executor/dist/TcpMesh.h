@@ -26,11 +26,11 @@
 #include <thread>
 #include <vector>
 
-#include "LaunchEnv.h"
-#include "Mailbox.h"
-#include "MessageKey.h"
-#include "Socket.h"
-#include "util/Result.h"
+#include "core/util/Result.h"
+#include "executor/dist/LaunchEnv.h"
+#include "executor/dist/Mailbox.h"
+#include "executor/dist/MessageKey.h"
+#include "executor/dist/Socket.h"
 
 namespace mario::dist {
 
@@ -92,8 +92,7 @@ private:
     void readLoop(int peer);
     void sendFrame(int peer, const MessageKey& key, std::vector<std::byte> payload);
     void writeFrame(int peer, const MessageKey& key, std::span<const std::byte> payload);
-    Result<std::vector<std::byte>> receiveUntil(int peer, const MessageKey& key, SteadyTime deadline,
-                                                double timeout_s);
+    Result<std::vector<std::byte>> receiveUntil(int peer, const MessageKey& key, SteadyTime deadline, double timeout_s);
     void checkPeer(int peer, const char* what) const;
     MessageKey nextCollectiveKey(std::int32_t kind, int root);
 

@@ -2,20 +2,20 @@
 // profiles, a chosen profile reaches the document and sets the simulated stage costs, and a
 // profile that does not fit the model is refused by name without touching the schedule.
 #include <QComboBox>
-#include <algorithm>
 #include <QDir>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
-#include "ConfigPanel.h"
-#include "MainWindow.h"
-#include "SummaryPanel.h"
-#include "io/ConfigJson.h"
+#include "app/gui/ConfigPanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SummaryPanel.h"
+#include "core/io/ConfigJson.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -174,8 +174,8 @@ private slots:
         // The simulator runs each forward for exactly that long.
         for (int device = 0; device < 4; ++device) {
             const auto& program = shown.plan.devices[device].program;
-            const auto forward = std::find_if(program.begin(), program.end(),
-                                              [](const Instruction& i) { return i.op == Op::Forward; });
+            const auto forward =
+                std::find_if(program.begin(), program.end(), [](const Instruction& i) { return i.op == Op::Forward; });
             QVERIFY(forward != program.end());
             const InstructionTiming& timing = shown.result.devices[device].timings[forward - program.begin()];
             QCOMPARE(timing.end - timing.start, expected[device]);

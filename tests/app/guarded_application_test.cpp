@@ -6,9 +6,9 @@
 #include <QtTest>
 #include <stdexcept>
 
-#include "GuardedApplication.h"
-#include "MainWindow.h"
-#include "SessionAutosave.h"
+#include "app/gui/GuardedApplication.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SessionAutosave.h"
 
 using namespace mario::gui;
 
@@ -56,8 +56,9 @@ private slots:
         QVERIFY(window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json")));
         window.document()->autosave()->waitForPendingWrite();
         // A slot of the window throws (a stand-in for any handler bug).
-        QObject::connect(window.document(), &ScheduleDocument::computed, &window,
-                         [] { throw std::logic_error("a slot failed"); }, Qt::QueuedConnection);
+        QObject::connect(
+            window.document(), &ScheduleDocument::computed, &window, [] { throw std::logic_error("a slot failed"); },
+            Qt::QueuedConnection);
         const int before = app()->caughtCount();
         window.document()->setPasses({}, "base");
         QTRY_VERIFY(app()->caughtCount() > before);

@@ -5,14 +5,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "GanttView.h"
-#include "LiveRun.h"
-#include "LiveRunWindow.h"
-#include "io/InputFile.h"
-#include "io/PlanJson.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
-#include "sim/Simulator.h"
+#include "app/gui/LiveRun.h"
+#include "app/gui/LiveRunWindow.h"
+#include "core/io/InputFile.h"
+#include "core/io/PlanJson.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "views/GanttView.h"
 
 using namespace mario;
 using namespace mario::gui;

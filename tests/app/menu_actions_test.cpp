@@ -14,14 +14,14 @@
 #include <map>
 #include <qcustomplot.h>
 
-#include "GanttView.h"
-#include "MainWindow.h"
-#include "MemoryChart.h"
-#include "PassPanel.h"
-#include "PlotStyle.h"
-#include "TuneResultModel.h"
-#include "TuneResultSortProxy.h"
-#include "TunerPanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PassPanel.h"
+#include "app/gui/TuneResultModel.h"
+#include "app/gui/TuneResultSortProxy.h"
+#include "app/gui/TunerPanel.h"
+#include "views/GanttView.h"
+#include "views/MemoryChart.h"
+#include "views/PlotStyle.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -99,7 +99,8 @@ private slots:
             QVERIFY2(!action->objectName().isEmpty(), qPrintable(action->text() + " has no object name"));
             names.insert(action->objectName());
         }
-        for (const auto& [name, why] : kSkipped) QVERIFY2(names.contains(name), qPrintable(name + " is gone: update kSkipped"));
+        for (const auto& [name, why] : kSkipped)
+            QVERIFY2(names.contains(name), qPrintable(name + " is gone: update kSkipped"));
 
         auto apply = [&](QAction* action) {
             action->trigger();

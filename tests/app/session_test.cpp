@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "AutosaveFile.h"
-#include "MainWindow.h"
-#include "SessionAutosave.h"
-#include "io/ConfigJson.h"
-#include "schedule/PlanEdit.h"
-#include "ProgramLookup.h"
+#include "app/gui/AutosaveFile.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SessionAutosave.h"
+#include "core/io/ConfigJson.h"
+#include "core/schedule/PlanEdit.h"
+#include "tests/common/ProgramLookup.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -62,13 +62,15 @@ private slots:
         QVERIFY(editedFigure2(document));
         const ScheduleInput& state = document.state();
         QString error;
-        const auto back = AutosaveFile::parse(AutosaveFile::serialize(state, kFigure2), "x", document.presets(), &error);
+        const auto back =
+            AutosaveFile::parse(AutosaveFile::serialize(state, kFigure2), "x", document.presets(), &error);
         QVERIFY2(back, qPrintable(error));
         QCOMPARE(back->originalPath, kFigure2);
         QVERIFY(back->state.config);
         QCOMPARE(writeConfig(*back->state.config), writeConfig(*state.config));
         QCOMPARE(back->state.source.devices.size(), std::size_t(4));
-        for (std::size_t d = 0; d < 4; ++d) QCOMPARE(back->state.source.devices[d].program, state.source.devices[d].program);
+        for (std::size_t d = 0; d < 4; ++d)
+            QCOMPARE(back->state.source.devices[d].program, state.source.devices[d].program);
         QCOMPARE(back->state.passes, (std::vector<PassId>{PassId::Overlap, PassId::Prepose}));
         QCOMPARE(back->state.edits.size(), std::size_t(1));
         QCOMPARE(back->state.edits[0].device, 1);
@@ -84,7 +86,8 @@ private slots:
         root["edits"] = edits;
         const QByteArray damaged = QJsonDocument(root).toJson();
         QVERIFY(!AutosaveFile::parse(damaged, "a.json", document.presets(), &error));
-        QVERIFY2(error.startsWith("a.json: edits[0].device: expected an integer in [0, 3] (got 99)"), qPrintable(error));
+        QVERIFY2(error.startsWith("a.json: edits[0].device: expected an integer in [0, 3] (got 99)"),
+                 qPrintable(error));
     }
 
     void aKillMidWriteLeavesThePreviousAutosave() {
@@ -167,7 +170,8 @@ private slots:
             QVERIFY(editedFigure2(crashed));
             saved = crashed.state();
             QString error;
-            QVERIFY(AutosaveFile::writeAtomically(orphan, AutosaveFile::serialize(saved, "/home/me/fig2.config.json"), &error));
+            QVERIFY(AutosaveFile::writeAtomically(orphan, AutosaveFile::serialize(saved, "/home/me/fig2.config.json"),
+                                                  &error));
         }
         // A live session's file (lock held) is not offered; the crashed one (no lock) is.
         QLockFile live(SessionAutosave::lockPathOf(dir.filePath("session-2-live" + QString(AutosaveFile::kSuffix))));

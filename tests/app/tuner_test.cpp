@@ -12,14 +12,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "MainWindow.h"
-#include "ParetoChart.h"
-#include "TuneResultModel.h"
-#include "TuneResultSortProxy.h"
-#include "TunerCurveChart.h"
-#include "TunerPanel.h"
-#include "io/ConfigJson.h"
-#include "tune/Tuner.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/TuneResultModel.h"
+#include "app/gui/TuneResultSortProxy.h"
+#include "app/gui/TunerPanel.h"
+#include "core/io/ConfigJson.h"
+#include "core/tune/Tuner.h"
+#include "views/ParetoChart.h"
+#include "views/TunerCurveChart.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -92,7 +92,8 @@ private slots:
         for (int k = 0; k < 3; ++k) expected.push_back(direct->outcomes[direct->ranking[k]].candidate.label());
         QCOMPARE(topLabels(*panel, 3), expected);
         QCOMPARE(panel->proxy()->rowCount(), static_cast<int>(direct->ranking.size()));
-        QCOMPARE(panel->model()->data(panel->model()->index(0, TuneResultModel::Status)).toString(), QStringLiteral("best"));
+        QCOMPARE(panel->model()->data(panel->model()->index(0, TuneResultModel::Status)).toString(),
+                 QStringLiteral("best"));
 
         // The curve ends on the best throughput, after every candidate and every refinement.
         const double best = direct->outcomes[*direct->best].samples_per_s;
@@ -104,8 +105,9 @@ private slots:
         QCOMPARE(panel->progressBar()->value(), panel->progressBar()->maximum());
         QCOMPARE(panel->pareto()->pointCount(), static_cast<int>(direct->ranking.size()));
         QCOMPARE(panel->pareto()->selected(), direct->best);
-        QVERIFY2(panel->summaryText().contains(QString::fromStdString(direct->outcomes[*direct->best].candidate.label())),
-                 qPrintable(panel->summaryText()));
+        QVERIFY2(
+            panel->summaryText().contains(QString::fromStdString(direct->outcomes[*direct->best].candidate.label())),
+            qPrintable(panel->summaryText()));
         QVERIFY(panel->summaryText().contains(QStringLiteral("simulations/s")));
 
         // Rejected rows appear on request and, whatever the sort, below every feasible one.
@@ -132,7 +134,8 @@ private slots:
             QVERIFY(panel->grab().save(preview));
             panel->showRejectedBox()->setChecked(true);
             panel->table()->scrollTo(panel->proxy()->index(feasibleRows, 0), QAbstractItemView::PositionAtTop);
-            QVERIFY(panel->grab().save(QString(preview).replace(QStringLiteral(".png"), QStringLiteral("-rejected.png"))));
+            QVERIFY(
+                panel->grab().save(QString(preview).replace(QStringLiteral(".png"), QStringLiteral("-rejected.png"))));
         }
     }
 
@@ -155,8 +158,8 @@ private slots:
         if (qEnvironmentVariableIsSet("MARIO_TUNER_PREVIEW")) {
             QTest::qWait(400);  // let the curve grow a little
             panel->resize(1280, 880);
-            QVERIFY(panel->grab().save(
-                qEnvironmentVariable("MARIO_TUNER_PREVIEW").replace(QStringLiteral(".png"), QStringLiteral("-running.png"))));
+            QVERIFY(panel->grab().save(qEnvironmentVariable("MARIO_TUNER_PREVIEW")
+                                           .replace(QStringLiteral(".png"), QStringLiteral("-running.png"))));
         }
         QElapsedTimer clock;
         clock.start();

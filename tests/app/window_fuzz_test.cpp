@@ -14,8 +14,8 @@
 #include <QtTest>
 #include <random>
 
-#include "MainWindow.h"
-#include "SummaryPanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SummaryPanel.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -35,10 +35,11 @@ QByteArray readAll(const QString& path) {
 }
 
 // Every number token, replaced (a few positions, chosen by the seed) by each hostile value.
-void replaceNumbers(const QString& base, const QByteArray& text, int positions, std::mt19937& random, QList<Mutant>& out) {
+void replaceNumbers(const QString& base, const QByteArray& text, int positions, std::mt19937& random,
+                    QList<Mutant>& out) {
     static const QRegularExpression number(R"([:\[,]\s*(-?\d+(\.\d+)?([eE][+-]?\d+)?))");
-    static const char* const values[] = {"1e999", "-1e999", "1.8e308", "-1", "0", "4294967299", "2147483648",
-                                         "0.5", "\"7\"", "null", "[]",
+    static const char* const values[] = {"1e999", "-1e999", "1.8e308", "-1", "0", "4294967299", "2147483648", "0.5",
+                                         "\"7\"", "null", "[]",
                                          // Sizes that once froze the window (10^8 micro-batches grew it past 12 GB)
                                          // or divided by zero (dp × micro_batch_size wrapping to 0).
                                          "100000000", "65536"};
@@ -50,14 +51,16 @@ void replaceNumbers(const QString& base, const QByteArray& text, int positions, 
         for (const char* value : values) {
             QString mutated = QString::fromUtf8(text);
             mutated.replace(m.capturedStart(1), m.capturedLength(1), QString::fromLatin1(value));
-            out.append({QStringLiteral("%1: number at %2 → %3").arg(base).arg(m.capturedStart(1)).arg(value), mutated.toUtf8()});
+            out.append({QStringLiteral("%1: number at %2 → %3").arg(base).arg(m.capturedStart(1)).arg(value),
+                        mutated.toUtf8()});
         }
     }
 }
 
 void truncations(const QString& base, const QByteArray& text, QList<Mutant>& out) {
     for (double fraction : {0.0, 0.1, 0.5, 0.9, 0.99})
-        out.append({QStringLiteral("%1: cut at %2").arg(base).arg(fraction), text.left(qsizetype(text.size() * fraction))});
+        out.append(
+            {QStringLiteral("%1: cut at %2").arg(base).arg(fraction), text.left(qsizetype(text.size() * fraction))});
 }
 
 // Plan files: instruction-level damage in a device's program, and missing pieces.
@@ -77,12 +80,17 @@ void instructionMutations(const QString& base, const QByteArray& text, std::mt19
         device["program"] = program;
         ds[d] = device;
         copy["devices"] = ds;
-        out.append({QStringLiteral("%1: %2 (device %3, #%4)").arg(base, what).arg(d).arg(i), QJsonDocument(copy).toJson()});
+        out.append(
+            {QStringLiteral("%1: %2 (device %3, #%4)").arg(base, what).arg(d).arg(i), QJsonDocument(copy).toJson()});
     };
     for (int round = 0; round < 3; ++round) {
         with("duplicated instruction", [](QJsonArray& p, int i) { p.insert(i, p[i]); });
         with("missing instruction", [](QJsonArray& p, int i) { p.removeAt(i); });
-        with("swapped instructions", [](QJsonArray& p, int i) { const QJsonValue a = p[i]; p[i] = p[i + 1]; p[i + 1] = a; });
+        with("swapped instructions", [](QJsonArray& p, int i) {
+            const QJsonValue a = p[i];
+            p[i] = p[i + 1];
+            p[i + 1] = a;
+        });
         with("unknown action", [](QJsonArray& p, int i) { p[i] = "9Q99"; });
         with("stage past the end", [](QJsonArray& p, int i) { p[i] = p[i].toString().prepend("4294967299"); });
     }

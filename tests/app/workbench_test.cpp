@@ -10,17 +10,17 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "GanttView.h"
-#include "MainWindow.h"
-#include "PassPanel.h"
-#include "PassStepper.h"
-#include "CompareWindow.h"
-#include "ConfigPanel.h"
 #include <QComboBox>
 #include <QSpinBox>
-#include "SummaryPanel.h"
-#include "schedule/PlanEdit.h"
-#include "ProgramLookup.h"
+#include "app/gui/CompareWindow.h"
+#include "app/gui/ConfigPanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PassPanel.h"
+#include "app/gui/PassStepper.h"
+#include "app/gui/SummaryPanel.h"
+#include "core/schedule/PlanEdit.h"
+#include "tests/common/ProgramLookup.h"
+#include "views/GanttView.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -124,7 +124,7 @@ private slots:
         QVERIFY(window.openFile(kFigure2));
         PassStepper* stepper = window.stepper();
         QCOMPARE(stepper->currentStep(), -1);
-        stepper->next();  // the base schedule
+        stepper->next();                    // the base schedule
         QCOMPARE(stepper->stepCount(), 5);  // base + checkpoint, overlap, redundancy, prepose
         QCOMPARE(window.gantt()->timeline().makespan, 21.0);
         const double expected[] = {21, 28, 25, 23, 22};
@@ -132,7 +132,8 @@ private slots:
             stepper->next();
             QCOMPARE(stepper->currentStep(), step);
             QCOMPARE(window.gantt()->timeline().makespan, expected[step]);
-            QVERIFY2(stepper->caption().contains(QStringLiteral("→ %1 ms").arg(expected[step])), qPrintable(stepper->caption()));
+            QVERIFY2(stepper->caption().contains(QStringLiteral("→ %1 ms").arg(expected[step])),
+                     qPrintable(stepper->caption()));
         }
         // The last step outlines exactly the two preposed forwards.
         QCOMPARE(stepper->snapshot()->highlights.size(), std::size_t(2));
@@ -151,13 +152,15 @@ private slots:
         QVERIFY(compare);
         QCOMPARE(compare->top()->timeline().makespan, 22.0);
         QCOMPARE(compare->bottom()->timeline().makespan, 21.0);
-        QVERIFY2(compare->differenceText().contains("step 22 ms vs 21 ms (+4.8%)"), qPrintable(compare->differenceText()));
+        QVERIFY2(compare->differenceText().contains("step 22 ms vs 21 ms (+4.8%)"),
+                 qPrintable(compare->differenceText()));
         QVERIFY2(compare->differenceText().contains("1.03 KB vs 4.00 KB"), qPrintable(compare->differenceText()));
         compare->top()->setTimeRange(2, 9);
         QCOMPARE(compare->bottom()->pointAt(0, 2).x(), compare->top()->pointAt(0, 2).x());
         QCOMPARE(compare->bottom()->pointAt(0, 9).x(), compare->top()->pointAt(0, 9).x());
         // Against another file: the LLaMA-2 example has 8 devices.
-        compare = window.compareWithFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json"));
+        compare = window.compareWithFile(
+            QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json"));
         QVERIFY(compare);
         QCOMPARE(compare->bottom()->timeline().lanes.size(), std::size_t(8));
         QVERIFY(!window.compareWithFile("/nonexistent.json"));

@@ -3,9 +3,9 @@
 //   QT_QPA_PLATFORM=offscreen build/tests/bench/mario_app_bench
 #include <QtTest>
 
-#include "GanttView.h"
-#include "MainWindow.h"
-#include "MemoryChart.h"
+#include "app/gui/MainWindow.h"
+#include "views/GanttView.h"
+#include "views/MemoryChart.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -18,7 +18,8 @@ private slots:
         window_.document()->setSynchronous(true);
         window_.resize(1600, 1000);
         window_.show();
-        QVERIFY(window_.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
+        QVERIFY(
+            window_.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
     }
 
     // Toggling a pass whose result was computed before (off and on again, undo, redo).

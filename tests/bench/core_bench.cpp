@@ -5,13 +5,13 @@
 
 #include <cstdlib>
 
-#include "io/InputFile.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/Simulator.h"
-#include "tune/Tuner.h"
-#include "io/ConfigJson.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/InputFile.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "core/tune/Tuner.h"
 
 namespace mario {
 namespace {
@@ -76,8 +76,12 @@ BENCHMARK(passesGpt3Chimera)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 // a node, micro-batch sizes, checkpointing), ≤ 2 s on this 2-core machine (the paper: 210 s).
 void tuneGpt3On64A100(benchmark::State& state) {
     PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    nlohmann::json json = {{"format", "mario-config"}, {"version", 1}, {"model", "gpt3-13b"}, {"hardware", "a100-40g"},
-                           {"parallel", {{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", 512}}}};
+    nlohmann::json json = {
+        {"format", "mario-config"},
+        {"version", 1},
+        {"model", "gpt3-13b"},
+        {"hardware", "a100-40g"},
+        {"parallel", {{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", 512}}}};
     auto config = readConfig(json, presets);
     if (!config) std::abort();
     TuneOptions options;

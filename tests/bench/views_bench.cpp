@@ -6,10 +6,10 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "GanttPlottable.h"
-#include "GanttView.h"
-#include "MemoryChart.h"
-#include "ViewTestPlans.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/GanttPlottable.h"
+#include "views/GanttView.h"
+#include "views/MemoryChart.h"
 
 using namespace mario;
 using namespace mario::views;

@@ -1,7 +1,7 @@
 #pragma once
 // Where an instruction stands in a device's program, by its action string ("0F3"): the tests
 // that drag, edit or step through plans name instructions as the user sees them.
-#include "schedule/Plan.h"
+#include "core/schedule/Plan.h"
 
 namespace mario::test {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "passes/PassManager.h"
-#include "schedule/Generators.h"
-#include "schedule/PlanBuilder.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/Generators.h"
+#include "core/schedule/PlanBuilder.h"
 
 namespace mario::test {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "io/PipeliningCsv.h"
-#include "io/PipeliningImport.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/io/PipeliningCsv.h"
+#include "core/io/PipeliningImport.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
 
 namespace mario::csvtest {
 
@@ -52,11 +52,10 @@ inline constexpr const char* kInterleavedZbP4V2M8 =
     ",,,3F0,3F1,3F2,3F3,7F0,7I0,7F1,7I1,7F2,7I2,7F3,7I3,7W0,3F4,3I0,7W1,3F5,3I1,7W2,3F6,3I2,7W3,3F7,3I3,"
     "3W0,7F4,7I4,3W1,7F5,7I5,3W2,7F6,7I6,3W3,7F7,7I7,7W4,3I4,7W5,3I5,7W6,3I6,7W7,3I7,3W4,3W5,3W6,3W7\r\n";
 // ScheduleInterleavedZeroBubble P=4, v=2, M=2, after its bubble pass (§2.4)
-inline constexpr const char* kInterleavedZbP4V2M2 =
-    "0F0,0F1,,,4F0,4F1,,,,4I0,4W0,4I1,4W1,0I0,0W0,0I1,0W1\r\n"
-    ",1F0,1F1,,,5F0,5F1,,,5I0,5I1,5W0,1I0,5W1,1I1,1W0,1W1\r\n"
-    ",,2F0,2F1,,,6F0,,6F1,6I0,6I1,2I0,6W0,2I1,6W1,2W0,2W1\r\n"
-    ",,,3F0,3F1,,,7F0,7I0,7F1,7I1,3I0,3I1,7W0,7W1,3W0,3W1\r\n";
+inline constexpr const char* kInterleavedZbP4V2M2 = "0F0,0F1,,,4F0,4F1,,,,4I0,4W0,4I1,4W1,0I0,0W0,0I1,0W1\r\n"
+                                                    ",1F0,1F1,,,5F0,5F1,,,5I0,5I1,5W0,1I0,5W1,1I1,1W0,1W1\r\n"
+                                                    ",,2F0,2F1,,,6F0,,6F1,6I0,6I1,2I0,6W0,2I1,6W1,2W0,2W1\r\n"
+                                                    ",,,3F0,3F1,,,7F0,7I0,7F1,7I1,3I0,3I1,7W0,7W1,3W0,3W1\r\n";
 // ScheduleZBVZeroBubble P=2, M=4 (§3); rank 1 starts with an empty cell
 inline constexpr const char* kZbvP2M4 =
     "0F0,0F1,0F2,3F0,3I0,3W0,3F1,3I1,3W1,0F3,0I0,0W0,3F2,3I2,3W2,0I1,0W1,3F3,3I3,3W3,0I2,0W2,0I3,0W3\r\n"
@@ -123,8 +122,8 @@ inline Plan handMadePlan() {
     Plan plan;
     plan.stages = {StageSpec{0, 0, {}, {}}, StageSpec{1, 1, {}, {}}};
     plan.devices = {
-        {0, actions({"0F0", "0SEND_F0", "0F1", "0SEND_F1", "0RECV_B0", "0R0", "0B0", "0RECV_B1",
-                     "0I1", "0W1", "0REDUCE_GRAD", "0OPT"})},
+        {0, actions({"0F0", "0SEND_F0", "0F1", "0SEND_F1", "0RECV_B0", "0R0", "0B0", "0RECV_B1", "0I1", "0W1",
+                     "0REDUCE_GRAD", "0OPT"})},
         {1, actions({"1RECV_F0", "1F0", "1B0", "1SEND_B0", "1RECV_F1", "1F1", "1B1", "1SEND_B1"})},
     };
     return plan;
@@ -199,7 +198,8 @@ inline double runsCleanly(const Plan& plan) {
 }
 
 inline bool hasNoteStartingWith(const ImportedPipeliningPlan& plan, const std::string& start) {
-    return std::any_of(plan.notes.begin(), plan.notes.end(), [&](const std::string& n) { return n.rfind(start, 0) == 0; });
+    return std::any_of(plan.notes.begin(), plan.notes.end(),
+                       [&](const std::string& n) { return n.rfind(start, 0) == 0; });
 }
 
 }  // namespace mario::csvtest

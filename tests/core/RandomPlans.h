@@ -3,7 +3,7 @@
 // links, so a property is checked far from the unit costs of the hand-worked cases.
 #include <random>
 
-#include "TestPlans.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario::test {
 

@@ -2,7 +2,7 @@
 // GoogleTest's face of tests/common/UnitPlans.h: a failure to build is a test failure.
 #include <gtest/gtest.h>
 
-#include "UnitPlans.h"
+#include "tests/common/UnitPlans.h"
 
 namespace mario::test {
 

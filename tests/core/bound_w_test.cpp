@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
-#include "TestPlans.h"
-#include "passes/PassManager.h"
-#include "passes/Passes.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/Passes.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -76,8 +76,8 @@ TEST(BoundW, ZbH1FitsCheckpointedOneFOneB) {
 // Whatever the schedule, the pass keeps every device within its budget when deferred Ws are
 // what lifts it (interleaved zero-bubble, DualPipe's drain).
 TEST(BoundW, EveryDeviceEndsWithinTheBudget) {
-    for (auto [scheme, chunks] : {std::pair{Scheme::InterleavedZb, 2}, std::pair{Scheme::DualPipeV, 1},
-                                  std::pair{Scheme::DualPipe, 1}}) {
+    for (auto [scheme, chunks] :
+         {std::pair{Scheme::InterleavedZb, 2}, std::pair{Scheme::DualPipeV, 1}, std::pair{Scheme::DualPipe, 1}}) {
         Plan plan = withPasses(scheme, 4, 16, "all", chunks);
         const double budget = boundWBudget(plan).front();
         boundWeightGradients(plan, boundWBudget(plan));

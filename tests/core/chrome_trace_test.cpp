@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/ChromeTrace.h"
+#include "core/io/ChromeTrace.h"
 
 namespace mario {
 namespace {
@@ -48,12 +48,25 @@ struct Fixture {
         plan.info.name = "demo";
         plan.stages = {StageSpec{0, 0, {}, {}}, StageSpec{1, 1, {}, {}}};
         addDevice(plan, result, 0,
-                  {{"0F0", 0, 1},       {"0SEND_F0", 1, 1}, {"0F1", 1, 2.5},   {"0SEND_F1", 2.5, 2.5},
-                   {"0RECV_B0", 2.5, 4}, {"0R0", 4, 5},      {"0B0", 5, 7},     {"0RECV_B1", 7, 7},
-                   {"0B1", 7, 9},        {"0OPT", 9, 9.5}});
+                  {{"0F0", 0, 1},
+                   {"0SEND_F0", 1, 1},
+                   {"0F1", 1, 2.5},
+                   {"0SEND_F1", 2.5, 2.5},
+                   {"0RECV_B0", 2.5, 4},
+                   {"0R0", 4, 5},
+                   {"0B0", 5, 7},
+                   {"0RECV_B1", 7, 7},
+                   {"0B1", 7, 9},
+                   {"0OPT", 9, 9.5}});
         addDevice(plan, result, 1,
-                  {{"1RECV_F0", 0, 1}, {"1F0", 1, 2},       {"1B0", 2, 4}, {"1SEND_B0", 4, 4},
-                   {"1RECV_F1", 4, 4}, {"1F1", 4, 5},       {"1B1", 5, 7}, {"1SEND_B1", 7, 7}});
+                  {{"1RECV_F0", 0, 1},
+                   {"1F0", 1, 2},
+                   {"1B0", 2, 4},
+                   {"1SEND_B0", 4, 4},
+                   {"1RECV_F1", 4, 4},
+                   {"1F1", 4, 5},
+                   {"1B1", 5, 7},
+                   {"1SEND_B1", 7, 7}});
         result.devices[0].memory = {{0, 100}, {1, 250.5}};
     }
 };
@@ -163,8 +176,7 @@ TEST(ChromeTrace, SendsAreInstantsAndFlowsJoinEachSendToItsRecv) {
         ASSERT_FALSE(ends.second.is_null()) << "flow " << id << " has no end";
         EXPECT_EQ(ends.first["name"], ends.second["name"]);
         EXPECT_EQ(ends.first["cat"], ends.second["cat"]);
-        pairs[ends.first["name"]] = {{ends.first["tid"], ends.first["ts"]},
-                                     {ends.second["tid"], ends.second["ts"]}};
+        pairs[ends.first["name"]] = {{ends.first["tid"], ends.first["ts"]}, {ends.second["tid"], ends.second["ts"]}};
     }
     auto check = [&](const char* name, End from, End to) {
         SCOPED_TRACE(name);
@@ -186,8 +198,7 @@ TEST(ChromeTrace, FlowsFollowThePipelineChains) {
     Plan plan;
     SimResult result;
     plan.pipelines = {{0, 1}, {2, 3}};
-    plan.stages = {StageSpec{0, 0, {}, {}}, StageSpec{1, 1, {}, {}}, StageSpec{2, 1, {}, {}},
-                   StageSpec{3, 0, {}, {}}};
+    plan.stages = {StageSpec{0, 0, {}, {}}, StageSpec{1, 1, {}, {}}, StageSpec{2, 1, {}, {}}, StageSpec{3, 0, {}, {}}};
     addDevice(plan, result, 0, {{"3RECV_F0", 0, 2}, {"3F0", 2, 3}, {"3SEND_F0", 3, 3}});
     addDevice(plan, result, 1, {{"2F0", 0, 1}, {"2SEND_F0", 1, 1}});
     const json trace = chromeTrace(plan, result);
@@ -246,7 +257,8 @@ TEST(ChromeTrace, EveryEventIsWellFormed) {
 
 TEST(ChromeTrace, WritesParseableJsonAndNamesBadPaths) {
     Fixture f;
-    const auto path = std::filesystem::temp_directory_path() / ("mario_chrome_trace_test_" + std::to_string(::getpid()) + ".json");
+    const auto path =
+        std::filesystem::temp_directory_path() / ("mario_chrome_trace_test_" + std::to_string(::getpid()) + ".json");
     auto written = writeChromeTrace(f.plan, f.result, path.string());
     ASSERT_TRUE(written.ok()) << written.error().message;
     std::ifstream in(path);

@@ -1,9 +1,9 @@
 // Schedules against formulas derived by hand, not by the code under test.
 #include <gtest/gtest.h>
 
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -43,7 +43,8 @@ TEST(ClosedForms, OneFOneBKeepsMinOfMAndPMinusDActivationsOnDeviceD) {
         for (int m : {1, 3, 8, 12}) {
             const SimResult r = simulate(test::unitPlan(Scheme::OneFOneB, p, m));
             for (int d = 0; d < p; ++d)
-                EXPECT_DOUBLE_EQ(r.devices[d].peak_dynamic_bytes, 1000.0 * std::min(m, p - d)) << "p=" << p << " m=" << m << " d=" << d;
+                EXPECT_DOUBLE_EQ(r.devices[d].peak_dynamic_bytes, 1000.0 * std::min(m, p - d))
+                    << "p=" << p << " m=" << m << " d=" << d;
         }
 }
 

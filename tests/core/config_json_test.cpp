@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/ConfigJson.h"
-#include "model/PresetLibrary.h"
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
 
 namespace mario {
 namespace {
@@ -54,8 +54,9 @@ TEST(ConfigJson, ReadsTheDesignExample) {
 TEST(ConfigJson, UnknownSchemeSaysWhatIsExpected) {
     json doc = designExample();
     doc["parallel"]["scheme"] = "foo";
-    EXPECT_EQ(errorOf(doc), "parallel.scheme: unknown scheme \"foo\" (expected gpipe, 1f1b, interleaved, chimera, bfs, zb-h1, zb-h2, "
-                                "interleaved-zb, zbv, dualpipev or dualpipe)");
+    EXPECT_EQ(errorOf(doc),
+              "parallel.scheme: unknown scheme \"foo\" (expected gpipe, 1f1b, interleaved, chimera, bfs, zb-h1, zb-h2, "
+              "interleaved-zb, zbv, dualpipev or dualpipe)");
 }
 
 TEST(ConfigJson, ErrorsNameTheirJsonPath) {
@@ -66,17 +67,28 @@ TEST(ConfigJson, ErrorsNameTheirJsonPath) {
     };
     const std::vector<Case> cases = {
         {"devices", {{"devices", 16}}, "devices: 16 devices do not match"},
-        {"batch", {{"parallel", {{"global_batch_size", 63}, {"micro_batch_size", 2}, {"scheme", "1f1b"}}}},
+        {"batch",
+         {{"parallel", {{"global_batch_size", 63}, {"micro_batch_size", 2}, {"scheme", "1f1b"}}}},
          "parallel.global_batch_size: 63 is not divisible by dp * micro_batch_size = 2"},
         {"chimera pp", {{"devices", 31}, {"parallel", {{"pp", 31}}}}, "parallel.pp: chimera needs an even number"},
-        {"chimera mb", {{"parallel", {{"global_batch_size", 62}, {"micro_batch_size", 2}}}},
+        {"chimera mb",
+         {{"parallel", {{"global_batch_size", 62}, {"micro_batch_size", 2}}}},
          "parallel.global_batch_size: chimera needs an even number of micro-batches (got 31)"},
-        {"chimera odd override", {{"microbatches", 5}}, "microbatches: chimera needs an even number of micro-batches (got 5)"},
-        {"interleaved chunks", {{"parallel", {{"scheme", "interleaved"}}}}, "parallel.chunks: interleaved needs chunks >= 2"},
-        {"interleaved group", {{"parallel", {{"scheme", "interleaved"}, {"chunks", 2}, {"pp", 8}, {"dp", 4}, {"global_batch_size", 40}}}},
+        {"chimera odd override",
+         {{"microbatches", 5}},
+         "microbatches: chimera needs an even number of micro-batches (got 5)"},
+        {"interleaved chunks",
+         {{"parallel", {{"scheme", "interleaved"}}}},
+         "parallel.chunks: interleaved needs chunks >= 2"},
+        {"interleaved group",
+         {{"parallel", {{"scheme", "interleaved"}, {"chunks", 2}, {"pp", 8}, {"dp", 4}, {"global_batch_size", 40}}}},
          "parallel.global_batch_size: 10 micro-batches are not divisible by the interleaved group size 8"},
-        {"chunks without interleaving", {{"parallel", {{"chunks", 2}}}}, "parallel.chunks: only interleaved, bfs and interleaved-zb use chunks"},
-        {"layers", {{"devices", 64}, {"parallel", {{"pp", 64}}}}, "model.layers: 40 layers cannot fill the 64 stages of a chimera pipeline on 64 devices"},
+        {"chunks without interleaving",
+         {{"parallel", {{"chunks", 2}}}},
+         "parallel.chunks: only interleaved, bfs and interleaved-zb use chunks"},
+        {"layers",
+         {{"devices", 64}, {"parallel", {{"pp", 64}}}},
+         "model.layers: 40 layers cannot fill the 64 stages of a chimera pipeline on 64 devices"},
         {"pass", {{"passes", {"checkpoint", "fast"}}}, "passes[1]: unknown pass \"fast\""},
         {"pp zero", {{"parallel", {{"pp", 0}}}}, "parallel.pp: expected an integer in [1, 1024] (got 0)"},
         {"pp fraction", {{"parallel", {{"pp", 2.5}}}}, "parallel.pp: expected an integer in [1, 1024] (got 2.5)"},
@@ -88,7 +100,8 @@ TEST(ConfigJson, ErrorsNameTheirJsonPath) {
         {"format", {{"format", "mario-plan"}}, "format: expected \"mario-config\""},
         {"tp", {{"devices", 96}, {"parallel", {{"tp", 3}}}}, "parallel.tp: 40 heads are not divisible by tp = 3"},
         {"profile", {{"profile", "missing.profile.json"}}, "profile: "},
-        {"profile sequence", {{"model", "llama2-13b"}, {"profile", "example-gpt-small.profile.json"}},
+        {"profile sequence",
+         {{"model", "llama2-13b"}, {"profile", "example-gpt-small.profile.json"}},
          "profile: measured at sequence length 2048 but model.sequence_length is 4096"},
     };
     for (const Case& c : cases) {

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cost/AnalyticalCostModel.h"
-#include "cost/CostModel.h"
-#include "cost/ProfileCostModel.h"
-#include "model/PresetLibrary.h"
+#include "core/cost/AnalyticalCostModel.h"
+#include "core/cost/CostModel.h"
+#include "core/cost/ProfileCostModel.h"
+#include "core/model/PresetLibrary.h"
 
 namespace mario {
 namespace {
@@ -202,15 +202,16 @@ TEST(CostModel, ProfileFitsAreLinearInBlocks) {
         "forward_ms": {"a": 2, "b": 0.5}, "backward_ms": {"a": 4, "b": 1},
         "recompute_ms": {"a": 2, "b": 0.25}, "activation_bytes": {"a": 100, "b": 7},
         "static_bytes": {"a": 1000, "b": 30}, "checkpoint_bytes": 16, "send_bytes": 16,
-        "head": {"forward_ms": 3, "static_bytes": 500}})"), "");
+        "head": {"forward_ms": 3, "static_bytes": 500}})"),
+                                              "");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     Config c = tinyGpt();
     c.parallel.micro_batch_size = 1;
     std::vector<StageLayout> layouts = {{0, 3, true, false}, {3, 4, false, true}};
     auto costs = profile->stageCosts(c, layouts);
     ASSERT_TRUE(costs.ok()) << costs.error().message;
-    EXPECT_DOUBLE_EQ((*costs)[0].forward_ms, 6.5);      // 2·3 + 0.5
-    EXPECT_DOUBLE_EQ((*costs)[0].backward_ms, 13);      // 4·3 + 1
+    EXPECT_DOUBLE_EQ((*costs)[0].forward_ms, 6.5);  // 2·3 + 0.5
+    EXPECT_DOUBLE_EQ((*costs)[0].backward_ms, 13);  // 4·3 + 1
     EXPECT_DOUBLE_EQ((*costs)[0].recompute_ms, 6.25);
     EXPECT_DOUBLE_EQ((*costs)[0].activation_bytes, 307);
     EXPECT_DOUBLE_EQ((*costs)[0].static_bytes, 3030);
@@ -253,8 +254,8 @@ TEST(CostModel, ProfileSplitBackwardFitsSetIAndW) {
     auto profile = ProfileCostModel::fromJson(split, "");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     const auto costs = *profile->stageCosts(c, layouts);
-    EXPECT_DOUBLE_EQ(costs[0].inputGradMs(), 5);     // 1.5·3 + 0.5
-    EXPECT_DOUBLE_EQ(costs[0].weightGradMs(), 9);    // 3·3
+    EXPECT_DOUBLE_EQ(costs[0].inputGradMs(), 5);      // 1.5·3 + 0.5
+    EXPECT_DOUBLE_EQ(costs[0].weightGradMs(), 9);     // 3·3
     EXPECT_DOUBLE_EQ(costs[1].inputGradMs(), 2 + 3);  // one block, half the head's 6
     EXPECT_DOUBLE_EQ(costs[1].weightGradMs(), 3 + 3);
     EXPECT_EQ(profile->toJson()["backward_input_ms"], split["backward_input_ms"]);
@@ -262,7 +263,8 @@ TEST(CostModel, ProfileSplitBackwardFitsSetIAndW) {
 
 TEST(CostModel, ProfileErrorsNameTheirPath) {
     auto bad = ProfileCostModel::fromJson(nlohmann::json::parse(R"({"micro_batch_size": 1,
-        "forward_ms": {"a": "x"}, "checkpoint_bytes": 0, "send_bytes": 0})"), "");
+        "forward_ms": {"a": "x"}, "checkpoint_bytes": 0, "send_bytes": 0})"),
+                                          "");
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().message, "forward_ms.a: expected a number");
 }

@@ -6,11 +6,11 @@
 
 #include <cmath>
 
-#include "passes/PassManager.h"
-#include "passes/Passes.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/Passes.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -33,7 +33,8 @@ std::vector<int> peakActivationSets(const Plan& plan) {
     auto sim = Simulator::run(plan);
     EXPECT_TRUE(sim.ok());
     std::vector<int> sets;
-    for (const auto& device : sim->devices) sets.push_back(static_cast<int>(std::floor(device.peak_dynamic_bytes / 1000.0)));
+    for (const auto& device : sim->devices)
+        sets.push_back(static_cast<int>(std::floor(device.peak_dynamic_bytes / 1000.0)));
     return sets;
 }
 
@@ -41,9 +42,7 @@ TEST(Figure2, BaseOneFOneBTakes21) { EXPECT_DOUBLE_EQ(makespanAfter({}), 21.0); 
 
 TEST(Figure2, CheckpointingTakes28) { EXPECT_DOUBLE_EQ(makespanAfter({PassId::Checkpoint}), 28.0); }
 
-TEST(Figure2, OverlapRecomputeTakes25) {
-    EXPECT_DOUBLE_EQ(makespanAfter({PassId::Checkpoint, PassId::Overlap}), 25.0);
-}
+TEST(Figure2, OverlapRecomputeTakes25) { EXPECT_DOUBLE_EQ(makespanAfter({PassId::Checkpoint, PassId::Overlap}), 25.0); }
 
 TEST(Figure2, RemoveRedundancyTakes23) {
     EXPECT_DOUBLE_EQ(makespanAfter({PassId::Checkpoint, PassId::Overlap, PassId::Redundancy}), 23.0);

@@ -12,10 +12,10 @@
 #include <map>
 #include <random>
 
-#include "passes/PassManager.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -49,7 +49,8 @@ struct Search {
             std::vector<Instruction> program;
             for (std::size_t k = 0; k <= skeleton[d].size(); ++k) {
                 for (std::size_t i = 0; i < slots.size(); ++i)
-                    if (slots[i].device == static_cast<int>(d) && choice[i] == static_cast<int>(k)) program.push_back(slots[i].recompute);
+                    if (slots[i].device == static_cast<int>(d) && choice[i] == static_cast<int>(k))
+                        program.push_back(slots[i].recompute);
                 if (k < skeleton[d].size()) program.push_back(skeleton[d][k]);
             }
             plan.devices[d].program = std::move(program);
@@ -59,7 +60,8 @@ struct Search {
         ASSERT_TRUE(sim.ok());
         ++evaluated;
         if (sim->deadlocked) return;
-        auto& entry = bySet.try_emplace(kept, std::numeric_limits<double>::infinity(), sim->tight_lower_bound_ms).first->second;
+        auto& entry =
+            bySet.try_emplace(kept, std::numeric_limits<double>::infinity(), sim->tight_lower_bound_ms).first->second;
         entry.first = std::min(entry.first, sim->makespan_ms);
         for (std::size_t d = 0; d < sim->devices.size(); ++d)
             if (sim->devices[d].peak_bytes > budget[d] + 1e-6) return;
@@ -90,7 +92,8 @@ Search prepare(const Plan& four, const std::vector<double>& budget) {
             Slot slot{device.index, ins, 0, 0};
             for (std::size_t k = 0; k < program.size(); ++k) {
                 if (program[k] == Instruction{Op::Forward, ins.stage, ins.microbatch}) slot.after = k;
-                if (isBackwardStart(program[k].op) && program[k].stage == ins.stage && program[k].microbatch == ins.microbatch)
+                if (isBackwardStart(program[k].op) && program[k].stage == ins.stage &&
+                    program[k].microbatch == ins.microbatch)
                     slot.upTo = k;
             }
             search.slots.push_back(slot);
@@ -111,9 +114,9 @@ TEST(HideRecompute, ReachesTheExhaustiveOptimumInMostTinyPlansAndTheBoundNeverEx
         Scheme scheme;
         int devices, microbatches, chunks;
     };
-    const Case cases[] = {{Scheme::OneFOneB, 2, 2, 1}, {Scheme::OneFOneB, 2, 3, 1}, {Scheme::OneFOneB, 2, 4, 1},
-                          {Scheme::OneFOneB, 3, 3, 1}, {Scheme::OneFOneB, 3, 4, 1}, {Scheme::GPipe, 2, 3, 1},
-                          {Scheme::GPipe, 3, 2, 1},    {Scheme::Chimera, 2, 2, 1},  {Scheme::Chimera, 2, 4, 1},
+    const Case cases[] = {{Scheme::OneFOneB, 2, 2, 1},   {Scheme::OneFOneB, 2, 3, 1}, {Scheme::OneFOneB, 2, 4, 1},
+                          {Scheme::OneFOneB, 3, 3, 1},   {Scheme::OneFOneB, 3, 4, 1}, {Scheme::GPipe, 2, 3, 1},
+                          {Scheme::GPipe, 3, 2, 1},      {Scheme::Chimera, 2, 2, 1},  {Scheme::Chimera, 2, 4, 1},
                           {Scheme::Interleaved, 2, 2, 2}};
     std::mt19937 rng(2025);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -151,8 +154,10 @@ TEST(HideRecompute, ReachesTheExhaustiveOptimumInMostTinyPlansAndTheBoundNeverEx
             ASSERT_FALSE(sim->deadlocked);
             // Hide never loses, stays within its budget, and cannot beat the optimum.
             EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + kEps);
-            for (std::size_t d = 0; d < sim->devices.size(); ++d) EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] + 1e-6);
-            EXPECT_GE(sim->makespan_ms + kEps, search.best) << schemeName(c.scheme) << " " << c.devices << "x" << c.microbatches;
+            for (std::size_t d = 0; d < sim->devices.size(); ++d)
+                EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] + 1e-6);
+            EXPECT_GE(sim->makespan_ms + kEps, search.best)
+                << schemeName(c.scheme) << " " << c.devices << "x" << c.microbatches;
             ++plans;
             optimal += sim->makespan_ms <= search.best + 1e-6;
             worstGap = std::max(worstGap, sim->makespan_ms / search.best - 1);
@@ -160,8 +165,9 @@ TEST(HideRecompute, ReachesTheExhaustiveOptimumInMostTinyPlansAndTheBoundNeverEx
                 EXPECT_LE(entry.second, entry.first + kEps)
                     << "the pipeline bound exceeds the best step of R set " << set << " on " << schemeName(c.scheme);
         }
-    std::printf("[ hide ] %d tiny plans, %lld placements simulated: hide reached the optimum in %d, worst %.1f%% above it\n",
-                plans, simulated, optimal, 100 * worstGap);
+    std::printf(
+        "[ hide ] %d tiny plans, %lld placements simulated: hide reached the optimum in %d, worst %.1f%% above it\n",
+        plans, simulated, optimal, 100 * worstGap);
     ASSERT_GE(plans, 20);
     EXPECT_GE(optimal * 2, plans) << "hide reached the optimum in fewer than half of the tiny plans";
 }

@@ -6,15 +6,15 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "io/ConfigJson.h"
-#include "io/InputFile.h"
-#include "io/JsonFile.h"
-#include "io/PlanJson.h"
-#include "model/Limits.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/InputFile.h"
+#include "core/io/JsonFile.h"
+#include "core/io/PlanJson.h"
+#include "core/model/Limits.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -58,7 +58,8 @@ TEST(HostileInput, CostsWhoseSumOverflowAreNamedNotSimulatedToInfinity) {
     ASSERT_TRUE(plan.ok());
     auto sim = Simulator::run(*plan);
     ASSERT_FALSE(sim.ok()) << "makespan " << sim->makespan_ms;
-    EXPECT_EQ(sim.error().message, "stages[0].forward_ms: 1.7e+308 makes the step's times or memory overflow (not a finite number)");
+    EXPECT_EQ(sim.error().message,
+              "stages[0].forward_ms: 1.7e+308 makes the step's times or memory overflow (not a finite number)");
 }
 
 TEST(HostileInput, SizeProductsCannotOverflowOrDivideByZero) {

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "passes/PassManager.h"
-#include "sim/IncrementalTimeline.h"
-#include "sim/Simulator.h"
-#include "RandomPlans.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/IncrementalTimeline.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/RandomPlans.h"
 
 namespace mario {
 namespace {
@@ -46,7 +46,8 @@ bool randomMove(const Plan& plan, int device, std::mt19937& rng, Move& move) {
     if (recomputes.empty()) return false;
     const std::size_t r = recomputes[std::uniform_int_distribution<std::size_t>(0, recomputes.size() - 1)(rng)];
     std::size_t forward = r;
-    while (forward > 0 && !(program[forward - 1] == Instruction{Op::Forward, program[r].stage, program[r].microbatch})) --forward;
+    while (forward > 0 && !(program[forward - 1] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}))
+        --forward;
     if (forward == 0 || forward >= r) return false;  // forward is the index just after the F
     move = {device, r, std::uniform_int_distribution<std::size_t>(forward, r - 1)(rng)};
     return true;
@@ -120,7 +121,8 @@ TEST(IncrementalTimeline, RefusesADeadlockedPlan) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 2);
     // Device 0 waits for a gradient before it has sent the forward that would produce it.
     auto& program = plan.devices[0].program;
-    auto recv = std::find_if(program.begin(), program.end(), [](const Instruction& ins) { return ins.op == Op::RecvBackward; });
+    auto recv =
+        std::find_if(program.begin(), program.end(), [](const Instruction& ins) { return ins.op == Op::RecvBackward; });
     ASSERT_NE(recv, program.end());
     std::rotate(program.begin(), recv, recv + 1);
     ASSERT_TRUE(Simulator::run(plan)->deadlocked);

@@ -16,11 +16,11 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "io/InputFile.h"
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/io/InputFile.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 namespace {
@@ -60,9 +60,9 @@ std::vector<Seed> seeds(const PresetLibrary& presets) {
 
 // Numbers a hostile or careless file holds: beyond double, beyond int and int64, negative
 // zero, denormals, tokens JSON does not have.
-const char* const kHostileNumbers[] = {"1e999", "-1e999", "1.7e308", "-0", "2147483648", "4294967299",
-                                       "9223372036854775808", "18446744073709551616", "1e-320", "NaN",
-                                       "Infinity", "0", "-1", "65536", "100000000", "2.5"};
+const char* const kHostileNumbers[] = {
+    "1e999",  "-1e999", "1.7e308",  "-0", "2147483648", "4294967299", "9223372036854775808", "18446744073709551616",
+    "1e-320", "NaN",    "Infinity", "0",  "-1",         "65536",      "100000000",           "2.5"};
 
 std::string replaceRandomNumber(const std::string& text, std::mt19937& rng) {
     static const std::regex number(R"(-?\b\d+(\.\d+)?([eE][-+]?\d+)?)");
@@ -141,7 +141,8 @@ TEST(InputFuzz, MutatedExamplesGiveAFiniteScheduleOrOneLineNamingTheFile) {
         auto sim = Simulator::run(input->plan);
         if (!sim) {
             ++refused;  // an overflowing sum of finite costs: named, never printed as inf
-            EXPECT_NE(sim.error().message.find("not a finite number"), std::string::npos) << where << sim.error().message;
+            EXPECT_NE(sim.error().message.find("not a finite number"), std::string::npos)
+                << where << sim.error().message;
             continue;
         }
         ++accepted;

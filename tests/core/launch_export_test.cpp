@@ -12,8 +12,8 @@
 #include <sstream>
 #include <string>
 
-#include "TestPlans.h"
-#include "io/LaunchExport.h"
+#include "core/io/LaunchExport.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -25,8 +25,13 @@ namespace fs = std::filesystem;
 Config gpt3_13b() {
     Config config;
     config.name = "gpt3-13b";
-    config.model = {.name = "gpt3-13b", .layers = 40, .hidden = 5120, .heads = 40, .vocab = 50257,
-                    .sequence_length = 2048, .tied_embeddings = true};
+    config.model = {.name = "gpt3-13b",
+                    .layers = 40,
+                    .hidden = 5120,
+                    .heads = 40,
+                    .vocab = 50257,
+                    .sequence_length = 2048,
+                    .tied_embeddings = true};
     config.parallel.global_batch_size = 128;
     return config;
 }
@@ -35,8 +40,15 @@ Config gpt3_13b() {
 Config llama3_8b() {
     Config config;
     config.name = "llama3-8b";
-    config.model = {.name = "llama3-8b", .layers = 32, .hidden = 4096, .heads = 32, .kv_heads = 8,
-                    .ffn_hidden = 14336, .vocab = 128256, .sequence_length = 8192, .gated_mlp = true};
+    config.model = {.name = "llama3-8b",
+                    .layers = 32,
+                    .hidden = 4096,
+                    .heads = 32,
+                    .kv_heads = 8,
+                    .ffn_hidden = 14336,
+                    .vocab = 128256,
+                    .sequence_length = 8192,
+                    .gated_mlp = true};
     config.parallel.global_batch_size = 64;
     return config;
 }
@@ -88,10 +100,10 @@ TEST(LaunchMegatron, Gpt3InterleavedWithCheckpointing) {
     const std::string args = megatronArguments(gpt3_13b(), candidate(Scheme::Interleaved, 4, 16, 1, true, 2));
     for (const char* expected :
          {"--num-layers 40", "--hidden-size 5120", "--num-attention-heads 40", "--ffn-hidden-size 20480",
-          "--seq-length 2048", "--max-position-embeddings 2048", "--vocab-size 50257",
-          "--tensor-model-parallel-size 1", "--pipeline-model-parallel-size 4",
-          "--num-layers-per-virtual-pipeline-stage 5", "--micro-batch-size 1", "--global-batch-size 128", "--bf16",
-          "--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 5"})
+          "--seq-length 2048", "--max-position-embeddings 2048", "--vocab-size 50257", "--tensor-model-parallel-size 1",
+          "--pipeline-model-parallel-size 4", "--num-layers-per-virtual-pipeline-stage 5", "--micro-batch-size 1",
+          "--global-batch-size 128", "--bf16", "--recompute-granularity full", "--recompute-method uniform",
+          "--recompute-num-layers 5"})
         EXPECT_TRUE(hasFlag(args, expected)) << expected << "\n" << args;
     // GPT-3 is Megatron's default architecture: no LLaMA flags, tied embeddings, no GQA, no TP.
     for (const char* absent : {"--swiglu", "--disable-bias-linear", "--untie-embeddings-and-output-weights",
@@ -232,7 +244,9 @@ TEST(LaunchBundle, WritesFourFilesWithExecutableScripts) {
         const auto perms = fs::status(dir / name).permissions();
         EXPECT_NE(perms & fs::perms::owner_exec, fs::perms::none) << name;
         EXPECT_NE(perms & fs::perms::others_exec, fs::perms::none) << name;
-        if (fs::exists("/bin/bash")) { EXPECT_TRUE(bashAccepts(dir / name)) << name; }
+        if (fs::exists("/bin/bash")) {
+            EXPECT_TRUE(bashAccepts(dir / name)) << name;
+        }
     }
     EXPECT_EQ(fs::status(dir / "megatron_args.txt").permissions() & fs::perms::owner_exec, fs::perms::none);
     EXPECT_TRUE(mentions(readFile(dir / "megatron_args.txt"), "--pipeline-model-parallel-size 4"));

@@ -7,7 +7,7 @@
 #include <string>
 #include <variant>
 
-#include "io/LiveEvents.h"
+#include "core/io/LiveEvents.h"
 
 namespace mario {
 namespace {

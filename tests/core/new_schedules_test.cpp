@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <string>
 
-#include "SourceTraces.h"
-#include "TestPlans.h"
-#include "passes/PassManager.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/SourceTraces.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -58,21 +58,23 @@ TEST_P(SourceOrders, GeneratorFollowsThePublishedAlgorithm) {
     auto order = generateComputeOrder(ScheduleShape{t.scheme, 4, t.chunks, 8});
     ASSERT_TRUE(order.ok()) << order.error().message;
     ASSERT_EQ(order->size(), 4u);
-    for (int d = 0; d < 4; ++d) EXPECT_EQ(joined((*order)[d]), (*t.trace)[d]) << schemeName(t.scheme) << " device " << d;
+    for (int d = 0; d < 4; ++d)
+        EXPECT_EQ(joined((*order)[d]), (*t.trace)[d]) << schemeName(t.scheme) << " device " << d;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    FourDevicesEightMicrobatches, SourceOrders,
-    ::testing::Values(Traced{Scheme::ZbH1, 1, &test::traces::kZbH1}, Traced{Scheme::ZbH2, 1, &test::traces::kZbH2},
-                      Traced{Scheme::Zbv, 1, &test::traces::kZbv}, Traced{Scheme::DualPipeV, 1, &test::traces::kDualPipeV},
-                      Traced{Scheme::DualPipe, 1, &test::traces::kDualPipe},
-                      Traced{Scheme::LoopedBfs, 2, &test::traces::kLoopedBfs},
-                      Traced{Scheme::InterleavedZb, 2, &test::traces::kInterleavedZb}),
-    [](const auto& info) {
-        std::string name(schemeName(info.param.scheme));
-        std::replace(name.begin(), name.end(), '-', '_');
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(FourDevicesEightMicrobatches, SourceOrders,
+                         ::testing::Values(Traced{Scheme::ZbH1, 1, &test::traces::kZbH1},
+                                           Traced{Scheme::ZbH2, 1, &test::traces::kZbH2},
+                                           Traced{Scheme::Zbv, 1, &test::traces::kZbv},
+                                           Traced{Scheme::DualPipeV, 1, &test::traces::kDualPipeV},
+                                           Traced{Scheme::DualPipe, 1, &test::traces::kDualPipe},
+                                           Traced{Scheme::LoopedBfs, 2, &test::traces::kLoopedBfs},
+                                           Traced{Scheme::InterleavedZb, 2, &test::traces::kInterleavedZb}),
+                         [](const auto& info) {
+                             std::string name(schemeName(info.param.scheme));
+                             std::replace(name.begin(), name.end(), '-', '_');
+                             return name;
+                         });
 
 // Zero Bubble Pipeline Parallelism, §2: with free links, 1F1B idles (p − 1)(F + I + W) per
 // device, ZB-H1 (p − 1)(F + I − W); the step is the work m(F + I + W) plus that bubble.
@@ -96,7 +98,8 @@ TEST(ZeroBubble, H2NeverIdlesAfterItsFirstForwardWhenFIWAreEqual) {
         for (int m : {2 * p - 1, 3 * p}) {
             const Plan plan = test::unitPlan(Scheme::ZbH2, p, m);
             const SimResult r = simulate(plan);
-            for (int d = 0; d < p; ++d) EXPECT_DOUBLE_EQ(spanOf(plan, r, d), 3.0 * m) << "p=" << p << " m=" << m << " d=" << d;
+            for (int d = 0; d < p; ++d)
+                EXPECT_DOUBLE_EQ(spanOf(plan, r, d), 3.0 * m) << "p=" << p << " m=" << m << " d=" << d;
         }
 }
 
@@ -185,7 +188,8 @@ TEST_P(EveryNewScheme, GeneratesValidPlansThatPassesImprove) {
     for (int p : {1, 2, 3, 4, 6})
         for (int m : {1, 2, 3, 4, 7, 8, 12, 16}) {
             if (!checkShape(ScheduleShape{scheme, p, chunks, m})) continue;
-            const std::string where = std::string(schemeName(scheme)) + " p=" + std::to_string(p) + " m=" + std::to_string(m);
+            const std::string where =
+                std::string(schemeName(scheme)) + " p=" + std::to_string(p) + " m=" + std::to_string(m);
             const Plan plan = test::unitPlan(scheme, p, m, chunks);
             const SimResult plain = simulate(plan);
             EXPECT_GT(plain.makespan_ms, 0) << where;

@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <string>
 
-#include "TestPlans.h"
-#include "io/PipeliningCsv.h"
-#include "io/PipeliningImport.h"
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "schedule/PlanEdit.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/io/PipeliningCsv.h"
+#include "core/io/PipeliningImport.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanEdit.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -62,11 +62,14 @@ TEST(OverlappedPair, ReadsAndWritesPyTorchsCompositeString) {
 
 TEST(OverlappedPair, RefusesCompositesThatAreNotOneForwardAndOneBackward) {
     const std::pair<const char*, const char*> cases[] = {
-        {"(0F1;1F2)OVERLAP_F_B", "composite \"(0F1;1F2)OVERLAP_F_B\" must overlap one forward (F) with one backward (B or I)"},
-        {"(0F1;1W2)OVERLAP_F_B", "composite \"(0F1;1W2)OVERLAP_F_B\" must overlap one forward (F) with one backward (B or I)"},
+        {"(0F1;1F2)OVERLAP_F_B",
+         "composite \"(0F1;1F2)OVERLAP_F_B\" must overlap one forward (F) with one backward (B or I)"},
+        {"(0F1;1W2)OVERLAP_F_B",
+         "composite \"(0F1;1W2)OVERLAP_F_B\" must overlap one forward (F) with one backward (B or I)"},
         {"(0F1;1B2)OVERLAP", "composite \"(0F1;1B2)OVERLAP\" is not of the form (0F7;7B3)OVERLAP_F_B"},
         {"(0F1)OVERLAP_F_B", "composite \"(0F1)OVERLAP_F_B\" is not of the form (0F7;7B3)OVERLAP_F_B"},
-        {"(0F1;xB2)OVERLAP_F_B", "composite \"(0F1;xB2)OVERLAP_F_B\": instruction \"xB2\" does not start with a stage number"},
+        {"(0F1;xB2)OVERLAP_F_B",
+         "composite \"(0F1;xB2)OVERLAP_F_B\": instruction \"xB2\" does not start with a stage number"},
     };
     for (const auto& [text, message] : cases) {
         auto parsed = parseProgramEntry(text);
@@ -130,7 +133,9 @@ TEST(OverlappedPair, DualPipeIdlesAsItsReadmeSays) {
             double most = 0;
             for (const auto& device : result->devices) {
                 most = std::max(most, device.idle_ms);
-                if (phi == 0) { EXPECT_NEAR(device.idle_ms, expected, 1e-9) << "p " << p << " device " << device.index; }
+                if (phi == 0) {
+                    EXPECT_NEAR(device.idle_ms, expected, 1e-9) << "p " << p << " device " << device.index;
+                }
             }
             EXPECT_NEAR(most, expected, 1e-9) << "p " << p << " overlap " << phi;
             EXPECT_LE(result->tight_lower_bound_ms, result->makespan_ms + 1e-9);
@@ -142,8 +147,9 @@ TEST(OverlappedPair, PlanFileKeepsPairsAndOverlapFactor) {
     plan.overlap_factor = 0.25;
     const auto json = writePlan(plan);
     const auto& program = json["devices"][0]["program"];
-    EXPECT_TRUE(std::any_of(program.begin(), program.end(),
-                            [](const auto& entry) { return entry.template get<std::string>().find("OVERLAP_F_B") != std::string::npos; }));
+    EXPECT_TRUE(std::any_of(program.begin(), program.end(), [](const auto& entry) {
+        return entry.template get<std::string>().find("OVERLAP_F_B") != std::string::npos;
+    }));
     auto reread = readPlan(json);
     ASSERT_TRUE(reread.ok()) << reread.error().message;
     EXPECT_EQ(pairCount(*reread), pairCount(plan));
@@ -170,7 +176,8 @@ TEST(OverlappedPair, PassesKeepEveryPairWhole) {
 TEST(OverlappedPair, DraggingEitherHalfMovesThePairWithItsCommunication) {
     const Plan plan = test::unitPlan(Scheme::DualPipeV, 2, 4);
     const auto& program = plan.devices[0].program;
-    const auto forward = std::find_if(program.begin(), program.end(), [](const Instruction& i) { return i.overlapped; });
+    const auto forward =
+        std::find_if(program.begin(), program.end(), [](const Instruction& i) { return i.overlapped; });
     ASSERT_NE(forward, program.end());
     const int f = static_cast<int>(forward - program.begin());
     const auto [first, last] = movingGroup(program, f + 1);
@@ -178,7 +185,9 @@ TEST(OverlappedPair, DraggingEitherHalfMovesThePairWithItsCommunication) {
     EXPECT_LE(first, f);
     EXPECT_GE(last, f + 2);
     for (int k = first; k < last; ++k)
-        if (k != f && k != f + 1) { EXPECT_TRUE(isCommunication(program[k].op)) << toActionString(program[k]); }
+        if (k != f && k != f + 1) {
+            EXPECT_TRUE(isCommunication(program[k].op)) << toActionString(program[k]);
+        }
 
     // Something dropped between the halves splits the pair: refused, with the reason.
     auto movable = [&](int k) {

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "PipeliningCsvFixtures.h"
-#include "TestPlans.h"
+#include "tests/core/PipeliningCsvFixtures.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -17,14 +17,14 @@ using namespace csvtest;
 // ---- export ---------------------------------------------------------------------------------
 
 TEST(PipeliningCsvExport, RefusesRecomputation) {
-    EXPECT_EQ(exportError(handMadePlan()), "the plan recomputes 1 forward (R); PyTorch's pipelining has no recompute action");
+    EXPECT_EQ(exportError(handMadePlan()),
+              "the plan recomputes 1 forward (R); PyTorch's pipelining has no recompute action");
 }
 
 TEST(PipeliningCsvExport, DropsRecomputationWhenAsked) {
     EXPECT_EQ(recomputeCount(handMadePlan()), 1);
-    EXPECT_EQ(exported(handMadePlan(), {.drop_recompute = true}),
-              "0F0,0F1,0B0,0I1,0W1\n"
-              "1F0,1B0,1F1,1B1\n");
+    EXPECT_EQ(exported(handMadePlan(), {.drop_recompute = true}), "0F0,0F1,0B0,0I1,0W1\n"
+                                                                  "1F0,1B0,1F1,1B1\n");
     // The library's default (the workbench's export) drops them.
     EXPECT_EQ(exported(handMadePlan()), exported(handMadePlan(), {.drop_recompute = true}));
 }
@@ -35,7 +35,8 @@ TEST(PipeliningCsvExport, CheckpointedPlanDropsOneRecomputePerForward) {
     ASSERT_TRUE(checkpointed.ok()) << checkpointed.error().message;
     // Every forward has its backward on its own device: 4 stages x 8 micro-batches.
     EXPECT_EQ(recomputeCount(*checkpointed), 32);
-    EXPECT_EQ(exportError(*checkpointed), "the plan recomputes 32 forwards (R); PyTorch's pipelining has no recompute action");
+    EXPECT_EQ(exportError(*checkpointed),
+              "the plan recomputes 32 forwards (R); PyTorch's pipelining has no recompute action");
     // Checkpointing only adds R before each backward; without them the order is the plain one.
     EXPECT_EQ(exported(*checkpointed, {.drop_recompute = true}), exported(plain));
 }
@@ -117,10 +118,9 @@ TEST(PipeliningCsvExport, FormatNames) {
 TEST(PipeliningCsvParse, ImportsWhatPyTorchWrites) {
     // Idle slots as "None" and as blank cells, padding, a trailing comma, CRLF, trailing
     // blank lines.
-    const std::string text =
-        "0F0,None,0F1, ,0B0,,0B1,\r\n"
-        " None , 1F0,1B0 ,1F1,1B1\r\n"
-        "\r\n";
+    const std::string text = "0F0,None,0F1, ,0B0,,0B1,\r\n"
+                             " None , 1F0,1B0 ,1F1,1B1\r\n"
+                             "\r\n";
     EXPECT_EQ(parsed(text).computeOrder(),
               (Programs{actions({"0F0", "0F1", "0B0", "0B1"}), actions({"1F0", "1B0", "1F1", "1B1"})}));
 }
@@ -188,8 +188,8 @@ TEST(PipeliningCsvParse, KeepsFsdpGradientAndCommunicationCellsWithTheirKind) {
     }
     EXPECT_EQ(kinds, (std::vector<Kind>{Kind::Unshard, Kind::Compute, Kind::Communication, Kind::Communication,
                                         Kind::Compute, Kind::Gradient, Kind::Reshard}));
-    EXPECT_EQ(texts, (std::vector<std::string>{"0UNSHARD", "0F0", "0SEND_F0", "0RECV_B0", "0B0", "0REDUCE_GRAD",
-                                               "0RESHARD"}));
+    EXPECT_EQ(texts,
+              (std::vector<std::string>{"0UNSHARD", "0F0", "0SEND_F0", "0RECV_B0", "0B0", "0REDUCE_GRAD", "0RESHARD"}));
     EXPECT_EQ(csv.computeOrder(), (Programs{actions({"0F0", "0B0"})}));
 }
 

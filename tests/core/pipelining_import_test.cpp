@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "PipeliningCsvFixtures.h"
-#include "io/PipeliningValidation.h"
-#include "TestPlans.h"
+#include "core/io/PipeliningValidation.h"
+#include "tests/core/PipeliningCsvFixtures.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -64,18 +64,21 @@ TEST_P(PyTorchFiles, ImportInfersThePlacementAndRuns) {
         for (const auto& ins : device.program) pairs += ins.overlapped;
     EXPECT_EQ(pairs, file.overlapCells);
     if (file.fsdpActions > 0) {
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.fsdpActions) + " UNSHARD/RESHARD actions dropped")); }
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.fsdpActions) + " UNSHARD/RESHARD actions dropped"));
+    }
     if (file.communicationCells > 0) {
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.communicationCells) + " communication cells")); }
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.communicationCells) + " communication cells"));
+    }
     if (file.gradientCells > 0) {
-        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.gradientCells) + " REDUCE_GRAD cells dropped")); }
-    EXPECT_EQ(plan->notes.size(), 1u + (file.fsdpActions > 0) +
-                                      (file.communicationCells > 0) + (file.gradientCells > 0));
+        EXPECT_TRUE(hasNoteStartingWith(*plan, std::to_string(file.gradientCells) + " REDUCE_GRAD cells dropped"));
+    }
+    EXPECT_EQ(plan->notes.size(),
+              1u + (file.fsdpActions > 0) + (file.communicationCells > 0) + (file.gradientCells > 0));
 
     if (file.sameAsMario) {
         // Mario's generator follows PyTorch's algorithm, and its unit plan has the same costs.
-        const Plan mario = test::unitPlan(*file.sameAsMario, static_cast<int>(csv.ranks.size()), file.microbatches,
-                                          file.chunks);
+        const Plan mario =
+            test::unitPlan(*file.sameAsMario, static_cast<int>(csv.ranks.size()), file.microbatches, file.chunks);
         EXPECT_EQ(computeOrderOf(mario), csv.computeOrder());
         EXPECT_EQ(stageDevices(mario), file.stageRank);
         EXPECT_DOUBLE_EQ(makespan, Simulator::run(mario)->makespan_ms);
@@ -84,22 +87,22 @@ TEST_P(PyTorchFiles, ImportInfersThePlacementAndRuns) {
 
 INSTANTIATE_TEST_SUITE_P(
     Schedules, PyTorchFiles,
-    ::testing::Values(
-        PyTorchFile{"LoopedBfs", kLoopedBfsP4V2M8, kLoopedP4V2, 8, 0, 0, 0, 0, Scheme::LoopedBfs, 2},
-        PyTorchFile{"Interleaved1F1B", kInterleaved1F1BP4V2M8, kLoopedP4V2, 8},
-        PyTorchFile{"InterleavedZeroBubble", kInterleavedZbP4V2M8, kLoopedP4V2, 8, 0, 0, 0, 0, Scheme::InterleavedZb, 2},
-        PyTorchFile{"InterleavedZeroBubbleWithBubbles", kInterleavedZbP4V2M2, kLoopedP4V2, 2},
-        PyTorchFile{"ZbvP2", kZbvP2M4, kVP2, 4},
-        PyTorchFile{"ZbvP4", kZbvP4M8, kVP4, 8, 0, 0, 0, 0, Scheme::Zbv},
-        // Step 4 and 5 of DualPipeV give rank r 2(r+1) + (P-r-1) overlapped cells, one fewer on
-        // the last rank: 3 + 3 on two ranks, 5 + 6 + 7 + 7 on four.
-        PyTorchFile{"DualPipeVP2", kDualPipeVP2M4, kVP2, 4, 6},
-        PyTorchFile{"DualPipeVP4", kDualPipeVP4M8, kVP4, 8, 25, 0, 0, 0, Scheme::DualPipeV},
-        // Lowered files: UNSHARD and RESHARD for each of a rank's two stages; SEND and RECV in both
-        // directions over every boundary between ranks (3 boundaries looped, 2 in the V) for 4
-        // micro-batches; one REDUCE_GRAD per stage.
-        PyTorchFile{"LoweredInterleaved1F1B", kLoweredInterleaved1F1BP2, {0, 1, 0, 1}, 4, 0, 8, 48, 4},
-        PyTorchFile{"LoweredDualPipeV", kLoweredDualPipeVP2, kVP2, 4, 6, 8, 32, 4}),
+    ::testing::Values(PyTorchFile{"LoopedBfs", kLoopedBfsP4V2M8, kLoopedP4V2, 8, 0, 0, 0, 0, Scheme::LoopedBfs, 2},
+                      PyTorchFile{"Interleaved1F1B", kInterleaved1F1BP4V2M8, kLoopedP4V2, 8},
+                      PyTorchFile{"InterleavedZeroBubble", kInterleavedZbP4V2M8, kLoopedP4V2, 8, 0, 0, 0, 0,
+                                  Scheme::InterleavedZb, 2},
+                      PyTorchFile{"InterleavedZeroBubbleWithBubbles", kInterleavedZbP4V2M2, kLoopedP4V2, 2},
+                      PyTorchFile{"ZbvP2", kZbvP2M4, kVP2, 4},
+                      PyTorchFile{"ZbvP4", kZbvP4M8, kVP4, 8, 0, 0, 0, 0, Scheme::Zbv},
+                      // Step 4 and 5 of DualPipeV give rank r 2(r+1) + (P-r-1) overlapped cells, one fewer on
+                      // the last rank: 3 + 3 on two ranks, 5 + 6 + 7 + 7 on four.
+                      PyTorchFile{"DualPipeVP2", kDualPipeVP2M4, kVP2, 4, 6},
+                      PyTorchFile{"DualPipeVP4", kDualPipeVP4M8, kVP4, 8, 25, 0, 0, 0, Scheme::DualPipeV},
+                      // Lowered files: UNSHARD and RESHARD for each of a rank's two stages; SEND and RECV in both
+                      // directions over every boundary between ranks (3 boundaries looped, 2 in the V) for 4
+                      // micro-batches; one REDUCE_GRAD per stage.
+                      PyTorchFile{"LoweredInterleaved1F1B", kLoweredInterleaved1F1BP2, {0, 1, 0, 1}, 4, 0, 8, 48, 4},
+                      PyTorchFile{"LoweredDualPipeV", kLoweredDualPipeVP2, kVP2, 4, 6, 8, 32, 4}),
     [](const ::testing::TestParamInfo<PyTorchFile>& info) { return std::string(info.param.name); });
 
 TEST(PyTorchFiles, LoweredFileKeepsTheComputeOrder) {
@@ -125,7 +128,8 @@ TEST(PipeliningImportErrors, BackwardWithoutForward) {
 }
 
 TEST(PipeliningImportErrors, InputGradientWithoutForward) {
-    EXPECT_EQ(importError("0F0,0I0,0W0,0I1,0W1\n"), "line 1: stage 0 micro-batch 1 has a backward (column 4, 0I1) but no forward");
+    EXPECT_EQ(importError("0F0,0I0,0W0,0I1,0W1\n"),
+              "line 1: stage 0 micro-batch 1 has a backward (column 4, 0I1) but no forward");
 }
 
 TEST(PipeliningImportErrors, SameActionTwice) {
@@ -169,7 +173,8 @@ TEST(PipeliningImportErrors, FullAndSplitBackward) {
 }
 
 TEST(PipeliningImportErrors, ForwardWithoutBackward) {
-    EXPECT_EQ(importError("0F0,0F1,0B0\n"), "line 1: stage 0 micro-batch 1 has a forward (column 2, 0F1) but no backward");
+    EXPECT_EQ(importError("0F0,0F1,0B0\n"),
+              "line 1: stage 0 micro-batch 1 has a forward (column 2, 0F1) but no backward");
 }
 
 TEST(PipeliningImportErrors, RecomputeOutsideItsForwardAndBackward) {
@@ -185,9 +190,10 @@ TEST(PipeliningImportErrors, StagesRunDifferentMicroBatches) {
 }
 
 TEST(PipeliningImportErrors, MicroBatchesSkipANumber) {
-    EXPECT_EQ(importError("0F0,0F2,0B0,0B2\n1F0,1F2,1B0,1B2\n"),
-              "no stage runs micro-batch 1 forward, but stage 0 (line 1) runs micro-batch 2; micro-batches are numbered "
-              "0..M-1");
+    EXPECT_EQ(
+        importError("0F0,0F2,0B0,0B2\n1F0,1F2,1B0,1B2\n"),
+        "no stage runs micro-batch 1 forward, but stage 0 (line 1) runs micro-batch 2; micro-batches are numbered "
+        "0..M-1");
 }
 
 TEST(PipeliningImportErrors, NoComputations) {
@@ -282,8 +288,8 @@ INSTANTIATE_TEST_SUITE_P(Schemes, PipeliningRoundTrip,
 
 TEST(PipeliningCsvFiles, WritesAndReadsFiles) {
     const Plan plan = handMadePlan();
-    const auto path = std::filesystem::temp_directory_path() /
-                      ("mario_pipelining_csv_test_" + std::to_string(::getpid()) + ".csv");
+    const auto path =
+        std::filesystem::temp_directory_path() / ("mario_pipelining_csv_test_" + std::to_string(::getpid()) + ".csv");
     ASSERT_FALSE(writePipeliningCsv(plan, path.string(), kRefuseRecompute).ok()) << "R is refused";
     auto written = writePipeliningCsv(plan, path.string(), {.drop_recompute = true});
     ASSERT_TRUE(written.ok()) << written.error().message;

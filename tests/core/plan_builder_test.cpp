@@ -2,14 +2,14 @@
 // scheme says, and the bundled examples behave as documented.
 #include <gtest/gtest.h>
 
-#include "io/ConfigJson.h"
-#include "io/InputFile.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
-#include "schedule/Generators.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/io/ConfigJson.h"
+#include "core/io/InputFile.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/Generators.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
 
 namespace mario {
 namespace {
@@ -23,8 +23,13 @@ Config configFor(const std::string& scheme, int pp, int chunks, int global, cons
                            {"model", model},
                            {"hardware", "a100-80g"},
                            {"parallel",
-                            {{"scheme", scheme}, {"pp", pp}, {"dp", 1}, {"tp", 1}, {"chunks", chunks},
-                             {"micro_batch_size", 1}, {"global_batch_size", global}}}};
+                            {{"scheme", scheme},
+                             {"pp", pp},
+                             {"dp", 1},
+                             {"tp", 1},
+                             {"chunks", chunks},
+                             {"micro_batch_size", 1},
+                             {"global_batch_size", global}}}};
     auto config = readConfig(json, kPresets);
     EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.error().message);
     return *config;
@@ -113,10 +118,14 @@ TEST(PlanBuilder, BundledExamplesLoadAndTheFigure2ExampleTakes22) {
         ASSERT_TRUE(runPasses(input->plan, input->file_passes).ok()) << name;
         auto sim = Simulator::run(input->plan);
         ASSERT_TRUE(sim.ok());
-        if (std::string(name) == "figure2") { EXPECT_DOUBLE_EQ(sim->makespan_ms, 22.0); }
+        if (std::string(name) == "figure2") {
+            EXPECT_DOUBLE_EQ(sim->makespan_ms, 22.0);
+        }
         // With the Mario passes every example fits its configured memory limit.
         if (input->config->memory_limit_bytes) {
-            for (const auto& device : sim->devices) EXPECT_LE(device.peak_bytes, *input->config->memory_limit_bytes) << name; }
+            for (const auto& device : sim->devices)
+                EXPECT_LE(device.peak_bytes, *input->config->memory_limit_bytes) << name;
+        }
     }
 }
 

@@ -2,10 +2,10 @@
 // it would break, and compute instructions carry their own SEND/RECV along.
 #include <gtest/gtest.h>
 
-#include "schedule/PlanEdit.h"
-#include "sim/Simulator.h"
-#include "TestPlans.h"
-#include "ProgramLookup.h"
+#include "core/schedule/PlanEdit.h"
+#include "core/sim/Simulator.h"
+#include "tests/common/ProgramLookup.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -34,7 +34,8 @@ TEST(PlanEdit, MovingABackwardBeforeItsForwardIsRefusedWithTheReason) {
     const Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 2);
     auto edited = moveInstruction(plan, {0, indexOf(plan, 0, "0B1"), 0});
     ASSERT_FALSE(edited.ok());
-    EXPECT_NE(edited.error().message.find("moving 0B1 on device 0 is refused"), std::string::npos) << edited.error().message;
+    EXPECT_NE(edited.error().message.find("moving 0B1 on device 0 is refused"), std::string::npos)
+        << edited.error().message;
     EXPECT_NE(edited.error().message.find("0B1 comes before 0F1"), std::string::npos) << edited.error().message;
 }
 

@@ -4,10 +4,10 @@
 
 #include <random>
 
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "sim/Simulator.h"
-#include "TestPlans.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -68,7 +68,8 @@ TEST(PlanFuzz, HugeMicrobatchNumbersAreRefusedNotAllocated) {
     doc["devices"][0]["program"][0] = "0F2147483646";
     auto read = readPlan(doc);
     ASSERT_FALSE(read.ok());
-    EXPECT_EQ(read.error().message, "devices[0].program[0]: micro-batch 2147483646 is out of range (number micro-batches from 0)");
+    EXPECT_EQ(read.error().message,
+              "devices[0].program[0]: micro-batch 2147483646 is out of range (number micro-batches from 0)");
 }
 
 }  // namespace

@@ -7,17 +7,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "schedule/PlanEdit.h"
-#include "session/HandEdits.h"
-#include "session/PassTrace.h"
-#include "session/PreparedSchedule.h"
-#include "session/ScheduleFiles.h"
-#include "session/ScheduleFingerprint.h"
-#include "sim/Simulator.h"
-#include "ProgramLookup.h"
-#include "TestPlans.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanEdit.h"
+#include "core/session/HandEdits.h"
+#include "core/session/PassTrace.h"
+#include "core/session/PreparedSchedule.h"
+#include "core/session/ScheduleFiles.h"
+#include "core/session/ScheduleFingerprint.h"
+#include "core/sim/Simulator.h"
+#include "tests/common/ProgramLookup.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -87,9 +87,9 @@ TEST(PreparedSchedule, AHandEditIsTheMoveADropMeans) {
 
 TEST(PreparedSchedule, EditsThatNoLongerApplyAreSetAsideNotHalfApplied) {
     ScheduleInput input = figure2({});
-    input.edits.push_back({9, {Op::Forward, 0, 0}, std::nullopt});                        // no device 9
-    input.edits.push_back({1, {Op::Recompute, 1, 3}, std::nullopt});                      // no R without checkpointing
-    input.edits.push_back({0, {Op::Backward, 0, 1}, Instruction{Op::Forward, 0, 0}});   // B1 before F0: refused
+    input.edits.push_back({9, {Op::Forward, 0, 0}, std::nullopt});                     // no device 9
+    input.edits.push_back({1, {Op::Recompute, 1, 3}, std::nullopt});                   // no R without checkpointing
+    input.edits.push_back({0, {Op::Backward, 0, 1}, Instruction{Op::Forward, 0, 0}});  // B1 before F0: refused
     auto prepared = prepareSchedule(input);
     ASSERT_TRUE(prepared);
     EXPECT_EQ(prepared->skipped_edits.size(), 3u);

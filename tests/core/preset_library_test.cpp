@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/ConfigJson.h"
-#include "model/PresetLibrary.h"
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
 
 namespace mario {
 namespace {
@@ -128,12 +128,14 @@ TEST(PresetLibrary, InlineObjectsReportJsonPaths) {
     ASSERT_FALSE(missing.ok());
     EXPECT_EQ(missing.error().message, "model.heads: required");
     auto heads = PresetLibrary::parseModel(
-        nlohmann::json::parse(R"({"layers": 2, "hidden": 64, "heads": 5, "vocab": 10, "sequence_length": 8})"), "model");
+        nlohmann::json::parse(R"({"layers": 2, "hidden": 64, "heads": 5, "vocab": 10, "sequence_length": 8})"),
+        "model");
     ASSERT_FALSE(heads.ok());
     EXPECT_EQ(heads.error().message, "model.heads: 5 heads do not divide hidden size 64");
     auto fraction = PresetLibrary::parseHardware(
         nlohmann::json::parse(R"({"peak_tflops": 1, "achievable_mfu": 1.5, "memory_gb": 1, "hbm_gb_per_s": 1,
-                                  "intra_node_gb_per_s": 1, "inter_node_gb_per_s": 1})"), "hardware");
+                                  "intra_node_gb_per_s": 1, "inter_node_gb_per_s": 1})"),
+        "hardware");
     ASSERT_FALSE(fraction.ok());
     EXPECT_EQ(fraction.error().message, "hardware.achievable_mfu: expected a number in (0, 1] (got 1.5)");
 }

@@ -6,13 +6,13 @@
 #include <map>
 #include <random>
 
-#include "io/PlanJson.h"
-#include "passes/PassManager.h"
-#include "schedule/PipelineTopology.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "RandomPlans.h"
-#include "TestPlans.h"
+#include "core/io/PlanJson.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/RandomPlans.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -35,7 +35,8 @@ void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
             EXPECT_GE(timings[i].end + kEps, timings[i].start);
             previousEnd = timings[i].end;
             if (isSend(ins.op)) sendAt[{int(ins.op), ins.stage, ins.microbatch}] = timings[i].start;
-            if (isCompute(ins.op)) computeAt[{int(ins.op), ins.stage, ins.microbatch}] = {timings[i].start, timings[i].end};
+            if (isCompute(ins.op))
+                computeAt[{int(ins.op), ins.stage, ins.microbatch}] = {timings[i].start, timings[i].end};
         }
     }
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
@@ -46,7 +47,8 @@ void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
             if (isRecv(ins.op)) {
                 const bool backward = ins.op == Op::RecvBackward;
                 const int source = backward ? topology->nextStage(ins.stage) : topology->previousStage(ins.stage);
-                const double issued = sendAt.at({int(backward ? Op::SendBackward : Op::SendForward), source, ins.microbatch});
+                const double issued =
+                    sendAt.at({int(backward ? Op::SendBackward : Op::SendForward), source, ins.microbatch});
                 const double bytes = plan.stages[backward ? ins.stage : source].cost.send_bytes;
                 EXPECT_GE(timing.end + kEps, issued + plan.link.transferMs(bytes));
             }
@@ -54,10 +56,12 @@ void expectTimelineObeysTheModel(const Plan& plan, const SimResult& result) {
             if (topology->crossStageDependency(ins, dependency)) {
                 auto it = computeAt.find({int(dependency.op), dependency.stage, dependency.microbatch});
                 ASSERT_NE(it, computeAt.end());
-                EXPECT_GE(timing.start + kEps, it->second.second) << toActionString(ins) << " before " << toActionString(dependency);
+                EXPECT_GE(timing.start + kEps, it->second.second)
+                    << toActionString(ins) << " before " << toActionString(dependency);
             }
             if (ins.op == Op::Recompute) {
-                EXPECT_GE(timing.start + kEps, computeAt.at({int(Op::Forward), ins.stage, ins.microbatch}).second); }
+                EXPECT_GE(timing.start + kEps, computeAt.at({int(Op::Forward), ins.stage, ins.microbatch}).second);
+            }
         }
     }
 }
@@ -66,7 +70,9 @@ TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
     std::mt19937 rng(12345);
     for (int trial = 0; trial < 120; ++trial) {
         Plan plan = test::randomPlan(rng);
-        if (trial % 2) { ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok()); }
+        if (trial % 2) {
+            ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok());
+        }
         ASSERT_TRUE(Validator::validate(plan).ok()) << Validator::validate(plan).summary();
         auto result = Simulator::run(plan, {.record_memory_curve = true});
         ASSERT_TRUE(result.ok());
@@ -79,7 +85,8 @@ TEST(Properties, RandomPlansSimulateByTheExecutionModel) {
             EXPECT_NEAR(device.busy_ms + device.idle_ms, result->makespan_ms, 1e-9);
         }
         EXPECT_GE(result->makespan_ms + kEps, result->lower_bound_ms);
-        EXPECT_GE(result->makespan_ms + kEps, result->tight_lower_bound_ms) << "trial " << trial << " " << plan.info.scheme;
+        EXPECT_GE(result->makespan_ms + kEps, result->tight_lower_bound_ms)
+            << "trial " << trial << " " << plan.info.scheme;
         EXPECT_GE(result->tight_lower_bound_ms + kEps, result->lower_bound_ms);
         EXPECT_GE(result->recompute_hidden_ms, -kEps);
         EXPECT_LE(result->recompute_hidden_ms, result->recompute_ms + kEps);
@@ -136,7 +143,8 @@ TEST(Properties, PassesKeepPlansValidAndNeverLoseAgainstCheckpointingOrBaseMemor
         ASSERT_TRUE(sim.ok());
         EXPECT_LE(sim->makespan_ms, checkpointOnly + kEps) << "trial " << trial << " " << base.info.scheme;
         for (std::size_t d = 0; d < sim->devices.size(); ++d)
-            EXPECT_LE(sim->devices[d].peak_bytes, baseSim->devices[d].peak_bytes + 1e-6) << "trial " << trial << " device " << d;
+            EXPECT_LE(sim->devices[d].peak_bytes, baseSim->devices[d].peak_bytes + 1e-6)
+                << "trial " << trial << " device " << d;
     }
 }
 

@@ -4,11 +4,11 @@
 
 #include <random>
 
-#include "passes/PassManager.h"
-#include "passes/Passes.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/Passes.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -35,9 +35,12 @@ TEST(RelaxCheckpoint, UsesTheMemoryLimitToSkipRecomputation) {
         const auto b = Simulator::run(relaxed);
         EXPECT_LE(b->makespan_ms, a->makespan_ms) << "limit " << limit;
         EXPECT_LE(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit;
-        for (const auto& device : b->devices) EXPECT_LE(device.peak_bytes, std::max(limit, 1030.0)) << "limit " << limit;
+        for (const auto& device : b->devices)
+            EXPECT_LE(device.peak_bytes, std::max(limit, 1030.0)) << "limit " << limit;
         // With room for a second activation set some recomputation always goes.
-        if (limit >= 2050) { EXPECT_LT(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit; }
+        if (limit >= 2050) {
+            EXPECT_LT(recomputeCount(relaxed), recomputeCount(paper)) << "limit " << limit;
+        }
     }
 }
 
@@ -55,7 +58,8 @@ TEST(RelaxCheckpoint, HandWorkedDeviceProgram) {
     plan.stages[0].cost.activation_bytes = 100;
     plan.stages[0].cost.checkpoint_bytes = 10;
     plan.devices.push_back({0, {}});
-    for (const char* action : {"0F0", "0F1", "0R0", "0B0", "0R1", "0B1"}) plan.devices[0].program.push_back(*parseAction(action));
+    for (const char* action : {"0F0", "0F1", "0R0", "0B0", "0R1", "0B1"})
+        plan.devices[0].program.push_back(*parseAction(action));
     const PassReport report = relaxCheckpoint(plan, {115});
     ASSERT_EQ(report.changes.size(), 1u);
     EXPECT_EQ(toActionString(report.changes[0].instruction), "0R0");
@@ -85,7 +89,8 @@ TEST(RelaxCheckpoint, NeverSlowerAndWithinTheLimitOnRandomPlans) {
             // paper's passes is left as it was) and never above the base schedule.
             const double allowed = std::max(*base.info.memory_limit_bytes, a->devices[d].peak_bytes);
             EXPECT_LE(b->devices[d].peak_bytes, allowed + 1e-6) << "trial " << trial << " device " << d;
-            EXPECT_LE(b->devices[d].peak_bytes, c->devices[d].peak_bytes + 1e-6) << "trial " << trial << " device " << d;
+            EXPECT_LE(b->devices[d].peak_bytes, c->devices[d].peak_bytes + 1e-6)
+                << "trial " << trial << " device " << d;
         }
     }
 }

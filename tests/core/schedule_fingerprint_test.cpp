@@ -7,9 +7,9 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "io/PlanJson.h"
-#include "session/ScheduleFingerprint.h"
-#include "TestPlans.h"
+#include "core/io/PlanJson.h"
+#include "core/session/ScheduleFingerprint.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -42,7 +42,8 @@ Plan planWithEveryField() {
 }
 
 // Calls `visit` with a copy of `document` in which one leaf was changed, for every leaf.
-void forEachLeafChange(const nlohmann::json& document, const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
+void forEachLeafChange(const nlohmann::json& document,
+                       const std::function<void(const nlohmann::json&, const std::string&)>& visit) {
     const nlohmann::json flat = document.flatten();
     for (const auto& [pointer, value] : flat.items()) {
         nlohmann::json changed = flat;

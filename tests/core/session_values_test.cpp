@@ -2,9 +2,9 @@
 // simulation error. Each is checked on hand-made inputs whose answer is plain.
 #include <gtest/gtest.h>
 
-#include "session/Fidelity.h"
-#include "sim/MemoryFit.h"
-#include "tune/TuneVerdict.h"
+#include "core/session/Fidelity.h"
+#include "core/sim/MemoryFit.h"
+#include "core/tune/TuneVerdict.h"
 
 namespace mario {
 namespace {
@@ -46,13 +46,16 @@ TEST(TuneVerdict, SaysTheSpeedupOverTheBestWithoutCheckpointing) {
     r.best = 0;
     r.best_without_checkpointing = 1;
     r.speedup_over_no_checkpointing = 1.4249;
-    EXPECT_EQ(tuneVerdict(r), "best: " + r.outcomes[0].candidate.label() + " — 1.42× the best configuration without "
-                              "checkpointing (" + r.outcomes[1].candidate.label() + ")");
+    EXPECT_EQ(tuneVerdict(r), "best: " + r.outcomes[0].candidate.label() +
+                                  " — 1.42× the best configuration without "
+                                  "checkpointing (" +
+                                  r.outcomes[1].candidate.label() + ")");
     r.best_without_checkpointing.reset();
-    EXPECT_EQ(tuneVerdict(r), "best: " + r.outcomes[0].candidate.label() + " — no configuration without checkpointing fits");
-    r.best = 1;
     EXPECT_EQ(tuneVerdict(r),
-              "best: " + r.outcomes[1].candidate.label() + " — without checkpointing: memory is not the bottleneck here");
+              "best: " + r.outcomes[0].candidate.label() + " — no configuration without checkpointing fits");
+    r.best = 1;
+    EXPECT_EQ(tuneVerdict(r), "best: " + r.outcomes[1].candidate.label() +
+                                  " — without checkpointing: memory is not the bottleneck here");
 }
 
 TEST(TuneVerdict, WithoutAWinnerItSaysWhyNothingFits) {

@@ -1,10 +1,10 @@
 // The pass stepper's captions on Figure 2, checked against the hand-worked schedule.
 #include <gtest/gtest.h>
 
-#include "passes/PassManager.h"
-#include "passes/StepCaption.h"
-#include "sim/Simulator.h"
-#include "TestPlans.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/StepCaption.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {

@@ -8,12 +8,12 @@
 #include <mutex>
 #include <thread>
 
-#include "io/ConfigJson.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
-#include "schedule/PlanBuilder.h"
-#include "sim/Simulator.h"
-#include "tune/Tuner.h"
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "core/tune/Tuner.h"
 
 namespace mario {
 namespace {
@@ -21,11 +21,12 @@ namespace {
 const PresetLibrary kPresets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
 
 Config baseConfig(const std::string& model, const std::string& hardware, int globalBatch) {
-    nlohmann::json json = {{"format", "mario-config"},
-                           {"version", 1},
-                           {"model", model},
-                           {"hardware", hardware},
-                           {"parallel", {{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", globalBatch}}}};
+    nlohmann::json json = {
+        {"format", "mario-config"},
+        {"version", 1},
+        {"model", model},
+        {"hardware", hardware},
+        {"parallel", {{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", globalBatch}}}};
     auto config = readConfig(json, kPresets);
     EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.error().message);
     return *config;
@@ -54,14 +55,17 @@ std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const
             EXPECT_TRUE(runPasses(*plan, *parsePassList("all,bound-w,hide"),
                                   {.prepose_simulations = options.prepose_simulations,
                                    .hide_simulations = options.prepose_simulations})
-                            .ok()); }
+                            .ok());
+        }
         auto sim = Simulator::run(*plan);
         double peak = 0;
         for (const auto& d : sim->devices) peak = std::max(peak, d.peak_bytes);
         if (peak > *config.memory_limit_bytes) continue;
-        feasible.push_back({c.label(), sim->samples_per_s * std::pow(options.dp_efficiency_per_doubling, std::log2(c.dp))});
+        feasible.push_back(
+            {c.label(), sim->samples_per_s * std::pow(options.dp_efficiency_per_doubling, std::log2(c.dp))});
     }
-    std::stable_sort(feasible.begin(), feasible.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(feasible.begin(), feasible.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     return feasible;
 }
 
@@ -179,7 +183,8 @@ TEST(Tuner, BadOptionsAreRefusedWithAReason) {
     const Config base = baseConfig("gpt3-1.6b", "a100-40g", 16);
     TuneOptions options;
     options.devices = 1;
-    EXPECT_EQ(Tuner::checkOptions(base, options).error().message, "--devices: the tuner searches 2 to 65536 devices, got 1");
+    EXPECT_EQ(Tuner::checkOptions(base, options).error().message,
+              "--devices: the tuner searches 2 to 65536 devices, got 1");
     options.devices = 8;
     options.memory_limit_bytes = -1;
     EXPECT_FALSE(Tuner::checkOptions(base, options).ok());
@@ -203,11 +208,15 @@ TEST(Tuner, MarioWinsWhenMemoryIsTight) {
     auto result = Tuner::run(base, options);
     ASSERT_TRUE(result.ok());
     ASSERT_TRUE(result->best.has_value());
-    EXPECT_TRUE(result->outcomes[*result->best].candidate.checkpoint) << result->outcomes[*result->best].candidate.label();
-    if (result->best_without_checkpointing) { EXPECT_GT(result->speedup_over_no_checkpointing, 1.0); }
+    EXPECT_TRUE(result->outcomes[*result->best].candidate.checkpoint)
+        << result->outcomes[*result->best].candidate.label();
+    if (result->best_without_checkpointing) {
+        EXPECT_GT(result->speedup_over_no_checkpointing, 1.0);
+    }
     // The Pareto front rises in throughput as memory grows.
     for (std::size_t k = 1; k < result->pareto.size(); ++k) {
-        EXPECT_GT(result->outcomes[result->pareto[k]].samples_per_s, result->outcomes[result->pareto[k - 1]].samples_per_s);
+        EXPECT_GT(result->outcomes[result->pareto[k]].samples_per_s,
+                  result->outcomes[result->pareto[k - 1]].samples_per_s);
         EXPECT_GE(result->outcomes[result->pareto[k]].peak_bytes, result->outcomes[result->pareto[k - 1]].peak_bytes);
     }
 }

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <fstream>
 
-#include "io/PlanJson.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
-#include "TestPlans.h"
+#include "core/io/PlanJson.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -25,8 +25,8 @@ void erase(Plan& plan, int device, const std::string& action) {
 }
 
 TEST(ActionStrings, RoundTripEveryKind) {
-    for (const char* text : {"0F0", "12B7", "3R2", "1I0", "1W0", "0SEND_F4", "1RECV_F4", "2SEND_B9", "1RECV_B9",
-                             "5REDUCE_GRAD", "5OPT"}) {
+    for (const char* text :
+         {"0F0", "12B7", "3R2", "1I0", "1W0", "0SEND_F4", "1RECV_F4", "2SEND_B9", "1RECV_B9", "5REDUCE_GRAD", "5OPT"}) {
         auto parsed = parseAction(text);
         ASSERT_TRUE(parsed.ok()) << text;
         EXPECT_EQ(toActionString(*parsed), text);
@@ -42,7 +42,8 @@ TEST(Validator, GeneratedPlansOfEverySchemeAreValid) {
     for (auto [scheme, chunks] : {std::pair{Scheme::GPipe, 1}, std::pair{Scheme::OneFOneB, 1},
                                   std::pair{Scheme::Interleaved, 2}, std::pair{Scheme::Chimera, 1}}) {
         const Plan plan = test::unitPlan(scheme, 4, 8, chunks);
-        EXPECT_TRUE(Validator::validate(plan).ok()) << schemeName(scheme) << ": " << Validator::validate(plan).summary();
+        EXPECT_TRUE(Validator::validate(plan).ok())
+            << schemeName(scheme) << ": " << Validator::validate(plan).summary();
     }
 }
 
@@ -77,7 +78,8 @@ TEST(Validator, InstructionOnTheWrongDeviceIsRefused) {
     programOf(plan, 0).push_back(*parseAction("1OPT"));
     const ValidationReport report = Validator::validate(plan);
     ASSERT_FALSE(report.ok());
-    EXPECT_NE(report.summary().find("belongs to stage 1 on device 1, not device 0"), std::string::npos) << report.summary();
+    EXPECT_NE(report.summary().find("belongs to stage 1 on device 1, not device 0"), std::string::npos)
+        << report.summary();
 }
 
 TEST(Validator, MissingBackwardIsReported) {
@@ -86,9 +88,9 @@ TEST(Validator, MissingBackwardIsReported) {
     erase(plan, 1, "1SEND_B1");
     erase(plan, 0, "0RECV_B1");
     const auto issues = Validator::validate(plan).issues;
-    EXPECT_TRUE(std::any_of(issues.begin(), issues.end(),
-                            [](const PlanIssue& issue) { return issue.message == "1B1 is missing on device 1"; }))
-        << Validator::validate(plan).summary();
+    EXPECT_TRUE(std::any_of(issues.begin(), issues.end(), [](const PlanIssue& issue) {
+        return issue.message == "1B1 is missing on device 1";
+    })) << Validator::validate(plan).summary();
 }
 
 TEST(Validator, HandMadeDeadlockNamesEachBlockedDeviceAndWhatItWaitsFor) {
@@ -116,7 +118,8 @@ TEST(Validator, OptimizerStepMustFollowEveryBackwardOfItsStage) {
     program.insert(program.begin(), optimizer);
     const ValidationReport report = Validator::validate(plan);
     ASSERT_FALSE(report.ok());
-    EXPECT_EQ(report.issues.front().text(), "devices[1].program[0]: \"1OPT\" comes before 1B1, a backward of its stage");
+    EXPECT_EQ(report.issues.front().text(),
+              "devices[1].program[0]: \"1OPT\" comes before 1B1, a backward of its stage");
 }
 
 TEST(PlanFiles, UnknownInstructionNamesItsJsonPath) {

@@ -4,7 +4,7 @@
 // only differences are summation order: far below 1e-9).
 #include <gtest/gtest.h>
 
-#include "Executor.h"
+#include "executor/Executor.h"
 
 namespace mario::test {
 
@@ -21,7 +21,8 @@ inline mario::exec::ExecutorOptions referenceOptions() {
 inline void expectMatchesReference(const mario::exec::RunReport& report) {
     ASSERT_TRUE(report.reference_loss.has_value());
     EXPECT_NEAR(report.loss, *report.reference_loss, 1e-9);
-    EXPECT_TRUE(report.grads_match) << "first mismatch: " << (report.mismatched.empty() ? "" : report.mismatched.front());
+    EXPECT_TRUE(report.grads_match) << "first mismatch: "
+                                    << (report.mismatched.empty() ? "" : report.mismatched.front());
     EXPECT_LT(report.max_grad_rel_diff, 1e-9);
 }
 

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "Frame.h"
+#include "executor/dist/Frame.h"
 
 namespace {
 

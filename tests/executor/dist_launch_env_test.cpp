@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "LaunchEnv.h"
+#include "executor/dist/LaunchEnv.h"
 
 namespace {
 
@@ -26,7 +26,8 @@ std::function<const char*(const char*)> envOf(Vars vars) {
 }
 
 Vars fourRanks() {
-    return {{"WORLD_SIZE", "4"}, {"RANK", "2"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+    return {
+        {"WORLD_SIZE", "4"}, {"RANK", "2"}, {"LOCAL_RANK", "1"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
 }
 
 LaunchEnv readOk(const Vars& vars) {
@@ -119,15 +120,11 @@ TEST(DistLaunchEnv, EveryErrorIsOneLineNamingTheVariable) {
     };
     for (const Case& c : cases) {
         Vars vars = fourRanks();
-        if (c.value.empty())
-            vars.erase(c.variable);
-        else
-            vars[c.variable] = c.value;
+        if (c.value.empty()) vars.erase(c.variable);
+        else vars[c.variable] = c.value;
         const std::string message = readError(vars);
-        if (c.exact)
-            EXPECT_EQ(message, c.expected) << c.variable << "=" << c.value;
-        else
-            EXPECT_NE(message.find(c.expected), std::string::npos) << message;
+        if (c.exact) EXPECT_EQ(message, c.expected) << c.variable << "=" << c.value;
+        else EXPECT_NE(message.find(c.expected), std::string::npos) << message;
         EXPECT_NE(message.find(c.variable), std::string::npos) << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }

@@ -5,13 +5,13 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "RankLayout.h"
+#include "executor/dist/RankLayout.h"
 
 namespace {
 
 using mario::dist::placeOf;
-using mario::dist::RankPlace;
 using mario::dist::rankOf;
+using mario::dist::RankPlace;
 
 TEST(DistRankLayout, EveryRankOfTp2Dp3Pp4RoundTripsToADistinctPlace) {
     const int tp = 2, dp = 3, pp = 4;

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "Socket.h"
-#include "TcpMesh.h"
+#include "executor/dist/Socket.h"
+#include "executor/dist/TcpMesh.h"
 
 namespace {
 
@@ -92,10 +92,8 @@ TEST(DistRendezvous, AStrangerAtTheRendezvousPortIsIgnored) {
     std::string zeroError;
     std::thread rank0([&] {
         auto mesh = TcpMesh::connect(localEnv(0, 2, port), 5.0);
-        if (mesh.ok())
-            zero = std::move(mesh.value());
-        else
-            zeroError = mesh.error().message;
+        if (mesh.ok()) zero = std::move(mesh.value());
+        else zeroError = mesh.error().message;
     });
     // A client that connects and hangs up without registering (a port probe), then a real rank.
     const auto deadline = mario::dist::deadlineAfter(5.0);

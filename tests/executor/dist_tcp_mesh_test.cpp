@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "Socket.h"
-#include "TcpMesh.h"
+#include "executor/dist/Socket.h"
+#include "executor/dist/TcpMesh.h"
 
 namespace {
 
@@ -42,10 +42,8 @@ Meshes connectWorld(int world) {
     for (int r = 0; r < world; ++r)
         threads.emplace_back([&, r] {
             auto mesh = TcpMesh::connect(localEnv(r, world, port), 5.0);
-            if (mesh.ok())
-                meshes[static_cast<std::size_t>(r)] = std::move(mesh.value());
-            else
-                ADD_FAILURE() << mesh.error().message;
+            if (mesh.ok()) meshes[static_cast<std::size_t>(r)] = std::move(mesh.value());
+            else ADD_FAILURE() << mesh.error().message;
         });
     for (auto& t : threads) t.join();
     return meshes;
@@ -161,7 +159,8 @@ TEST(DistTcpMesh, BroadcastGatherAndBarrierRepeatedly) {
             ASSERT_TRUE(all.ok()) << all.error().message;
             if (me == root) {
                 ASSERT_EQ(all->size(), 4u);
-                for (int r = 0; r < 4; ++r) EXPECT_EQ(text((*all)[static_cast<std::size_t>(r)]), "r" + std::to_string(r));
+                for (int r = 0; r < 4; ++r)
+                    EXPECT_EQ(text((*all)[static_cast<std::size_t>(r)]), "r" + std::to_string(r));
             } else {
                 EXPECT_TRUE(all->empty());
             }
@@ -235,8 +234,7 @@ TEST(DistTcpMesh, APeerThatGoesAwayFailsAWaitingReceiveAtOnce) {
     auto passed = world[0]->barrier(30.0);
     EXPECT_LT(secondsSince(start), 2.0);
     ASSERT_FALSE(passed.ok());
-    EXPECT_NE(passed.error().message.find("rank 1 closed its connection"), std::string::npos)
-        << passed.error().message;
+    EXPECT_NE(passed.error().message.find("rank 1 closed its connection"), std::string::npos) << passed.error().message;
 }
 
 TEST(DistTcpMesh, AbortWakesEveryWaiterWithItsReason) {

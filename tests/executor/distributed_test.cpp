@@ -11,11 +11,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "Executor.h"
-#include "MultiProcess.h"
-#include "UnitPlans.h"
-#include "io/PlanJson.h"
-#include "util/ExitCode.h"
+#include "core/io/PlanJson.h"
+#include "core/util/ExitCode.h"
+#include "executor/Executor.h"
+#include "tests/common/UnitPlans.h"
+#include "tests/executor/MultiProcess.h"
 
 namespace {
 

@@ -9,24 +9,24 @@
 #include <fstream>
 #include <map>
 #include <sstream>
-#include <tuple>
 #include <string>
+#include <sys/wait.h>
+#include <tuple>
 #include <variant>
 #include <vector>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
-#include "Backend.h"
-#include "ReferenceChecks.h"
-#include "RunCli.h"
-#include "Executor.h"
-#include "io/LiveEvents.h"
-#include "UnitPlans.h"
-#include "schedule/PipelineTopology.h"
-#include "sim/ProgramMemory.h"
-#include "io/PlanJson.h"
-#include "util/ExitCode.h"
+#include "core/io/LiveEvents.h"
+#include "core/io/PlanJson.h"
+#include "core/schedule/PipelineTopology.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/util/ExitCode.h"
+#include "executor/Backend.h"
+#include "executor/Executor.h"
+#include "tests/common/UnitPlans.h"
+#include "tests/executor/ReferenceChecks.h"
+#include "tests/executor/RunCli.h"
 
 namespace {
 
@@ -41,8 +41,9 @@ struct Case {
 };
 
 mario::Plan makePlan(const Case& c) {
-    auto plan = c.passes ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks, c.passList)
-                         : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
+    auto plan = c.passes
+                    ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks, c.passList)
+                    : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
     EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
     return std::move(plan).value();
 }
@@ -63,7 +64,8 @@ TEST_P(ReferenceEquality, LossAndEveryGradientMatchTheSingleDeviceRun) {
 TEST_P(ReferenceEquality, LiveActivationsPeakWhereTheSimulatorSays) {
     // Unit plans have no static bytes, so the program peak is the activation peak.
     const mario::Plan plan = makePlan(GetParam());
-    const mario::exec::ExecutorOptions defaults;  // named: GCC 12 misreads a braced temporary here (-Wmaybe-uninitialized)
+    const mario::exec::ExecutorOptions
+        defaults;  // named: GCC 12 misreads a braced temporary here (-Wmaybe-uninitialized)
     auto report = mario::exec::runPlan(plan, defaults);
     ASSERT_TRUE(report.ok()) << report.error().message;
     ASSERT_EQ(report->peak_activation_bytes.size(), plan.devices.size());
@@ -118,9 +120,11 @@ TEST(Executor, HidePlansReallyMoveAndDropRecomputations) {
     // Guard for the hide cases above: hide changed the programs the executor runs.
     for (auto [scheme, chunks] : {std::pair{Scheme::OneFOneB, 1}, std::pair{Scheme::Chimera, 1}}) {
         const mario::Plan four = makePlan({"x", scheme, 4, scheme == Scheme::OneFOneB ? 8 : 4, chunks, true});
-        const mario::Plan hidden = makePlan({"x", scheme, 4, scheme == Scheme::OneFOneB ? 8 : 4, chunks, true, "all,hide"});
+        const mario::Plan hidden =
+            makePlan({"x", scheme, 4, scheme == Scheme::OneFOneB ? 8 : 4, chunks, true, "all,hide"});
         bool differs = false;
-        for (std::size_t d = 0; d < four.devices.size(); ++d) differs |= four.devices[d].program != hidden.devices[d].program;
+        for (std::size_t d = 0; d < four.devices.size(); ++d)
+            differs |= four.devices[d].program != hidden.devices[d].program;
         EXPECT_TRUE(differs) << mario::schemeName(scheme);
     }
 }
@@ -268,7 +272,6 @@ TEST(Executor, MissingSendEndsWithAnErrorNamingTheReceive) {
         << message;
     EXPECT_LT(seconds, 10);
 }
-
 
 TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
     const auto path = std::filesystem::temp_directory_path() / "mario_executor_malformed.mario.json";

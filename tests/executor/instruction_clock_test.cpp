@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "InstructionClock.h"
+#include "executor/InstructionClock.h"
 
 namespace {
 
@@ -27,8 +27,8 @@ TEST(InstructionClock, CpuMarksAreSteadyClockMicrosecondsSinceTheOrigin) {
     const double t1 = clock.microseconds(first), t2 = clock.microseconds(second);
     EXPECT_GE(t1, lo);
     EXPECT_LE(t2, hi);
-    EXPECT_GE(t1, 5000.0);           // the origin lies 5 ms before the first mark
-    EXPECT_GE(t2 - t1, 3000.0);      // the sleep between the marks
+    EXPECT_GE(t1, 5000.0);       // the origin lies 5 ms before the first mark
+    EXPECT_GE(t2 - t1, 3000.0);  // the sleep between the marks
 }
 
 TEST(InstructionClock, ReleasedMarksAreRefusedAndLaterOnesKeepTheirTimes) {

@@ -1,10 +1,10 @@
 // The order NCCL receives must follow: every cross-device message in its sender's program order.
 #include <gtest/gtest.h>
 
-#include "LinkBook.h"
-#include "LinkOrder.h"
-#include "UnitPlans.h"
-#include "schedule/PipelineTopology.h"
+#include "core/schedule/PipelineTopology.h"
+#include "executor/LinkBook.h"
+#include "executor/LinkOrder.h"
+#include "tests/common/UnitPlans.h"
 
 namespace {
 

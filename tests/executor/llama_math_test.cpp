@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "GptModel.h"
+#include "executor/GptModel.h"
 
 namespace {
 
@@ -92,8 +92,8 @@ TEST(LlamaMath, ModelHasLlamasParametersAndNoOthers) {
     for (const auto& [name, p] : params) names.insert(name);
     std::set<std::string> want = {"embed.tok", "final.norm.w", "head.w"};
     for (const std::string b : {"block0.", "block1."})
-        for (const char* n : {"attn_norm.w", "attn.wq", "attn.wk", "attn.wv", "attn.wo", "mlp_norm.w", "mlp.w1",
-                              "mlp.w2", "mlp.w3"})
+        for (const char* n :
+             {"attn_norm.w", "attn.wq", "attn.wk", "attn.wv", "attn.wo", "mlp_norm.w", "mlp.w1", "mlp.w2", "mlp.w3"})
             want.insert(b + n);
     EXPECT_EQ(names, want);
     EXPECT_EQ(params.at("block1.mlp.w1").sizes(), (std::vector<int64_t>{48, 16}));  // int(2/3·64) = 42 -> 48

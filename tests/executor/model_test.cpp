@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "ReferenceChecks.h"
-#include "Executor.h"
-#include "ModelSpec.h"
-#include "TokenFile.h"
-#include "UnitPlans.h"
+#include "executor/Executor.h"
+#include "executor/ModelSpec.h"
+#include "executor/TokenFile.h"
+#include "tests/common/UnitPlans.h"
+#include "tests/executor/ReferenceChecks.h"
 
 namespace {
 
@@ -105,10 +105,10 @@ TEST(ModelSpecFlavor, LlamaNeedsAnEvenHeadSize) {
 
 TEST(ModelSpecFlavor, LlamaFfnSizeFollowsLlamasRule) {
     // int(2/3 · 4h), rounded up to a multiple of 8.
-    EXPECT_EQ(mario::exec::llamaFfnSize(32), 88);      // 85.33 -> 85 -> 88
-    EXPECT_EQ(mario::exec::llamaFfnSize(24), 64);      // exactly 64
-    EXPECT_EQ(mario::exec::llamaFfnSize(4096), 10928); // 10922.67 -> 10922 -> 10928
-    EXPECT_EQ(mario::exec::llamaFfnSize(1), 8);        // 2.67 -> 2 -> 8
+    EXPECT_EQ(mario::exec::llamaFfnSize(32), 88);       // 85.33 -> 85 -> 88
+    EXPECT_EQ(mario::exec::llamaFfnSize(24), 64);       // exactly 64
+    EXPECT_EQ(mario::exec::llamaFfnSize(4096), 10928);  // 10922.67 -> 10922 -> 10928
+    EXPECT_EQ(mario::exec::llamaFfnSize(1), 8);         // 2.67 -> 2 -> 8
 }
 
 // ---- The llama model under pipeline plans ------------------------------------------------------

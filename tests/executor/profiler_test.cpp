@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RunCli.h"
-#include "Profiler.h"
-#include "cost/ProfileCostModel.h"
+#include "core/cost/ProfileCostModel.h"
+#include "executor/Profiler.h"
+#include "tests/executor/RunCli.h"
 
 TEST(Profiler, FitLineRecoversALine) {
     auto f = mario::exec::fitLine({1, 2, 3, 4}, {3, 5, 7, 9});

@@ -19,14 +19,14 @@
 #include <string>
 #include <vector>
 
-#include "ReferenceChecks.h"
-#include "Executor.h"
-#include "UnitPlans.h"
-#include "schedule/CheckpointedForwards.h"
-#include "schedule/PlanEdit.h"
-#include "sim/ProgramMemory.h"
-#include "sim/Simulator.h"
-#include "sim/Validator.h"
+#include "core/schedule/CheckpointedForwards.h"
+#include "core/schedule/PlanEdit.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "executor/Executor.h"
+#include "tests/common/UnitPlans.h"
+#include "tests/executor/ReferenceChecks.h"
 
 namespace {
 
@@ -46,8 +46,8 @@ struct ReorderCase {
 
 std::string caseText(const ReorderCase& c) {
     return std::string(c.name) + " (" + std::to_string(c.devices) + " devices x " + std::to_string(c.microbatches) +
-           " micro-batches x " + std::to_string(c.chunks) + " chunks" + (c.passes ? ", all passes" : "") +
-           "), seed " + std::to_string(c.seed);
+           " micro-batches x " + std::to_string(c.chunks) + " chunks" + (c.passes ? ", all passes" : "") + "), seed " +
+           std::to_string(c.seed);
 }
 
 Plan makeBasePlan(const ReorderCase& c) {
@@ -104,18 +104,18 @@ Verdict judge(const Plan& plan, std::string& why) {
 
 struct ReorderLog {
     int attempts = 0;
-    int noops = 0;               // dropped onto itself
+    int noops = 0;  // dropped onto itself
     int accepted = 0;
-    int refused_structure = 0;   // a dependency broken (B before F, RECV after its use, ...)
-    int refused_deadlock = 0;    // structurally fine, but the simulator deadlocks
-    int moved_recomputes = 0;    // accepted moves of an R
-    int moved_checkpointed = 0;  // accepted moves of a checkpointed F (one that has an R)
+    int refused_structure = 0;         // a dependency broken (B before F, RECV after its use, ...)
+    int refused_deadlock = 0;          // structurally fine, but the simulator deadlocks
+    int moved_recomputes = 0;          // accepted moves of an R
+    int moved_checkpointed = 0;        // accepted moves of a checkpointed F (one that has an R)
     std::vector<std::string> applied;  // "device D: X from i to before j (now at k)"
     std::string text() const {
         std::ostringstream out;
-        out << attempts << " attempts, " << accepted << " accepted, " << refused_structure
-            << " refused (structure), " << refused_deadlock << " refused (deadlock), " << noops << " no-ops, "
-            << moved_recomputes << " R and " << moved_checkpointed << " checkpointed F moved";
+        out << attempts << " attempts, " << accepted << " accepted, " << refused_structure << " refused (structure), "
+            << refused_deadlock << " refused (deadlock), " << noops << " no-ops, " << moved_recomputes << " R and "
+            << moved_checkpointed << " checkpointed F moved";
         out << "; applied moves:";
         if (applied.empty()) out << " none";
         for (const auto& m : applied) out << "\n  " << m;
@@ -149,9 +149,8 @@ Plan reorder(Plan plan, std::uint32_t seed, int attempts, ReorderLog& log) {
             ++log.noops;
             continue;
         }
-        const std::string moveText = "device " + std::to_string(device) + ": " +
-                                     mario::toActionString(program[from]) + " from " + std::to_string(from) +
-                                     " to before " + std::to_string(before);
+        const std::string moveText = "device " + std::to_string(device) + ": " + mario::toActionString(program[from]) +
+                                     " from " + std::to_string(from) + " to before " + std::to_string(before);
 
         Plan candidate = plan;
         candidate.devices[device].program = rawMove(program, from, before);
@@ -164,7 +163,8 @@ Plan reorder(Plan plan, std::uint32_t seed, int attempts, ReorderLog& log) {
             EXPECT_FALSE(edited.ok()) << "seed " << seed << ": moveInstruction accepted " << moveText
                                       << ", which the validator/simulator reject: " << why;
             if (verdict == Verdict::Deadlock && !edited.ok()) {
-                EXPECT_NE(edited.error().message.find("refused"), std::string::npos) << edited.error().message; }
+                EXPECT_NE(edited.error().message.find("refused"), std::string::npos) << edited.error().message;
+            }
             continue;
         }
         EXPECT_TRUE(edited.ok()) << "seed " << seed << ": moveInstruction refused " << moveText

@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
-#include "io/ConfigJson.h"
-#include "model/PresetLibrary.h"
-#include "passes/PassManager.h"
-#include "UnitPlans.h"
-#include "sim/Simulator.h"
-#include "Timeline.h"
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/sim/Simulator.h"
+#include "tests/common/UnitPlans.h"
+#include "views/Timeline.h"
 
 namespace mario::viewtest {
 
@@ -40,8 +40,8 @@ inline void applyPasses(Plan& plan, const char* passes) {
 inline Plan chimeraExample(int devices, int microbatches) {
     auto presets = PresetLibrary::locate();
     if (!presets) qFatal("presets: %s", presets.error().message.c_str());
-    auto config = readConfigFile(std::string(MARIO_TEST_SOURCE_DIR) + "/resources/examples/gpt3-13b-chimera.config.json",
-                                 *presets);
+    auto config = readConfigFile(
+        std::string(MARIO_TEST_SOURCE_DIR) + "/resources/examples/gpt3-13b-chimera.config.json", *presets);
     if (!config) qFatal("config: %s", config.error().message.c_str());
     config->parallel.pp = devices;
     config->parallel.global_batch_size = microbatches * config->parallel.micro_batch_size * config->parallel.dp;
@@ -55,8 +55,8 @@ inline Plan chimeraExample(int devices, int microbatches) {
 // small idle gap after every fourth box (so bubbles exist). Durations vary deterministically.
 inline views::Timeline syntheticTimeline(int lanes, int perLane) {
     using views::BoxKind;
-    constexpr BoxKind kinds[] = {BoxKind::Forward, BoxKind::CheckpointedForward, BoxKind::Recompute,
-                                 BoxKind::Backward, BoxKind::Wait};
+    constexpr BoxKind kinds[] = {BoxKind::Forward, BoxKind::CheckpointedForward, BoxKind::Recompute, BoxKind::Backward,
+                                 BoxKind::Wait};
     views::Timeline timeline;
     timeline.lanes.resize(static_cast<std::size_t>(lanes));
     for (int l = 0; l < lanes; ++l) {

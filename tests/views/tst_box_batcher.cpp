@@ -2,8 +2,8 @@
 // lanes × pixel width, while wide boxes are drawn one rect each and gaps stay visible.
 #include <QtTest>
 
-#include "BoxBatcher.h"
-#include "ViewTestPlans.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/BoxBatcher.h"
 
 using namespace mario::views;
 

@@ -5,11 +5,11 @@
 #include <memory>
 #include <qcustomplot.h>
 
-#include "GanttPlottable.h"
-#include "GanttView.h"
-#include "PlotStyle.h"
-#include "SwatchLegendItem.h"
-#include "ViewTestPlans.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/GanttPlottable.h"
+#include "views/GanttView.h"
+#include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
 
 using namespace mario;
 using namespace mario::views;
@@ -34,7 +34,8 @@ std::unique_ptr<GanttView> showView(Timeline timeline, QSize size = {1000, 420})
 
 // Widget pixel of (time, lane), computed from the axes alone.
 QPoint pixelOf(const GanttView& view, double time, double lane) {
-    const QPoint plotPos(qRound(view.plot()->xAxis->coordToPixel(time)), qRound(view.plot()->yAxis->coordToPixel(lane)));
+    const QPoint plotPos(qRound(view.plot()->xAxis->coordToPixel(time)),
+                         qRound(view.plot()->yAxis->coordToPixel(lane)));
     return view.plot()->mapTo(&view, plotPos);
 }
 
@@ -205,7 +206,7 @@ void GanttViewTest::wheelZoomsTimeOnly() {
                       Qt::NoScrollPhase, false);
     QApplication::sendEvent(plot, &wheel);
     const QCPRange after = plot->xAxis->range();
-    QVERIFY(after.size() < 0.95 * before.size());                             // zoomed in
+    QVERIFY(after.size() < 0.95 * before.size());                                                   // zoomed in
     QVERIFY(std::abs(plot->xAxis->pixelToCoord(pos.x()) - keyUnderCursor) < 1e-6 * before.size());  // about the cursor
     QCOMPARE(plot->yAxis->range().lower, yBefore.lower);
     QCOMPARE(plot->yAxis->range().upper, yBefore.upper);

@@ -4,9 +4,9 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include "MemoryChart.h"
-#include "MemoryThinning.h"
-#include "ViewTestPlans.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/MemoryChart.h"
+#include "views/MemoryThinning.h"
 
 using namespace mario;
 using namespace mario::views;

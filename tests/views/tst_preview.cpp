@@ -6,10 +6,10 @@
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include "GanttView.h"
-#include "MemoryChart.h"
-#include "PlotStyle.h"
-#include "ViewTestPlans.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/GanttView.h"
+#include "views/MemoryChart.h"
+#include "views/PlotStyle.h"
 
 using namespace mario;
 using namespace mario::views;

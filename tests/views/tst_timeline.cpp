@@ -2,8 +2,8 @@
 #include <QSet>
 #include <QtTest>
 
-#include "ViewTestPlans.h"
-#include "Timeline.h"
+#include "tests/views/ViewTestPlans.h"
+#include "views/Timeline.h"
 
 using namespace mario;
 using namespace mario::views;
