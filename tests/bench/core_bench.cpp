@@ -10,6 +10,8 @@
 #include "core/model/PresetLibrary.h"
 #include "core/passes/PassManager.h"
 #include "core/schedule/PlanBuilder.h"
+#include "core/session/PreparedSchedule.h"
+#include "core/session/ScheduleFingerprint.h"
 #include "core/sim/Simulator.h"
 #include "core/tune/Tuner.h"
 
@@ -50,6 +52,27 @@ void simulateGpt3ChimeraWithMemoryCurve(benchmark::State& state) {
     }
 }
 BENCHMARK(simulateGpt3ChimeraWithMemoryCurve)->Unit(benchmark::kMicrosecond);
+
+// The window's result cache looks a state up by its fingerprint on the GUI thread at every
+// change (pass toggle, undo): it must stay far below a frame. Beside it, the whole computation
+// the cache saves (prepareSchedule with the base and memory curves, as the window asks).
+void fingerprintGpt3Chimera(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    const ScheduleInput schedule{input.config, input.plan, kAll, {}};
+    for (auto _ : state) benchmark::DoNotOptimize(scheduleFingerprint(schedule));
+    state.counters["instructions"] = static_cast<double>(input.plan.instructionCount());
+}
+BENCHMARK(fingerprintGpt3Chimera)->Unit(benchmark::kMicrosecond);
+
+void prepareGpt3ChimeraForTheWindow(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    const ScheduleInput schedule{input.config, input.plan, kAll, {}};
+    PrepareOptions options;
+    options.simulate_base = true;
+    options.record_memory_curve = true;
+    for (auto _ : state) benchmark::DoNotOptimize(prepareSchedule(schedule, options));
+}
+BENCHMARK(prepareGpt3ChimeraForTheWindow)->Unit(benchmark::kMillisecond);
 
 void generateGpt3Chimera(benchmark::State& state) {
     const InputFile input = load("gpt3-13b-chimera.config.json");
