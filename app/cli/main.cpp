@@ -41,10 +41,12 @@ usage:
   mario --help | --version
 
 passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the
-        paper's four, also "all"), relax and hide (beyond the paper: relax keeps activations
-        where the memory limit allows; hide places every recomputation in its device's
-        bubbles and keeps what one more activation set of memory allows), or none;
-        e.g. --passes all,hide. Without --passes the file's own setting applies.
+        paper's four, also "all"), relax, bound-w and hide (beyond the paper: relax keeps
+        activations where the memory limit allows; bound-w runs deferred weight gradients
+        early enough that zero-bubble schedules stay within the plan's balanced peak; hide
+        places every recomputation in its device's bubbles and keeps what one more activation
+        set of memory allows), or none; e.g. --passes all,bound-w,hide. Without --passes the
+        file's own setting applies.
 exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
             error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
             miss). mario-executor shares the table and adds 5, a run that failed.
