@@ -90,12 +90,7 @@ void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
 }
 
 bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
-    const bool asConfig = path.endsWith(QStringLiteral(".config.json")) && state_.config;
-    if (!asConfig && !current_.ok) {
-        *error = tr("nothing to save yet");
-        return false;
-    }
-    auto written = saveSchedule(path.toStdString(), state_, current_.plan);
+    auto written = saveSchedule(path.toStdString(), state_, current_.ok ? &current_.plan : nullptr);
     if (!written) *error = QString::fromStdString(written.error().message);
     return written.ok();
 }
@@ -134,7 +129,7 @@ bool ScheduleDocument::setConfig(const Config& config, QString* error) {
 }
 
 bool ScheduleDocument::requestMove(int device, int programIndex, double dropTimeMs, QString* reason) {
-    if (!current_.ok || device < 0 || device >= static_cast<int>(current_.plan.devices.size())) return false;
+    if (!current_.ok) return false;
     auto edit = editForDrop(current_.plan, current_.result, device, programIndex, dropTimeMs);
     if (!edit) {
         *reason = QString::fromStdString(edit.error().message);

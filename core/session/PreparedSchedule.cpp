@@ -20,7 +20,7 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     const auto start = Clock::now();
     PreparedSchedule out;
     if (options.simulate_base) {
-        auto base = Simulator::run(input.source, {.record_memory_curve = options.record_memory_curve});
+        auto base = Simulator::run(input.source);  // drawn and summarised only: no memory curves
         if (!base) return base.error();
         out.base = std::move(*base);
     }

@@ -15,8 +15,8 @@ namespace mario {
 
 struct PrepareOptions {
     bool simulate = true;              // false: passes and edits only (export, validate)
-    bool simulate_base = false;        // also simulate the source plan as it came
-    bool record_memory_curve = false;  // memory over time, for charts
+    bool simulate_base = false;        // also simulate the source plan as it came (no memory curves)
+    bool record_memory_curve = false;  // memory over time of `result`, for charts
 };
 
 struct PreparedSchedule {

@@ -51,16 +51,14 @@ OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& preset
     }
 }
 
-Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan& plan) {
-    const std::string configSuffix = ".config.json";
-    const bool asConfig = path.size() >= configSuffix.size() &&
-                          path.compare(path.size() - configSuffix.size(), configSuffix.size(), configSuffix) == 0;
-    if (asConfig && input.config) {
+Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan* shown) {
+    if (path.ends_with(".config.json") && input.config) {
         Config config = *input.config;
         config.passes = passNames(input.passes);
         return writeTextFile(path, writeConfig(config).dump(2) + "\n", "the config");
     }
-    return writePlanFile(plan, path);
+    if (!shown) return makeError("nothing to save yet");
+    return writePlanFile(*shown, path);
 }
 
 }  // namespace mario

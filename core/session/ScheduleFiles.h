@@ -26,8 +26,8 @@ struct OpenedSchedule {
 OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
 
 // A path ending in ".config.json" writes the input's config with its current passes (when the
-// schedule came from a config); any other path writes `plan`, the schedule as shown (passes and
-// edits applied). Written whole or not at all; errors name the path.
-Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan& plan);
+// schedule came from a config); any other path writes `shown`, the schedule as shown (passes and
+// edits applied), which is null while nothing has been computed yet. Written whole or not at all.
+Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan* shown);
 
 }  // namespace mario

@@ -136,7 +136,7 @@ TEST(PreparedSchedule, SavingAPlanWritesTheScheduleAsShown) {
     auto prepared = prepareSchedule(figure2(paperPasses()));
     ASSERT_TRUE(prepared);
     const std::string path = tempPath("saved.mario.json");
-    ASSERT_TRUE(saveSchedule(path, figure2(paperPasses()), prepared->plan));
+    ASSERT_TRUE(saveSchedule(path, figure2(paperPasses()), &prepared->plan));
     auto reread = readPlanFile(path);
     ASSERT_TRUE(reread) << reread.error().message;
     EXPECT_EQ(scheduleFingerprint({std::nullopt, *reread, {}, {}}),
