@@ -10,6 +10,7 @@
 
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
+#include "views/TimeAxis.h"
 
 namespace mario::views {
 
@@ -58,7 +59,7 @@ MemoryChart::MemoryChart(QWidget* parent)
 void MemoryChart::setupCurvePlot() {
     applyPlotStyle(curves_);
     placeLegendOnTop(curves_, 16);
-    curves_->xAxis->setLabel(QStringLiteral("time (ms)"));
+    applyTimeAxis(curves_->xAxis, timeBase_);
     // Thinning depends on the visible range and the width; re-thin just before drawing so
     // zoom, pan and resize all see a curve made for them.
     connect(curves_, &QCustomPlot::beforeReplot, this, [this] { rethin(); });
@@ -77,6 +78,12 @@ void MemoryChart::setupPeakPlot() {
 QCustomPlot* MemoryChart::curvePlot() const { return curves_; }
 QCustomPlot* MemoryChart::peakPlot() const { return peaks_; }
 int MemoryChart::devicesOverLimit() const { return overLimit_; }
+
+void MemoryChart::setTimeBase(TimeBase base) {
+    timeBase_ = base;
+    applyTimeAxis(curves_->xAxis, base);
+    curves_->replot(QCustomPlot::rpQueuedReplot);
+}
 
 void MemoryChart::setMemory(const SimResult& result, std::optional<double> limitBytes) {
     limitBytes_ = limitBytes;

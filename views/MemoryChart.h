@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/sim/SimResult.h"
+#include "views/TimeBase.h"
 
 class QCustomPlot;
 
@@ -21,6 +22,11 @@ public:
 
     // `result` must have been simulated with record_memory_curve.
     void setMemory(const SimResult& result, std::optional<double> limitBytes);
+
+    // What the time axis counts: milliseconds (labelled µs/ms/s/min as the span asks) or the
+    // abstract units of a unit-cost plan. Milliseconds until set.
+    void setTimeBase(TimeBase base);
+    TimeBase timeBase() const { return timeBase_; }
 
     QCustomPlot* curvePlot() const;
     QCustomPlot* peakPlot() const;
@@ -49,6 +55,7 @@ private:
     QCustomPlot* curves_;
     QCustomPlot* peaks_;
     int overLimit_ = 0;
+    TimeBase timeBase_ = TimeBase::Milliseconds;
 
     std::vector<std::vector<MemoryPoint>> raw_;
     std::optional<double> limitBytes_;
