@@ -10,10 +10,12 @@
 #include "executor/DeviceWorker.h"
 #include "executor/GptModel.h"
 #include "executor/LinkOrder.h"
+#include "executor/NcclSetup.h"
 #include "executor/RunSetup.h"
 #include "executor/StepLoop.h"
 #include "executor/TcpTransport.h"
 #include "executor/TensorWire.h"
+#include "executor/dist/PeerWatch.h"
 #include "executor/dist/RankLayout.h"
 #include "executor/dist/TcpMesh.h"
 #ifdef MARIO_HAVE_NCCL
@@ -169,29 +171,22 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
 
             const LinkOrder links = LinkOrder::build(plan, topology);
             std::unique_ptr<Transport> nccl;
+            // NCCL's waits never notice a dead peer by themselves; the mesh does (PeerWatch.h).
+            dist::PeerWatch peers(mesh);
 #ifdef MARIO_HAVE_NCCL
             if (backend == Backend::Cuda) {
-                NcclSetup setup;
-                setup.rank = env.rank;
-                setup.device = place.device;
-                setup.rankOfDevice = rankOfDevice;
-                setup.topology = &topology;
-                setup.links = &links;
-                for (const auto& [key, ranks] : *groups) setup.reduceGroups.push_back({key, ranks});
-                for (int r = 0; r < replicas; ++r)
-                    for (auto [from, to] : links.links())
-                        setup.linkRanks.push_back(
-                            {dist::rankOf({from, r, 0}, 1, replicas), dist::rankOf({to, r, 0}, 1, replicas)});
-                setup.messageShape = {mbs, options.model.seq, options.model.hidden};
-                setup.cudaDevice = env.local_rank;
-                setup.dtype = static_cast<int>(dtype);
-                setup.timeout_s = options.recv_timeout_s;
-                setup.broadcast = [&mesh, &options](std::vector<std::byte> bytes) {
-                    auto got = mesh.broadcast(std::move(bytes), std::max(60.0, options.recv_timeout_s));
-                    if (!got) throw std::runtime_error(got.error().message);
-                    return *got;
-                };
-                nccl = NcclTransport::create(setup);
+                NcclRankInputs rank;
+                rank.rank = env.rank;
+                rank.device = place.device;
+                rank.replicas = replicas;
+                rank.localRank = env.local_rank;
+                rank.topology = &topology;
+                rank.links = &links;
+                rank.groups = &*groups;
+                rank.messageShape = {mbs, options.model.seq, options.model.hidden};
+                rank.dtype = static_cast<int>(dtype);
+                rank.timeout_s = options.recv_timeout_s;
+                nccl = NcclTransport::create(makeNcclSetup(rank, mesh, peers));
             }
 #else
             if (backend == Backend::Cuda)
@@ -206,6 +201,8 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             ProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting),
                                {mesh, place, rankOfDevice, *groups}, mine, std::move(nccl));
             if (auto ran = steps.run(report); !ran) return ran.error();
+            // Every transfer has finished: peers that close from now on are done, not dead.
+            peers.disarm();
             if (options.reference) {
                 // Every rank's stages (grads, then weights) to rank 0, which runs the reference.
                 ParamMap grads, weights;

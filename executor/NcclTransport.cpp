@@ -115,26 +115,27 @@ struct NcclTransport::Impl {
         cudaSetDevice(setup.cudaDevice);  // events are queried in this thread too
         while (!stop.load()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            // Outside this transport's lock: the poll takes the mesh's own.
+            WatchdogObservation seen;
+            if (setup.peerFailure) seen.peerFailure = setup.peerFailure();
             std::lock_guard lock(mutex);
             if (aborted) continue;
             retireFinished();
-            if (!inflight.empty() &&
-                Clock::now() - inflight.front().posted > std::chrono::duration<double>(setup.timeout_s)) {
-                abortAll("rank " + std::to_string(setup.rank) + ": " + inflight.front().what +
-                         " did not finish within " + std::to_string(static_cast<int>(setup.timeout_s)) +
-                         " s (its peer never matched it)");
-                continue;
+            seen.rank = setup.rank;
+            seen.timeout_s = setup.timeout_s;
+            if (!inflight.empty()) {
+                seen.oldestInFlight_s = std::chrono::duration<double>(Clock::now() - inflight.front().posted).count();
+                seen.oldestWhat = inflight.front().what;
             }
             for (Comm* c : all) {
                 ncclResult_t async = ncclSuccess;
                 if (c->comm && ncclCommGetAsyncError(c->comm, &async) == ncclSuccess && async != ncclSuccess &&
                     async != ncclInProgress) {
-                    abortAll("rank " + std::to_string(setup.rank) + ": NCCL reported " + ncclGetErrorString(async));
+                    seen.ncclError = ncclGetErrorString(async);
                     break;
                 }
             }
-            if (!aborted && setup.peerFailure)
-                if (auto peer = setup.peerFailure()) abortAll(*peer);
+            if (auto why = watchdogVerdict(seen)) abortAll(*why);
         }
     }
 };

@@ -8,7 +8,8 @@
 // LinkOrder.h) and one per REDUCE_GRAD group, so that two devices reducing two groups in
 // opposite program orders (Chimera) never wait on each other inside one stream.
 // Hangs: a watchdog aborts every communicator when a transfer has not finished within the
-// timeout or a peer process is gone, so a dead peer ends the run with a message.
+// timeout, NCCL reports an error, or another process is gone or gave up (NcclSetup::peerFailure,
+// the TCP mesh's liveness), so a dead peer ends the run with a message (watchdogVerdict).
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -18,30 +19,10 @@
 
 #include "core/schedule/PipelineTopology.h"
 #include "executor/LinkOrder.h"
+#include "executor/NcclSetup.h"
 #include "executor/Transport.h"
 
 namespace mario::exec {
-
-struct NcclSetup {
-    int rank = 0;
-    int device = 0;                               // this rank's pipeline device
-    std::function<int(int device)> rankOfDevice;  // ranks of the pipeline devices of this replica
-    const PipelineTopology* topology = nullptr;
-    const LinkOrder* links = nullptr;
-    // Every REDUCE_GRAD group of the run and its ranks in ascending order, listed identically on
-    // every rank (communicators are created collectively, in this order).
-    std::vector<std::pair<std::string, std::vector<int>>> reduceGroups;
-    // Every replica's links, identically on every rank: (ranks of from, to) per communicator.
-    std::vector<std::pair<int, int>> linkRanks;
-    std::vector<std::int64_t> messageShape;  // [micro-batch size, seq, hidden]
-    int cudaDevice = 0;                      // LOCAL_RANK
-    int dtype = 0;                           // a torch::ScalarType
-    double timeout_s = 30;
-    // Rank 0's bytes on every rank (the TCP mesh): carries NCCL's unique ids.
-    std::function<std::vector<std::byte>(std::vector<std::byte>)> broadcast;
-    // Polled by the watchdog: a message when another process is known to have failed.
-    std::function<std::optional<std::string>()> peerFailure;
-};
 
 class NcclTransport final : public Transport {
 public:

@@ -60,4 +60,17 @@ Result<std::vector<std::byte>> Mailbox::take(int sender, const MessageKey& key, 
                      " s");
 }
 
+std::optional<std::string> Mailbox::failure() const {
+    std::lock_guard lock(mutex_);
+    if (aborted_) return aborted_;
+    for (std::size_t sender = 0; sender < senders_.size(); ++sender) {
+        const SenderState& state = senders_[sender];
+        if (!state.closed || static_cast<int>(sender) == self_) continue;
+        const std::string who = "rank " + std::to_string(sender);
+        if (state.reason.empty()) return who + " closed its connection (did it die?)";
+        return "the connection to " + who + " broke: " + state.reason;
+    }
+    return std::nullopt;
+}
+
 }  // namespace mario::dist

@@ -43,6 +43,11 @@ public:
     // `timeoutSeconds` is only for the message, which names the timeout the caller asked for.
     Result<std::vector<std::byte>> take(int sender, const MessageKey& key, SteadyTime deadline, double timeoutSeconds);
 
+    // What has gone wrong so far without anyone waiting for it: the abort's reason, else the
+    // first sender whose stream ended ("rank 2 closed its connection (did it die?)"); nullopt
+    // while every peer is connected. A poll, for watchers that never call take (PeerWatch.h).
+    std::optional<std::string> failure() const;
+
 private:
     struct SenderState {
         bool closed = false;
@@ -50,7 +55,7 @@ private:
     };
 
     const int self_;
-    std::mutex mutex_;
+    mutable std::mutex mutex_;
     std::condition_variable arrived_;
     std::map<std::pair<int, MessageKey>, std::deque<std::vector<std::byte>>> queues_;
     std::vector<SenderState> senders_;

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -67,6 +68,10 @@ public:
     // connection ... (did it die?)"), not "rank 1 closed its connection". Best effort: a peer
     // already gone is skipped. Call it once, when this rank gives up.
     void reportFailure(std::string why);
+    // Polls what receive() would fail with: a peer's failure notice or this rank's abort, else
+    // the first peer whose connection ended; nullopt while the world is whole. For watchers of a
+    // run whose data does not go through the mesh (NCCL: PeerWatch.h).
+    std::optional<std::string> failure() const { return mailbox_.failure(); }
 
     // Collectives. Every rank must call the same collectives in the same order (as in MPI): each
     // call takes the next sequence number, which keeps consecutive collectives apart on the wire.
