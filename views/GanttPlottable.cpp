@@ -23,9 +23,10 @@ void GanttPlottable::setTimeline(const Timeline* timeline) { timeline_ = timelin
 
 void GanttPlottable::setHighlights(std::vector<BoxRef> boxes) { highlights_ = std::move(boxes); }
 
-void GanttPlottable::setGhost(std::optional<BoxRef> box, double start) {
+void GanttPlottable::setGhost(std::optional<BoxRef> box, double start, bool valid) {
     ghost_ = box;
     ghostStart_ = start;
+    ghostValid_ = valid;
 }
 
 VisibleWindow GanttPlottable::visibleWindow() const {
@@ -146,10 +147,11 @@ void GanttPlottable::drawGhost(QCPPainter* painter) {
     if (!ghost_) return;
     const TimelineBox* box = timeline_->find(*ghost_);
     if (!box) return;
-    QColor fill = colorOf(box->kind);
+    // A drop that would be refused shows red, so the user sees it before letting go.
+    QColor fill = ghostValid_ ? colorOf(box->kind) : QColor(0xD0, 0x20, 0x30);
     fill.setAlpha(150);
     painter->setAntialiasing(true);
-    painter->setPen(QPen(kHighlightPen, 1.5, Qt::DashLine));
+    painter->setPen(QPen(ghostValid_ ? kHighlightPen : QColor(0x8a, 0x00, 0x10), 1.5, Qt::DashLine));
     painter->setBrush(fill);
     painter->drawRect(pixelRect(*box, ghostStart_));
     painter->setAntialiasing(false);

@@ -29,8 +29,10 @@ public:
     const std::vector<BoxRef>& highlights() const { return highlights_; }
     void setShadeBubbles(bool shade) { shadeBubbles_ = shade; }
     bool shadeBubbles() const { return shadeBubbles_; }
-    // The box being dragged, drawn translucent at a new start time; nullopt hides it.
-    void setGhost(std::optional<BoxRef> box, double start = 0);
+    // The box being dragged, drawn translucent at a new start time (red when the drop would
+    // be refused); nullopt hides it.
+    void setGhost(std::optional<BoxRef> box, double start = 0, bool valid = true);
+    bool ghostValid() const { return ghostValid_; }
 
     // O(log n): the lane from the value coordinate, then a binary search in that lane.
     std::optional<BoxRef> boxAt(const QPointF& pixel) const;
@@ -66,6 +68,7 @@ private:
     bool shadeBubbles_ = false;
     std::optional<BoxRef> ghost_;
     double ghostStart_ = 0;
+    bool ghostValid_ = true;
 
     BoxBatcher batcher_;
     std::vector<QStaticText> labelCache_;  // micro-batch numbers, laid out once

@@ -3,15 +3,17 @@
 #include <memory>
 
 #include <QApplication>
+#include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QScrollBar>
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "views/GanttNavigation.h"
 #include "views/GanttPlottable.h"
 #include "views/PlotStyle.h"
 #include "views/SwatchLegendItem.h"
@@ -31,20 +33,18 @@ QString formatMs(double ms) {
 }  // namespace
 
 GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
+    auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->setSpacing(0);
+    layout->addWidget(plot_, 1);
+    auto* laneScroll = new QScrollBar(Qt::Vertical, this);
+    laneScroll->setObjectName("laneScroll");
+    layout->addWidget(laneScroll);
 
     plot_->setAutoAddPlottableToLegend(false);
     plot_->setMouseTracking(true);  // hover tooltips without a button held
     plot_->setFocusPolicy(Qt::StrongFocus);
     plot_->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
-    QCPAxisRect* rect = plot_->axisRect();
-    // Time zooms and pans; the lanes stay put, every device is always visible.
-    rect->setRangeZoom(Qt::Horizontal);
-    rect->setRangeDrag(Qt::Horizontal);
-    rect->setRangeZoomAxes(plot_->xAxis, nullptr);
-    rect->setRangeDragAxes(plot_->xAxis, nullptr);
     applyPlotStyle(plot_);
 
     plot_->xAxis->setLabel(QStringLiteral("time (ms)"));
@@ -57,6 +57,17 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
 
     boxes_ = new GanttPlottable(plot_->xAxis, plot_->yAxis);
     placeLegendOnTop(plot_);
+    // Its event filter runs after ours (installed first); ours leaves Shift+presses to it,
+    // so Shift+drag measures even when it starts on a box.
+    navigation_ = new GanttNavigation(plot_, laneScroll);
+    navigation_->setDurationFormatter(&formatMs);
+    dropLabel_ = new QCPItemText(plot_);
+    dropLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+    dropLabel_->setColor(QColor(0x8a, 0x00, 0x10));
+    dropLabel_->setBrush(QColor(0xfd, 0xe7, 0xe9, 240));
+    dropLabel_->setPadding(QMargins(4, 2, 4, 2));
+    dropLabel_->setSelectable(false);
+    dropLabel_->setVisible(false);
 
     connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this](const QCPRange& range) {
         const QCPRange bounded = boundedRange(range);
@@ -64,6 +75,7 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
             plot_->xAxis->setRange(bounded);  // emits again, with the bounded range
             return;
         }
+        if (!fitting_) userZoomed_ = true;
         emit timeRangeChanged(range.lower, range.upper);
     });
     // Lane labels thin out when lanes get shorter than a line of text; the axis rect's
@@ -80,14 +92,26 @@ void GanttView::setTimeline(Timeline timeline) {
     drag_.reset();
     hovered_.reset();
     laneTickStep_ = 0;
-    plot_->yAxis->setRange(-0.5, std::max<double>(timeline_.lanes.size(), 1) - 0.5);
+    dropLabel_->setVisible(false);
+    navigation_->setLaneCount(static_cast<int>(timeline_.lanes.size()));
     updateLegend();
-    // An edit or a pass toggle changes the makespan a little: keep the user's zoom. A new
-    // schedule (or the first one) changes it a lot: show all of it.
+    // A schedule the user has not zoomed into is shown whole, so a longer step after a pass
+    // toggle is never cut off at the right. A zoomed view stays where the user put it, unless
+    // the makespan changes a lot (another schedule).
     const bool similar = oldMakespan > 0 && std::abs(timeline_.makespan - oldMakespan) <= 0.25 * oldMakespan;
-    if (similar) plot_->replot();
+    if (similar && userZoomed_) plot_->replot();
     else fitToView();
 }
+
+void GanttView::setEditMode(bool edit) {
+    if (edit == editMode_) return;
+    editMode_ = edit;
+    if (!edit) cancelDrag();
+    plot_->setCursor(Qt::ArrowCursor);
+    emit editModeChanged(edit);
+}
+
+void GanttView::setDropChecker(DropChecker checker) { dropChecker_ = std::move(checker); }
 
 const Timeline& GanttView::timeline() const { return timeline_; }
 
@@ -148,7 +172,10 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
 void GanttView::fitToView() {
     const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
     const double margin = 0.01 * span;
+    fitting_ = true;
     plot_->xAxis->setRange(-margin, span + margin);
+    fitting_ = false;
+    userZoomed_ = false;
     plot_->replot();
 }
 
@@ -188,9 +215,12 @@ void GanttView::updateLegend() {
 
 void GanttView::updateLaneTicks() {
     const int lanes = static_cast<int>(timeline_.lanes.size());
+    const int visible = std::max(navigation_->visibleLanes(), 1);
     const int height = plot_->axisRect()->height();
     const int lineHeight = QFontMetrics(plot_->yAxis->tickLabelFont()).height() + 2;
-    const int step = height > 0 ? std::max(1, static_cast<int>(std::ceil(lanes * lineHeight / double(height)))) : 1;
+    // Every lane is labelled once the rows are tall enough (Ctrl+wheel or +); until then
+    // every step-th, so the labels never overlap.
+    const int step = height > 0 ? std::max(1, static_cast<int>(std::ceil(visible * lineHeight / double(height)))) : 1;
     if (step == laneTickStep_) return;
     laneTickStep_ = step;
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -203,9 +233,14 @@ bool GanttView::eventFilter(QObject* watched, QEvent* event) {
     switch (event->type()) {
         case QEvent::MouseButtonPress: {
             auto* mouse = static_cast<QMouseEvent*>(event);
-            if (mouse->button() != Qt::LeftButton) break;
+            if (mouse->button() != Qt::LeftButton || (mouse->modifiers() & Qt::ShiftModifier)) break;
             const auto box = boxes_->boxAt(mouse->position());
-            if (!box) break;  // empty space: QCustomPlot pans
+            // Looking around never edits: outside edit mode (or Ctrl held) a press pans.
+            const bool editing = editMode_ || (mouse->modifiers() & Qt::ControlModifier);
+            if (!box || !editing) {
+                plot_->setCursor(Qt::ClosedHandCursor);
+                break;  // QCustomPlot pans
+            }
             drag_ = BoxDrag{*box, mouse->position().toPoint()};
             QToolTip::hideText();
             plot_->setFocus(Qt::MouseFocusReason);  // so Escape reaches us
@@ -226,6 +261,7 @@ bool GanttView::eventFilter(QObject* watched, QEvent* event) {
                 finishDrag(mouse->position().toPoint());
                 return true;
             }
+            plot_->setCursor(Qt::ArrowCursor);
             break;
         }
         case QEvent::KeyPress:
@@ -248,7 +284,7 @@ bool GanttView::eventFilter(QObject* watched, QEvent* event) {
 
 void GanttView::hover(const QPoint& pos, const QPoint& globalPos) {
     const auto box = boxes_->boxAt(QPointF(pos));
-    plot_->setCursor(box ? Qt::OpenHandCursor : Qt::ArrowCursor);
+    plot_->setCursor(box && editMode_ ? Qt::SizeHorCursor : Qt::ArrowCursor);
     if (box == hovered_) return;
     hovered_ = box;
     emit boxHovered(box);
@@ -270,14 +306,22 @@ void GanttView::moveDrag(const QPoint& pos) {
     const TimelineBox* box = timeline_.find(drag_->box);
     if (!box) return cancelDrag();
     const double key = plot_->xAxis->pixelToCoord(pos.x());
-    boxes_->setGhost(drag_->box, key - (box->end - box->start) / 2);
+    // Whether the drop would be accepted, and why not, next to the ghost while dragging.
+    const QString refusal = dropChecker_ ? dropChecker_(drag_->box.lane, drag_->box.program_index, key) : QString();
+    boxes_->setGhost(drag_->box, key - (box->end - box->start) / 2, refusal.isEmpty());
+    dropLabel_->position->setPixelPosition(QPointF(pos) + QPointF(12, -8));
+    dropLabel_->setText(refusal);
+    dropLabel_->setVisible(!refusal.isEmpty());
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
+
+QString GanttView::dropRefusal() const { return dropLabel_->visible() ? dropLabel_->text() : QString(); }
 
 void GanttView::finishDrag(const QPoint& pos) {
     const BoxDrag drag = *drag_;
     drag_.reset();
     boxes_->setGhost(std::nullopt);
+    dropLabel_->setVisible(false);
     plot_->setCursor(Qt::ArrowCursor);
     plot_->replot(QCustomPlot::rpQueuedReplot);
     if (!drag.moving || drag.cancelled || boxes_->laneAt(pos.y()) != drag.box.lane) return;
@@ -288,6 +332,7 @@ void GanttView::cancelDrag() {
     if (!drag_) return;
     drag_->cancelled = true;
     boxes_->setGhost(std::nullopt);
+    dropLabel_->setVisible(false);
     plot_->setCursor(Qt::ArrowCursor);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }

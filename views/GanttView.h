@@ -1,20 +1,25 @@
 #pragma once
 // The interactive Gantt timeline: one lane per device (device 0 on top), boxes coloured by
-// kind, micro-batch numbers when they fit, a tooltip on hover, wheel zoom and drag pan on
-// the time axis, fit to view, and drag-to-edit (a box dragged within its lane is reported
-// through moveRequested; the app decides whether the move is allowed).
+// kind, micro-batch numbers when they fit, a tooltip on hover. Navigation (GanttNavigation:
+// drag pans, wheel and W/S zoom, A/D pan, row zoom, Shift+drag measures) never edits.
+// Editing is explicit: in edit mode (or with Ctrl held) a box dragged within its lane is
+// reported through moveRequested; the app decides whether the move is allowed, and a drop
+// checker set by the app colours the ghost and names the reason while dragging.
 #include <QPoint>
 #include <QWidget>
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include "views/Timeline.h"
 
 class QCustomPlot;
+class QCPItemText;
 class QCPRange;
 
 namespace mario::views {
 
+class GanttNavigation;
 class GanttPlottable;
 
 class GanttView : public QWidget {
@@ -40,6 +45,19 @@ public:
     QPoint pointAt(int lane, double timeMs) const;               // lane centre at a time, widget coordinates
     QString tooltipFor(const BoxRef& ref) const;
 
+    // Edit mode: a press on a box drags it. Off (the default), a press anywhere pans.
+    void setEditMode(bool edit);
+    bool editMode() const { return editMode_; }
+    // Asked while a box is dragged: the reason the drop at `dropTimeMs` would be refused,
+    // or an empty string when it would be accepted.
+    using DropChecker = std::function<QString(int lane, int programIndex, double dropTimeMs)>;
+    void setDropChecker(DropChecker checker);
+    // The reason shown next to the ghost now, empty when none (tests).
+    QString dropRefusal() const;
+    GanttNavigation* navigation() const { return navigation_; }
+    // True once the user has zoomed or panned since the last fit: changes then keep the view.
+    bool userZoomed() const { return userZoomed_; }
+
     // The plottable that draws the boxes (tests and benchmarks read its draw counters).
     GanttPlottable* boxesPlottable() const { return boxes_; }
     // True while a box is being dragged (after the press moved past the drag distance).
@@ -56,6 +74,7 @@ signals:
     void moveRequested(int lane, int programIndex, double dropTimeMs);
     void timeRangeChanged(double lower, double upper);
     void boxHovered(std::optional<mario::views::BoxRef> box);
+    void editModeChanged(bool edit);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -78,6 +97,12 @@ private:
 
     QCustomPlot* plot_;
     GanttPlottable* boxes_;
+    GanttNavigation* navigation_ = nullptr;
+    QCPItemText* dropLabel_ = nullptr;
+    DropChecker dropChecker_;
+    bool editMode_ = false;
+    bool userZoomed_ = false;
+    bool fitting_ = false;
     Timeline timeline_;
     std::optional<BoxDrag> drag_;
     std::optional<BoxRef> hovered_;

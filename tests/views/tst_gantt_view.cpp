@@ -118,6 +118,7 @@ void GanttViewTest::gapsHitNothing() {
 
 void GanttViewTest::dragWithinLaneRequestsMove() {
     auto view = showView(buildTimeline(plan_, sim_));
+    view->setEditMode(true);
     QSignalSpy moves(view.get(), &GanttView::moveRequested);
     QSignalSpy ranges(view.get(), &GanttView::timeRangeChanged);
     const int index = indexOf(plan_, 1, {Op::Forward, 1, 1});
@@ -147,6 +148,7 @@ void GanttViewTest::dragWithinLaneRequestsMove() {
 
 void GanttViewTest::dragCancelledByEscapeOrLeavingLane() {
     auto view = showView(buildTimeline(plan_, sim_));
+    view->setEditMode(true);
     QSignalSpy moves(view.get(), &GanttView::moveRequested);
     const int index = indexOf(plan_, 1, {Op::Forward, 1, 1});
     QWidget* plot = view->plot();
@@ -324,11 +326,16 @@ void GanttViewTest::setTimelineKeepsOrFitsRange() {
         t.makespan *= factor;
         return t;
     };
-    view->setTimeline(scaled(1.2));  // within 25%: the user's zoom stays
+    QVERIFY(view->userZoomed());
+    view->setTimeline(scaled(1.2));  // within 25% and zoomed: the user's zoom stays
     QCOMPARE(view->plot()->xAxis->range().lower, 5.0);
     QCOMPARE(view->plot()->xAxis->range().upper, 10.0);
     view->setTimeline(scaled(2.0));  // 2.0 / 1.2 = +67%: fit the new schedule
     QCOMPARE(view->plot()->xAxis->range().upper, 1.01 * 2.0 * base.makespan);
+    QVERIFY(!view->userZoomed());
+    // Not zoomed: a slightly longer schedule (a pass toggled off) is refitted, never cut off.
+    view->setTimeline(scaled(2.2));
+    QCOMPARE(view->plot()->xAxis->range().upper, 1.01 * 2.2 * base.makespan);
 }
 
 void GanttViewTest::hundredThousandBoxesDrawBounded() {
