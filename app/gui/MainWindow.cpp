@@ -11,14 +11,16 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include <QCoreApplication>
 #include <QDir>
-#include "app/gui/AutosaveFile.h"
 #include "app/gui/ChartExport.h"
 #include "app/gui/CompareWindow.h"
 #include "app/gui/ConfigPanel.h"
+#include "app/gui/FileMenu.h"
+#include "app/gui/HelpMenu.h"
 #include "app/gui/LiveRun.h"
 #include "app/gui/LiveRunWindow.h"
 #include "app/gui/PassPanel.h"
@@ -44,12 +46,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     banner_->setWordWrap(true);
     banner_->setStyleSheet("QLabel { background: #fde7e9; color: #8a0010; padding: 6px; }");
     banner_->hide();
+    buildNotice();
     auto* splitter = new QSplitter(Qt::Vertical, charts_);
     gantt_ = new views::GanttView(splitter);
     memory_ = new views::MemoryChart(splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     chartsLayout->addWidget(banner_);
+    chartsLayout->addWidget(notice_);
     chartsLayout->addWidget(splitter, 1);
     setCentralWidget(charts_);
 
@@ -80,10 +84,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(&document_, &ScheduleDocument::computed, this, &MainWindow::showComputed);
     connect(&document_, &ScheduleDocument::statusMessage, this,
             [this](const QString& text) { statusBar()->showMessage(text, 15000); });
-    connect(&document_, &ScheduleDocument::pathChanged, this, [this](const QString& path) {
-        setWindowTitle(
-            tr("%1 — Mario Workbench").arg(path.isEmpty() ? tr("restored session") : QFileInfo(path).fileName()));
-    });
     connect(&document_, &ScheduleDocument::openFinished, this, &MainWindow::finishOpen);
     connect(gantt_, &views::GanttView::moveRequested, this, [this](int lane, int index, double time) {
         if (stepper_->currentStep() >= 0) {
@@ -92,10 +92,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
             return;
         }
         QString reason;
-        if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule())
+        if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule()) {
+            showError(tr("Move refused: %1").arg(reason));  // whole, where it cannot be missed
             gantt_->setTimeline(
                 views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
+        }
     });
+    // While a box is dragged the ghost turns red with the reason beside it (the same check the
+    // drop makes; the pass stepper's snapshots are not the document's plan, so no verdict there).
+    gantt_->setDropChecker([this](int lane, int index, double time) {
+        return stepper_->currentStep() >= 0 ? QString() : document_.dropRefusal(lane, index, time);
+    });
+    connect(&document_, &ScheduleDocument::editsSetAside, this, &MainWindow::showNotice);
     connect(gantt_, &views::GanttView::timeRangeChanged, memory_, &views::MemoryChart::setTimeRange);
     connect(stepper_, &PassStepper::showSnapshot, this, &MainWindow::showSnapshot);
     connect(passes_, &PassPanel::passToggled, &document_, &ScheduleDocument::setPassEnabled);
@@ -114,6 +122,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildOpenProgress();
     resize(1500, 950);
 }
+
+void MainWindow::buildNotice() {
+    notice_ = new QWidget(charts_);
+    notice_->setObjectName("notice");
+    notice_->setStyleSheet("#notice { background: #fff4ce; } QLabel { color: #4d3b00; }");
+    auto* layout = new QHBoxLayout(notice_);
+    layout->setContentsMargins(6, 3, 6, 3);
+    noticeText_ = new QLabel(notice_);
+    noticeText_->setWordWrap(true);
+    auto* undo = new QPushButton(tr("Undo"), notice_);
+    undo->setObjectName("noticeUndo");
+    auto* dismiss = new QPushButton(tr("Dismiss"), notice_);
+    layout->addWidget(noticeText_, 1);
+    layout->addWidget(undo);
+    layout->addWidget(dismiss);
+    notice_->hide();
+    connect(undo, &QPushButton::clicked, this, [this] {
+        notice_->hide();
+        document_.undoStack()->undo();
+    });
+    connect(dismiss, &QPushButton::clicked, notice_, &QWidget::hide);
+}
+
+void MainWindow::showNotice(const QString& message) {
+    noticeText_->setText(message);
+    notice_->show();
+}
+
+QString MainWindow::noticeText() const { return notice_->isHidden() ? QString() : noticeText_->text(); }
 
 void MainWindow::buildOpenProgress() {
     openProgress_ = new QWidget(this);
@@ -166,7 +203,8 @@ void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) 
     if (!ok) return showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
     banner_->hide();
     banner_->clear();
-    if (!AutosaveFile::isAutosavePath(path)) rememberRecent(path);
+    notice_->hide();
+    files_->rememberRecent(path);
 }
 
 bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask) {
@@ -183,6 +221,7 @@ bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask)
 
 void MainWindow::showComputed() {
     const ComputedSchedule& s = document_.current();
+    banner_->hide();  // whatever it said was about an earlier state: the new one computed
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
     summary_->showSchedule(s);
@@ -257,36 +296,29 @@ bool MainWindow::exportTo(const QString& path) {
 }
 
 void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a config or plan"), QString(),
-                                                          tr("Mario files (*.json);;All files (*)"));
-        if (!path.isEmpty()) openFile(path);
-    });
-    recentMenu_ = file->addMenu(tr("Open &recent"));
-    rebuildRecentMenu();
-    file->addAction(tr("&Save as…"), QKeySequence::SaveAs, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save plan or config"), QString(),
-                                                          tr("Plan (*.mario.json);;Config (*.config.json)"));
-        QString error;
-        if (!path.isEmpty() && !document_.saveAs(path, &error)) showError(error);
-    });
-    file->addAction(tr("&Export…"), this, [this] {
-        const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export"), QString(),
-            tr("PNG image (*.png);;SVG image (*.svg);;PDF (*.pdf);;Chrome trace (*.trace.json);;PyTorch CSV (*.csv)"));
-        if (!path.isEmpty()) exportTo(path);
-    });
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
+    files_ = new FileMenu(this, &document_, menuBar());
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* undo = document_.undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
     QAction* redo = document_.undoStack()->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    // Ctrl+Shift+Z (the platform's) and Ctrl+Y, which users of other editors expect.
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    if (!redoKeys.contains(QKeySequence(tr("Ctrl+Y")))) redoKeys.append(QKeySequence(tr("Ctrl+Y")));
+    redo->setShortcuts(redoKeys);
+    undo->setObjectName("undo");
+    redo->setObjectName("redo");
+    edit->setObjectName("editMenu");
     edit->addAction(undo);
     edit->addAction(redo);
+    edit->addSeparator();
+    editMode_ = edit->addAction(tr("&Edit mode (drag boxes to move them)"));
+    editMode_->setObjectName("editMode");
+    editMode_->setCheckable(true);
+    editMode_->setShortcut(QKeySequence(Qt::Key_E));
+    editMode_->setToolTip(tr("Edit mode (E): drag a box to move that instruction. Off: drags pan. Ctrl+drag "
+                             "moves a box once without it."));
+    connect(editMode_, &QAction::toggled, gantt_, &views::GanttView::setEditMode);
+    connect(gantt_, &views::GanttView::editModeChanged, editMode_, &QAction::setChecked);
 
     // Object names: tests find menus and actions by them (the titles are translated).
     QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -301,8 +333,8 @@ void MainWindow::buildMenus() {
                         if (!path.isEmpty()) compareWithFile(path);
                     })
         ->setObjectName("compareWithFile");
-    view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView)
-        ->setObjectName("fitToView");
+    QAction* fit = view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
+    fit->setObjectName("fitToView");
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
@@ -327,6 +359,13 @@ void MainWindow::buildMenus() {
                         runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")});
                     })
         ->setObjectName("runOnGpu");
+    addHelpMenu(this, menuBar());
+
+    auto* toolbar = addToolBar(tr("Timeline"));
+    toolbar->setObjectName("timelineToolbar");
+    toolbar->addAction(editMode_);
+    toolbar->addAction(fit);
+    toolbar->addAction(shadeBubbles_);
 }
 
 void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
@@ -356,24 +395,11 @@ TunerPanel* MainWindow::tuner() {
     return tuner_;
 }
 
-void MainWindow::rememberRecent(const QString& path) {
-    QSettings settings;
-    QStringList recent = settings.value("recentFiles").toStringList();
-    recent.removeAll(QFileInfo(path).absoluteFilePath());
-    recent.prepend(QFileInfo(path).absoluteFilePath());
-    settings.setValue("recentFiles", recent.mid(0, 10));
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu() {
-    if (!recentMenu_) return;
-    recentMenu_->clear();
-    for (const QString& path : QSettings().value("recentFiles").toStringList())
-        recentMenu_->addAction(path, this, [this, path] { openFile(path); });
-    recentMenu_->setEnabled(!recentMenu_->isEmpty());
-}
-
 void MainWindow::closeEvent(QCloseEvent* event) {
+    if (!files_->confirmDiscard(tr("quit"))) {
+        event->ignore();  // Cancel, or a save that failed: the work stays open
+        return;
+    }
     document_.cancelOpen();
     document_.discardAutosave();  // a clean exit: nothing to offer back next time
     event->accept();

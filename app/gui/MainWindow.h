@@ -18,6 +18,7 @@ class MemoryChart;
 namespace mario::gui {
 
 class ConfigPanel;
+class FileMenu;
 class PassPanel;
 class PassStepper;
 class CompareWindow;
@@ -56,6 +57,12 @@ public:
     // Charts (Gantt + memory) as PNG, SVG or PDF by extension; Chrome trace (*.json) and
     // PyTorch CSV (*.csv) from the core writers. Errors go to the banner.
     bool exportTo(const QString& path);
+    // The File menu: save, revert and the question before unsaved work is dropped.
+    FileMenu* fileMenu() const { return files_; }
+    // Errors: the red banner above the charts (until the next change computes) and the status bar.
+    void showError(const QString& message);
+    // The yellow notice above the charts (hand edits set aside), empty when none is shown.
+    QString noticeText() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -66,9 +73,8 @@ private:
     void buildMenus();
     void showComputed();
     void showSnapshot(const PassStepSnapshot* snapshot);
-    void showError(const QString& message);
-    void rememberRecent(const QString& path);
-    void rebuildRecentMenu();
+    void showNotice(const QString& message);
+    void buildNotice();
     void buildOpenProgress();
     void finishOpen(const QString& path, bool ok, const QString& error);
 
@@ -84,7 +90,10 @@ private:
     TunerPanel* tuner_ = nullptr;
     QLabel* banner_;
     QWidget* charts_;
-    QMenu* recentMenu_ = nullptr;
+    FileMenu* files_ = nullptr;
+    QAction* editMode_ = nullptr;
+    QWidget* notice_ = nullptr;
+    QLabel* noticeText_ = nullptr;
     QWidget* openProgress_ = nullptr;
     QLabel* openLabel_ = nullptr;
     QPushButton* cancelOpen_ = nullptr;

@@ -6,6 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
+#include "app/gui/AutosaveFile.h"
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/SetStateCommand.h"
 #include "core/schedule/PlanBuilder.h"
@@ -29,7 +30,9 @@ QString passListText(const std::vector<PassId>& passes) {
 
 }  // namespace
 
-ScheduleDocument::ScheduleDocument(QObject* parent) : QObject(parent), presets_(locatePresets()) {}
+ScheduleDocument::ScheduleDocument(QObject* parent) : QObject(parent), presets_(locatePresets()) {
+    connect(&undo_, &QUndoStack::cleanChanged, this, [this] { emit modifiedChanged(isModified()); });
+}
 
 ScheduleDocument::~ScheduleDocument() = default;  // a pending autosave write finishes first
 
@@ -80,6 +83,9 @@ void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
     emit pathChanged(path_);
     undo_.clear();
     if (loaded.restored) restoredFrom_ = file;
+    // A restored session was never saved as it is now: it stays modified until saved.
+    restoredUnsaved_ = loaded.restored;
+    emit modifiedChanged(isModified());
     applyState(loaded.state);
     const QString passes = passListText(loaded.state.passes);
     emit statusMessage(
@@ -89,10 +95,39 @@ void ScheduleDocument::adopt(LoadedDocument loaded, const QString& file) {
             : tr("Opened %1 (passes: %2)").arg(QFileInfo(file).fileName(), passes));
 }
 
-bool ScheduleDocument::saveAs(const QString& path, QString* error) const {
+bool ScheduleDocument::saveAs(const QString& path, QString* error) {
     auto written = saveSchedule(path.toStdString(), state_, current_.ok ? &current_.plan : nullptr);
-    if (!written) *error = QString::fromStdString(written.error().message);
-    return written.ok();
+    if (!written) {
+        *error = QString::fromStdString(written.error().message);
+        return false;
+    }
+    if (path_ != path) {
+        path_ = path;
+        emit pathChanged(path_);
+    }
+    restoredUnsaved_ = false;
+    undo_.setClean();
+    emit modifiedChanged(false);
+    emit statusMessage(tr("Saved %1").arg(QFileInfo(path).fileName()));
+    return true;
+}
+
+bool ScheduleDocument::canSaveInPlace() const {
+    if (path_.isEmpty() || AutosaveFile::isAutosavePath(path_)) return false;
+    if (path_.endsWith(QStringLiteral(".config.json"))) return state_.config && state_.edits.empty();
+    return true;
+}
+
+QString ScheduleDocument::dropRefusal(int device, int programIndex, double dropTimeMs) {
+    if (!current_.ok) return tr("no schedule");
+    if (device < 0 || device >= static_cast<int>(current_.plan.devices.size())) return tr("no such device");
+    const int insertion = dropInsertionIndex(current_.plan, current_.result, device, programIndex, dropTimeMs);
+    const QString key = QStringLiteral("%1/%2/%3").arg(device).arg(programIndex).arg(insertion);
+    if (auto known = dropAnswers_.constFind(key); known != dropAnswers_.constEnd()) return *known;
+    auto edit = editForDrop(current_.plan, current_.result, device, programIndex, dropTimeMs);
+    const QString reason = edit ? QString() : QString::fromStdString(edit.error().message);
+    dropAnswers_.insert(key, reason);
+    return reason;
 }
 
 void ScheduleDocument::setPassEnabled(PassId pass, bool enabled) {
@@ -123,7 +158,8 @@ bool ScheduleDocument::setConfig(const Config& config, QString* error) {
     ScheduleInput next = state_;
     next.config = config;
     next.source = std::move(*plan);
-    next.edits.clear();  // the old program is gone; undo brings the edits back
+    // Edits name instructions, not positions: they are replayed on the new schedule, and any
+    // that no longer apply are set aside with a notice (editsSetAside); undo brings them back.
     pushState(std::move(next), tr("Change settings"));
     return true;
 }
@@ -183,10 +219,12 @@ void ScheduleDocument::accept(ComputedSchedule result) {
     if (!result.skipped_edits.empty()) {
         QStringList skipped;
         for (const HandEdit& edit : result.skipped_edits) skipped << QString::fromStdString(toActionString(edit.moved));
-        emit statusMessage(
+        const QString message =
             tr("%n hand edit(s) no longer apply to this schedule and were set aside (%1); undo brings them back",
                nullptr, skipped.size())
-                .arg(skipped.join(", ")));
+                .arg(skipped.join(", "));
+        emit statusMessage(message);
+        emit editsSetAside(message);
     }
     const quint64 key = scheduleFingerprint(state_);
     if (!cache_.contains(key)) {
@@ -195,6 +233,7 @@ void ScheduleDocument::accept(ComputedSchedule result) {
         if (cacheOrder_.size() > 12) cache_.remove(cacheOrder_.takeFirst());
     }
     current_ = std::move(result);
+    dropAnswers_.clear();
     writeAutosave();
     emit computed();
 }

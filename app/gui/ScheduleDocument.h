@@ -41,9 +41,21 @@ public:
     void openAsync(const QString& path);
     void cancelOpen();
     bool isOpening() const { return !opening_.isEmpty(); }
-    // A *.config.json path writes the config (when the schedule came from one); anything
-    // else writes the current plan, passes and edits applied.
-    bool saveAs(const QString& path, QString* error) const;
+    // A *.config.json path writes the config (refused when the schedule came from a plan or
+    // has hand edits: a config cannot hold them); anything else writes the current plan,
+    // passes and edits applied. A successful save makes `path` the document's file and the
+    // document unmodified.
+    bool saveAs(const QString& path, QString* error);
+    // Whether Save can write to path() without asking where (the file exists as the document's
+    // own and can hold everything the document has); otherwise Save asks as Save As does.
+    bool canSaveInPlace() const;
+    // Unsaved changes: an edit, toggle or setting since the last open or save (undoing back to
+    // the saved state clears it), or a restored session not yet saved anywhere.
+    bool isModified() const { return restoredUnsaved_ || !undo_.isClean(); }
+    // The drop checker for the timeline: why dropping box `programIndex` of `device` at
+    // `dropTimeMs` would be refused, or empty when it would be accepted. Answers for the same
+    // insertion point are remembered until the schedule changes (a drag asks on every move).
+    QString dropRefusal(int device, int programIndex, double dropTimeMs);
 
     void setPassEnabled(PassId pass, bool enabled);
     void setPasses(const std::vector<PassId>& passes, const QString& description);
@@ -73,6 +85,10 @@ signals:
     void pathChanged(const QString& path);
     void openStarted(const QString& path);
     void openFinished(const QString& path, bool ok, const QString& error);
+    void modifiedChanged(bool modified);
+    // Hand edits that no longer apply after a change were set aside (undo brings them back):
+    // the window shows this where it cannot be missed.
+    void editsSetAside(const QString& message);
 
 private:
     void pushState(ScheduleInput next, const QString& description);
@@ -95,6 +111,9 @@ private:
     QString opening_;  // the file being opened off the GUI thread, empty when none
     QList<quint64> cacheOrder_;
     bool synchronous_ = false;
+    bool restoredUnsaved_ = false;
+    // dropRefusal's memory: (device, program index, insertion index) → reason; cleared on accept.
+    QHash<QString, QString> dropAnswers_;
 };
 
 }  // namespace mario::gui

@@ -25,9 +25,10 @@ struct OpenedSchedule {
 // Never throws: whatever escapes the readers (memory on a hostile file) becomes the error line.
 OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
 
-// A path ending in ".config.json" writes the input's config with its current passes (when the
-// schedule came from a config); any other path writes `shown`, the schedule as shown (passes and
-// edits applied), which is null while nothing has been computed yet. Written whole or not at all.
+// A path ending in ".config.json" writes the input's config with its current passes; refused
+// when the schedule came from a plan (no config) or has hand edits (a config cannot hold them).
+// Any other path writes `shown`, the schedule as shown (passes and edits applied), which is null
+// while nothing has been computed yet. Written whole or not at all.
 Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan* shown);
 
 }  // namespace mario

@@ -31,9 +31,10 @@ const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/exampl
 
 using mario::test::indexOf;
 
-// Drags the box of `action` on `device` to `dropTimeMs` with real mouse events.
+// Drags the box of `action` on `device` to `dropTimeMs` with real mouse events, in edit mode.
 void drag(MainWindow& window, int device, const char* action, double dropTimeMs) {
     views::GanttView* gantt = window.gantt();
+    gantt->setEditMode(true);
     QWidget* target = gantt->plotWidget();
     const Plan& plan = window.document()->current().plan;
     const QPoint from = target->mapFrom(gantt, gantt->boxCenter({device, indexOf(plan, device, action)}));

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
@@ -142,6 +143,29 @@ TEST(PreparedSchedule, SavingAPlanWritesTheScheduleAsShown) {
     EXPECT_EQ(scheduleFingerprint({std::nullopt, *reread, {}, {}}),
               scheduleFingerprint({std::nullopt, prepared->plan, {}, {}}));
     EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
+}
+
+TEST(PreparedSchedule, SavingAConfigThatCannotHoldTheWorkIsRefusedAndTheFileKept) {
+    const std::string path = tempPath("kept.config.json");
+    std::ofstream(path) << "previous";
+    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    const OpenedSchedule opened =
+        openSchedule(std::string(MARIO_TEST_SOURCE_DIR) + "/resources/examples/figure2.config.json", presets);
+    ASSERT_TRUE(opened.ok() && opened.input.config) << opened.error;
+    ScheduleInput edited = opened.input;
+    edited.edits.push_back({1, {Op::Forward, 1, 1}, std::nullopt});
+    auto refused = saveSchedule(path, edited, nullptr);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("1 hand edit(s)"), std::string::npos) << refused.error().message;
+    ScheduleInput fromPlan = figure2({});
+    auto noConfig = saveSchedule(path, fromPlan, &fromPlan.source);
+    ASSERT_FALSE(noConfig);
+    EXPECT_NE(noConfig.error().message.find("no config"), std::string::npos) << noConfig.error().message;
+    std::ifstream in(path);
+    std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(kept, "previous");
+    ASSERT_TRUE(saveSchedule(path, opened.input, nullptr));  // no edits: the config is written
+    EXPECT_TRUE(openSchedule(path, presets).ok());
 }
 
 TEST(PassTrace, EveryStepIsThePlanAsThatPassLeftItAndTheLastIsThePreparedPlan) {
