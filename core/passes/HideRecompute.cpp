@@ -105,6 +105,7 @@ private:
         ++simulations_;
         if (!rebuilt) return rebuilt.error();
         current_ = std::move(*rebuilt);
+        current_.takeTails();
         for (ProgramIndex& index : indices_) index.fresh = false;
         return true;
     }
@@ -248,6 +249,9 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     const Plan original = plan;
     auto timeline = IncrementalTimeline::build(plan);
     if (!timeline) return timeline.error();
+    // Tails once per timeline: taking them again before trials cost more than the losing trials
+    // they shortened (GPT-3 13B Chimera 32×64).
+    timeline->takeTails();
     Hider first(plan, std::move(*timeline), frugal, cancel, maxSimulations);
     auto report = first.run();
     if (!report) return report;

@@ -2,7 +2,9 @@
 // Works on program order alone: a device's memory is a running sum over its own program
 // (docs/execution-model.md), so each candidate is checked in O(window) without simulating.
 #include <algorithm>
+#include <cstdint>
 #include <limits>
+#include <unordered_map>
 
 #include "core/passes/Passes.h"
 #include "core/sim/ProgramMemory.h"
@@ -37,17 +39,20 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
         // prefix[i]: dynamic memory right after instruction i.
         std::vector<double> prefix = memoryLevels(plan, program);
 
+        // Each R's forward, found in one pass (a backward search per R was most of hide's drops).
         std::vector<Candidate> candidates;
+        std::unordered_map<std::uint64_t, std::size_t> forwardAt;
+        const bool timed =
+            timeline && timeline->devices.size() > d && timeline->devices[d].timings.size() == program.size();
         for (std::size_t r = 0; r < program.size(); ++r) {
+            const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(program[r].stage)) << 32) |
+                             static_cast<std::uint32_t>(program[r].microbatch);
+            if (program[r].op == Op::Forward) forwardAt[key] = r;
             if (program[r].op != Op::Recompute) continue;
-            for (std::size_t f = r; f-- > 0;)
-                if (program[f] == Instruction{Op::Forward, program[r].stage, program[r].microbatch}) {
-                    const bool timed = timeline && timeline->devices.size() > d &&
-                                       timeline->devices[d].timings.size() == program.size();
-                    const double exposed = timed ? exposure(program, timeline->devices[d].timings, r) : 0.0;
-                    if (!exposedOnly || exposed > 1e-9) candidates.push_back({f, r, exposed});
-                    break;
-                }
+            const auto forward = forwardAt.find(key);
+            if (forward == forwardAt.end()) continue;
+            const double exposed = timed ? exposure(program, timeline->devices[d].timings, r) : 0.0;
+            if (!exposedOnly || exposed > 1e-9) candidates.push_back({forward->second, r, exposed});
         }
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
             if (a.exposed_ms != b.exposed_ms) return a.exposed_ms > b.exposed_ms;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <queue>
-#include <tuple>
 
 #include "core/sim/ComputeTime.h"
 #include "core/sim/Simulator.h"
@@ -56,21 +55,111 @@ Result<bool> IncrementalTimeline::rebuild(const Plan& plan) {
                 arrival_[slot] = timings_[d][i].start + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
         }
     }
+    steps_.assign(plan.devices.size(), {});
     workAhead_.assign(plan.devices.size(), {});
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
-        workAhead_[d].assign(plan.devices[d].program.size(), 0.0);
+        steps_[d].resize(plan.devices[d].program.size());
         if (!plan.devices[d].program.empty())
-            sumWorkAhead(plan, static_cast<int>(d), 0, plan.devices[d].program.size() - 1);
+            describeSteps(plan, static_cast<int>(d), 0, plan.devices[d].program.size() - 1);
+        workAhead_[d].assign(plan.devices[d].program.size(), 0.0);
+        if (!plan.devices[d].program.empty()) sumWorkAhead(static_cast<int>(d), 0, plan.devices[d].program.size() - 1);
     }
     makespan_ = sim->makespan_ms;
+    tails_.clear();
     return true;
 }
 
-void IncrementalTimeline::sumWorkAhead(const Plan& plan, int device, std::size_t first, std::size_t last) {
-    const auto& program = plan.devices[device].program;
+void IncrementalTimeline::takeTails() {
+    const std::size_t devices = steps_.size();
+    tails_.resize(devices);
+    horizon_ = horizonBeforeEdits_ = -std::numeric_limits<double>::infinity();
+    // Backwards through the dependency graph, as the simulator goes forwards: each device from
+    // its end, parked at a SEND until the RECV that takes its message has its tail. Buffers are
+    // reused: hide takes tails a few hundred times on a 14 000-instruction plan.
+    left_.resize(devices);
+    parked_.resize(messages_.size(), -1);
+    std::vector<int> runnable;
+    for (std::size_t d = 0; d < devices; ++d) {
+        tails_[d].resize(steps_[d].size());
+        left_[d] = steps_[d].size();
+        runnable.push_back(static_cast<int>(d));
+    }
+    while (!runnable.empty()) {
+        const int d = runnable.back();
+        runnable.pop_back();
+        const Step* steps = steps_[d].data();
+        const InstructionTiming* timings = timings_[d].data();
+        Tail* tails = tails_[d].data();
+        const std::size_t n = steps_[d].size();
+        std::size_t k = left_[d];
+        while (k > 0) {
+            --k;
+            const Step& step = steps[k];
+            Tail tail{0, 0, timings[k].start, timings[k].end};
+            if (k + 1 < n) {
+                const Step& next = steps[k + 1];
+                const double own = next.kind == Step::Compute ? next.ms : 0.0;
+                tail.withoutRecompute = tails[k + 1].withoutRecompute + (next.recompute ? 0.0 : own);
+                tail.full = tails[k + 1].full + own;
+            }
+            if (step.kind == Step::Send && step.slot != kNoSlot) {
+                const Slot to = receiver_[step.slot];
+                if (to.device >= 0) {
+                    if (left_[to.device] > to.index) {
+                        parked_[step.slot] = d;
+                        ++k;
+                        break;
+                    }
+                    const Tail& there = tails_[to.device][to.index];
+                    tail.withoutRecompute = std::max(tail.withoutRecompute, step.ms + there.withoutRecompute);
+                    tail.full = std::max(tail.full, step.ms + there.full);
+                }
+            }
+            tails[k] = tail;
+            if (step.kind == Step::Recv && parked_[step.slot] >= 0) {
+                left_[d] = k;  // the woken device reads it
+                runnable.push_back(parked_[step.slot]);
+                parked_[step.slot] = -1;
+            }
+        }
+        left_[d] = k;
+    }
+    for (std::size_t d = 0; d < devices; ++d)
+        if (left_[d] > 0) {  // a cycle, which a timeline cannot have: no tails
+            tails_.clear();
+            std::fill(parked_.begin(), parked_.end(), -1);
+            return;
+        }
+}
+
+void IncrementalTimeline::sumWorkAhead(int device, std::size_t first, std::size_t last) {
+    const auto& steps = steps_[device];
     auto& ahead = workAhead_[device];
     for (std::size_t k = last + 1; k-- > first;)
-        ahead[k] = k + 1 < program.size() ? ahead[k + 1] + computeMs(plan, program, k + 1) : 0.0;
+        ahead[k] = k + 1 < steps.size() && steps[k + 1].kind == Step::Compute ? ahead[k + 1] + steps[k + 1].ms
+                   : k + 1 < steps.size()                                     ? ahead[k + 1]
+                                                                              : 0.0;
+}
+
+void IncrementalTimeline::describeSteps(const Plan& plan, int device, std::size_t first, std::size_t last) {
+    const auto& program = plan.devices[device].program;
+    auto& steps = steps_[device];
+    for (std::size_t k = first; k <= last && k < program.size(); ++k) {
+        const Instruction& ins = program[k];
+        Step& step = steps[k];
+        step.slot = slotOfInstruction(ins);
+        step.recompute = ins.op == Op::Recompute;
+        if (isRecv(ins.op)) {
+            step.kind = Step::Recv;
+            step.ms = 0;
+        } else if (isSend(ins.op)) {
+            step.kind = Step::Send;
+            step.ms = step.slot == kNoSlot ? 0.0 : MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
+        } else {
+            step.kind = Step::Compute;
+            step.ms = computeMs(plan, program, k);
+        }
+    }
 }
 
 std::size_t IncrementalTimeline::slotOfInstruction(const Instruction& ins) const {
@@ -84,7 +173,7 @@ std::size_t IncrementalTimeline::slotOfInstruction(const Instruction& ins) const
 void IncrementalTimeline::indexReceives(const Plan& plan, int device, std::size_t first, std::size_t last) {
     const auto& program = plan.devices[device].program;
     for (std::size_t i = first; i <= last && i < program.size(); ++i)
-        if (isRecv(program[i].op)) receiver_[slotOfInstruction(program[i])] = {device, i};
+        if (isRecv(program[i].op)) receiver_[steps_[device][i].slot] = {device, i};
 }
 
 void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, std::size_t to) {
@@ -93,21 +182,39 @@ void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, 
     if (to < from) std::rotate(timings.begin() + to, timings.begin() + from, timings.begin() + from + 1);
     else std::rotate(timings.begin() + from, timings.begin() + from + 1, timings.begin() + to + 1);
     edits_.push_back({device, std::min(from, to), std::max(from, to), from, to});
-    indexReceives(plan, device, std::min(from, to), std::max(from, to));
-    sumWorkAhead(plan, device, std::min(from, to), std::max(from, to));
+    if (!tails_.empty()) {
+        auto& tails = tails_[device];
+        if (plan.devices[device].program[to].op != Op::Recompute) {
+            tails_.clear();
+        } else {
+            if (to < from) std::rotate(tails.begin() + to, tails.begin() + from, tails.begin() + from + 1);
+            else std::rotate(tails.begin() + from, tails.begin() + from + 1, tails.begin() + to + 1);
+            // When the R started when the tails were taken: what can reach its place then ended no
+            // later (the same simulation's numbers, so an equal end is equal, not rounded past).
+            horizon_ = std::max(horizon_, tails[to].startThen);
+        }
+    }
+    // An overlapped pair's time depends on its neighbour: describe one step either side too.
+    const std::size_t first = std::min(from, to), last = std::max(from, to);
+    describeSteps(plan, device, first > 0 ? first - 1 : 0, last + 1);
+    indexReceives(plan, device, first, last);
+    sumWorkAhead(device, first > 0 ? first - 1 : 0, std::min(last + 1, timings.size() - 1));
 }
 
-Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove) {
+Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove, bool wholeSimulation) {
     timingLog_.clear();
     arrivalLog_.clear();
     lastEdits_ = edits_;
     edits_.clear();
     lastMakespan_ = makespan_;
+    lastHorizon_ = horizonBeforeEdits_;
+    horizonBeforeEdits_ = horizon_;
     rebuiltInUpdate_ = false;
-    const Outcome outcome = propagate(plan, giveUpAbove);
+    const Outcome outcome = wholeSimulation ? Outcome::TooMuchWork : propagate(giveUpAbove);
     if (outcome == Outcome::Done) return true;
     if (outcome == Outcome::GaveUp) return false;
-    // Too much work for an edit: a cycle, or an edit that moved most of the timeline. Start over.
+    // Too much work for an edit (a cycle, or an edit that moved most of the timeline), or the
+    // caller asked for a whole simulation. Start over.
     for (auto it = timingLog_.rbegin(); it != timingLog_.rend(); ++it) timings_[it->device][it->index] = it->old;
     for (auto it = arrivalLog_.rbegin(); it != arrivalLog_.rend(); ++it) arrival_[it->slot] = it->old;
     timingLog_.clear();
@@ -122,52 +229,66 @@ Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove) {
 
 // Label-correcting evaluation of the longest-path equations, in time order: a queue of
 // (time, device, index) entries, each meaning "device's times may change from index on".
-IncrementalTimeline::Outcome IncrementalTimeline::propagate(const Plan& plan, double giveUpAbove) {
-    using Entry = std::tuple<double, int, std::size_t>;
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+IncrementalTimeline::Outcome IncrementalTimeline::propagate(double giveUpAbove) {
+    // A min-heap on time alone: which of two equal times goes first changes no result (the
+    // equations have one solution), and comparing whole tuples was a tenth of the re-timing.
+    struct Entry {
+        double time = 0;
+        int device = 0;
+        std::size_t index = 0;
+    };
+    struct Later {
+        bool operator()(const Entry& a, const Entry& b) const { return a.time > b.time; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, Later> queue;
     std::vector<std::size_t> stableFrom(timings_.size(), 0);  // before it, no early stop
     auto startOf = [&](int d, std::size_t i) { return i == 0 ? 0.0 : timings_[d][i - 1].end; };
     for (const Edit& edit : lastEdits_) {
         stableFrom[edit.device] = std::max(stableFrom[edit.device], edit.last + 1);
-        queue.emplace(startOf(edit.device, edit.first), edit.device, edit.first);
+        queue.push({startOf(edit.device, edit.first), edit.device, edit.first});
     }
     const std::size_t limit = 4 * instructions_ + 1024;
     std::size_t work = 0;
     while (!queue.empty()) {
-        auto [key, d, i] = queue.top();
+        const auto [key, d, i] = queue.top();
         queue.pop();
-        const auto& program = plan.devices[d].program;
+        const auto& steps = steps_[d];
         auto& timings = timings_[d];
         double t = startOf(d, i);
-        for (std::size_t k = i; k < program.size(); ++k) {
+        for (std::size_t k = i; k < steps.size(); ++k) {
             if (++work > limit) return Outcome::TooMuchWork;
-            const Instruction& ins = program[k];
+            const Step& step = steps[k];
             InstructionTiming next{t, t};
-            if (isRecv(ins.op)) {
-                next.end = std::max(t, arrival_[slotOfInstruction(ins)]);
+            if (step.kind == Step::Recv) {
+                next.end = std::max(t, arrival_[step.slot]);
                 // Work that is due earlier elsewhere may still change this arrival: do it first.
-                if (!queue.empty() && std::get<0>(queue.top()) < next.end) {
-                    queue.emplace(next.end, d, k);
+                if (!queue.empty() && queue.top().time < next.end) {
+                    queue.push({next.end, d, k});
                     break;
                 }
-            } else if (isSend(ins.op)) {
-                const std::size_t slot = slotOfInstruction(ins);
+            } else if (step.kind == Step::Send) {
+                const std::size_t slot = step.slot;
                 if (slot != kNoSlot) {
-                    const double arrives = t + MessageSlots::transferMs(plan, ins, topology_.sendTarget(ins));
+                    const double arrives = t + step.ms;
                     if (!same(arrives, arrival_[slot])) {
                         arrivalLog_.push_back({slot, arrival_[slot]});
                         const double earlier = std::min(arrives, arrival_[slot]);
                         arrival_[slot] = arrives;
                         const Slot& to = receiver_[slot];
-                        if (to.device >= 0) queue.emplace(earlier, to.device, to.index);
+                        if (to.device >= 0) queue.push({earlier, to.device, to.index});
                     }
                 }
             } else {
-                next.end = t + computeMs(plan, program, k);
+                next.end = t + step.ms;
             }
             if (k >= stableFrom[d] && same(next, timings[k])) break;  // the rest of the program stands
             // Beyond rounding (a sum in another order), not by a last bit.
-            if (next.end + workAhead_[d][k] > giveUpAbove && !same(next.end + workAhead_[d][k], giveUpAbove)) {
+            double ahead = workAhead_[d][k];
+            if (!tails_.empty()) {
+                const Tail& tail = tails_[d][k];
+                ahead = std::max(ahead, tail.endThen > horizon_ ? tail.full : tail.withoutRecompute);
+            }
+            if (next.end + ahead > giveUpAbove && !same(next.end + ahead, giveUpAbove)) {
                 evaluations_ += work;
                 return Outcome::GaveUp;
             }
@@ -195,14 +316,22 @@ void IncrementalTimeline::undo(const Plan& plan) {
         if (it->to < it->from)
             std::rotate(timings.begin() + it->to, timings.begin() + it->to + 1, timings.begin() + it->from + 1);
         else std::rotate(timings.begin() + it->from, timings.begin() + it->to, timings.begin() + it->to + 1);
+        if (!tails_.empty()) {
+            auto& tails = tails_[it->device];
+            if (it->to < it->from)
+                std::rotate(tails.begin() + it->to, tails.begin() + it->to + 1, tails.begin() + it->from + 1);
+            else std::rotate(tails.begin() + it->from, tails.begin() + it->to, tails.begin() + it->to + 1);
+        }
+        describeSteps(plan, it->device, it->first > 0 ? it->first - 1 : 0, it->last + 1);
         indexReceives(plan, it->device, it->first, it->last);
-        sumWorkAhead(plan, it->device, it->first, it->last);
+        sumWorkAhead(it->device, it->first > 0 ? it->first - 1 : 0, std::min(it->last + 1, timings.size() - 1));
     }
     timingLog_.clear();
     arrivalLog_.clear();
     lastEdits_.clear();
     rebuiltInUpdate_ = false;
     makespan_ = lastMakespan_;
+    horizon_ = horizonBeforeEdits_ = lastHorizon_;
 }
 
 SimResult IncrementalTimeline::toSimResult() const {

@@ -83,17 +83,20 @@ void generateGpt3Chimera(benchmark::State& state) {
 }
 BENCHMARK(generateGpt3Chimera)->Unit(benchmark::kMillisecond);
 
+// Arg 0: without prepose-forward; 1: the paper's four passes; 2: all,hide (issue 11's target:
+// ≤ 50 ms on this 2-core machine).
 void passesGpt3Chimera(benchmark::State& state) {
     const InputFile input = load("gpt3-13b-chimera.config.json");
     std::vector<PassId> passes = kAll;
-    if (state.range(0) == 0) passes.pop_back();  // without prepose-forward
+    if (state.range(0) == 0) passes.pop_back();
+    if (state.range(0) == 2) passes.push_back(PassId::Hide);
     for (auto _ : state) {
         Plan plan = input.plan;
         auto run = runPasses(plan, passes, {.validate_each_pass = false});
         benchmark::DoNotOptimize(run);
     }
 }
-BENCHMARK(passesGpt3Chimera)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(passesGpt3Chimera)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // Issue 4's target: GPT-3 13B on 64 A100-40G, the full space (all schemes, PP, DP, TP within
 // a node, micro-batch sizes, checkpointing), ≤ 2 s on this 2-core machine (the paper: 210 s).
