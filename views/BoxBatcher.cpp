@@ -5,6 +5,11 @@
 
 namespace mario::views {
 
+void BoxBatcher::setColorMode(ColorMode mode) {
+    mode_ = mode;
+    rects_.resize(static_cast<std::size_t>(colorGroupCount(mode)) * static_cast<std::size_t>(BoxKind::Count));
+}
+
 void BoxBatcher::clear() {
     // clear() keeps capacity, so a steady redraw allocates nothing.
     for (auto& list : rects_) list.clear();
@@ -25,16 +30,16 @@ std::vector<TimelineBox>::const_iterator BoxBatcher::firstEndingAfter(const std:
     return std::partition_point(boxes.begin(), boxes.end(), [key](const TimelineBox& box) { return box.end <= key; });
 }
 
-void BoxBatcher::emitRect(BoxKind kind, double left, double right) {
+void BoxBatcher::emitRect(int slot, double left, double right) {
     const int l = static_cast<int>(std::lround(left)), r = static_cast<int>(std::lround(right));
     if (r <= l) return;
-    rects_[static_cast<std::size_t>(kind)].append(
+    rects_[static_cast<std::size_t>(slot)].append(
         QRect(l, static_cast<int>(top_), r - l, static_cast<int>(bottom_ - top_)));
 }
 
 void BoxBatcher::closeRun(double nextLeft) {
     if (!run_.active) return;
-    emitRect(run_.kind, run_.left, std::min(run_.right, nextLeft));
+    emitRect(run_.slot, run_.left, std::min(run_.right, nextLeft));
     run_.active = false;
 }
 
@@ -42,17 +47,17 @@ void BoxBatcher::closeGroup(double nextLeft) {
     if (!group_.active) return;
     group_.active = false;
     const auto dominant = std::max_element(group_.weight.begin(), group_.weight.end()) - group_.weight.begin();
-    const auto kind = static_cast<BoxKind>(dominant);
+    const int slot = slotOf(static_cast<BoxKind>(dominant), group_.group[static_cast<std::size_t>(dominant)]);
     const double left = group_.column;
     // A folded group never reaches into the next thing drawn, so a bubble right after it
     // (nextLeft) stays visible and rects of different colours never overpaint each other.
     const double right = std::max(left + 1, std::min(group_.right, nextLeft));
-    if (run_.active && run_.kind == kind && run_.right >= left) {
+    if (run_.active && run_.slot == slot && run_.right >= left) {
         run_.right = right;
         return;
     }
     closeRun(left);
-    run_ = {true, kind, left, right};
+    run_ = {true, slot, left, right};
 }
 
 void BoxBatcher::addLane(const std::vector<TimelineBox>& boxes, const VisibleWindow& window, double top, double bottom,
@@ -87,9 +92,10 @@ void BoxBatcher::addLane(const std::vector<TimelineBox>& boxes, const VisibleWin
             closeRun(left);
             // One pixel of air between neighbours, so two forwards in a row read as two.
             const double right = std::max(left + 1, std::round(x1) - (x1 - x0 >= 5 ? 1 : 0));
-            emitRect(box.kind, left, right);
+            const int slot = slotOf(box.kind, colorGroupOf(box, mode_));
+            emitRect(slot, left, right);
             if (box.microbatch >= 0 && right - left >= kMinLabelPx)
-                labels_.push_back({QRectF(QPointF(left, top), QPointF(right, bottom)), box.microbatch, box.kind});
+                labels_.push_back({QRectF(QPointF(left, top), QPointF(right, bottom)), box.microbatch, box.kind, slot});
             continue;
         }
         const int column = static_cast<int>(std::floor(x0));
@@ -103,7 +109,12 @@ void BoxBatcher::addLane(const std::vector<TimelineBox>& boxes, const VisibleWin
         group_.right = std::max(group_.right, x1);
         // Weighted by time, not count: a column with one long backward and three slivers
         // of forward shows the backward.
-        group_.weight[static_cast<std::size_t>(box.kind)] += box.end - box.start;
+        const auto k = static_cast<std::size_t>(box.kind);
+        group_.weight[k] += box.end - box.start;
+        if (box.end - box.start > group_.longest[k]) {
+            group_.longest[k] = box.end - box.start;
+            group_.group[k] = colorGroupOf(box, mode_);
+        }
     }
     closeGroup(maxX);
     closeRun(maxX);

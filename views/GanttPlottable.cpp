@@ -17,6 +17,15 @@ GanttPlottable::GanttPlottable(QCPAxis* keyAxis, QCPAxis* valueAxis) : QCPAbstra
     setAntialiasedFill(false);
     labelFont_ = parentPlot() ? parentPlot()->font() : QFont();
     labelFont_.setPointSizeF(std::max(6.0, labelFont_.pointSizeF() * 0.85));
+    setColorMode(ColorMode::Kind);
+}
+
+void GanttPlottable::setColorMode(ColorMode mode) {
+    batcher_.setColorMode(mode);
+    // Styles per slot once per mode, not per box or per frame.
+    slotStyles_.clear();
+    for (int slot = 0; slot < batcher_.slotCount(); ++slot)
+        slotStyles_.push_back(boxStyle(BoxBatcher::kindOfSlot(slot), BoxBatcher::groupOfSlot(slot), mode));
 }
 
 void GanttPlottable::setTimeline(const Timeline* timeline) { timeline_ = timeline; }
@@ -76,14 +85,14 @@ void GanttPlottable::draw(QCPPainter* painter) {
         painter->drawRects(bubbles.constData(), static_cast<int>(bubbles.size()));
         lastDrawRectsCalls_ += 2;
     }
-    for (int k = 0; k < static_cast<int>(BoxKind::Count); ++k) {
-        const auto kind = static_cast<BoxKind>(k);
-        const auto& rects = batcher_.rects(kind);
+    for (int slot = 0; slot < batcher_.slotCount(); ++slot) {
+        const auto& rects = batcher_.slotRects(slot);
         if (rects.isEmpty()) continue;
-        painter->setBrush(colorOf(kind));
+        const BoxStyle& style = slotStyle(slot);
+        painter->setBrush(style.fill);
         painter->drawRects(rects.constData(), static_cast<int>(rects.size()));
         ++lastDrawRectsCalls_;
-        const QBrush overlay = overlayOf(kind);
+        const QBrush& overlay = style.overlay;
         if (overlay.style() != Qt::NoBrush) {
             painter->setBrush(overlay);
             painter->drawRects(rects.constData(), static_cast<int>(rects.size()));
@@ -115,7 +124,7 @@ void GanttPlottable::drawLabels(QCPPainter* painter) {
         const QStaticText& text = labelText(label.microbatch);
         const QSizeF size = text.size();
         if (size.width() + 4 > label.rect.width() || size.height() > label.rect.height() + 2) continue;
-        const QColor color = textColorOn(label.kind);
+        const QColor color = slotStyle(label.slot).text;
         if (color != current) {
             painter->setPen(color);
             current = color;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "views/BoxBatcher.h"
+#include "views/ColorMode.h"
 #include "views/Timeline.h"
 
 namespace mario::views {
@@ -28,6 +29,10 @@ public:
     void setHighlights(std::vector<BoxRef> boxes);
     const std::vector<BoxRef>& highlights() const { return highlights_; }
     void setShadeBubbles(bool shade) { shadeBubbles_ = shade; }
+    // What box colours mean (views/ColorMode.h); the view rebuilds its legend from
+    // legendEntries(mode, timeline) and replots.
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return batcher_.colorMode(); }
     bool shadeBubbles() const { return shadeBubbles_; }
     // The box being dragged, drawn translucent at a new start time (red when the drop would
     // be refused); nullopt hides it.
@@ -62,6 +67,7 @@ private:
     void drawHighlights(QCPPainter* painter);
     void drawGhost(QCPPainter* painter);
     const QStaticText& labelText(int microbatch);
+    const BoxStyle& slotStyle(int slot) const { return slotStyles_[static_cast<std::size_t>(slot)]; }
 
     const Timeline* timeline_ = nullptr;
     std::vector<BoxRef> highlights_;
@@ -71,6 +77,7 @@ private:
     bool ghostValid_ = true;
 
     BoxBatcher batcher_;
+    std::vector<BoxStyle> slotStyles_;     // per batcher slot, for the colour mode
     std::vector<QStaticText> labelCache_;  // micro-batch numbers, laid out once
     QFont labelFont_;
     int lastRectCount_ = 0, lastLabelCount_ = 0, lastDrawRectsCalls_ = 0;

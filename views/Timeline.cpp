@@ -43,6 +43,26 @@ QString waitNote(const Instruction& recv, const PipelineTopology* topology) {
         .arg(topology->deviceOf(source));
 }
 
+// Each stage's rank among the stages its device holds, by stage number: interleaving puts
+// stages d, d + p, d + 2p on device d (chunks 0, 1, 2), a V puts d and 2p − 1 − d (0, 1).
+std::vector<int> chunkOfStage(const Plan& plan) {
+    std::vector<int> chunk(plan.stages.size(), 0);
+    std::vector<std::vector<int>> byDevice;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+        const int device = plan.stages[s].device;
+        if (device < 0) continue;
+        if (device >= static_cast<int>(byDevice.size())) byDevice.resize(static_cast<std::size_t>(device) + 1);
+        byDevice[static_cast<std::size_t>(device)].push_back(static_cast<int>(s));
+    }
+    for (auto& stages : byDevice) {
+        std::sort(stages.begin(), stages.end(),
+                  [&](int a, int b) { return plan.stages[a].index < plan.stages[b].index; });
+        for (std::size_t rank = 0; rank < stages.size(); ++rank)
+            chunk[static_cast<std::size_t>(stages[rank])] = static_cast<int>(rank);
+    }
+    return chunk;
+}
+
 }  // namespace
 
 std::optional<BoxKind> boxKindOf(Op op, bool checkpointed) {
@@ -69,6 +89,11 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
     // Only wait notes need the chains; a plan whose chains are broken still draws.
     const auto topology = PipelineTopology::build(plan);
     const PipelineTopology* topo = topology.ok() ? &*topology : nullptr;
+    const std::vector<int> chunks = chunkOfStage(plan);
+    if (topo)
+        for (const auto& chain : topo->chains())
+            if (!chain.empty())
+                timeline.pipelineEnds.emplace_back(topo->deviceOf(chain.front()), topo->deviceOf(chain.back()));
 
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         if (d >= result.devices.size()) break;
@@ -92,6 +117,10 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
             box.stage = ins.stage;
             box.microbatch = ins.microbatch;
             box.op = ins.op;
+            if (ins.stage >= 0 && ins.stage < static_cast<int>(chunks.size()))
+                box.chunk = static_cast<std::int16_t>(chunks[static_cast<std::size_t>(ins.stage)]);
+            if (topo && ins.stage >= 0 && ins.stage < topo->stageCount())
+                box.direction = static_cast<std::int16_t>(topo->chainOf(ins.stage));
             if (*kind == BoxKind::Wait) {
                 box.note = static_cast<std::int32_t>(timeline.notes.size());
                 timeline.notes.push_back(waitNote(ins, topo));

@@ -6,6 +6,7 @@
 #include <QString>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/schedule/Instruction.h"
@@ -35,6 +36,11 @@ struct TimelineBox {
     BoxKind kind = BoxKind::Forward;
     int stage = 0;
     int microbatch = -1;
+    // Which of its device's stages the box's stage is (0 for the lowest-numbered): tells
+    // interleaved chunks and the two arms of a V apart. The box's chain (Plan::chains()):
+    // Chimera's and DualPipe's two directions. Both colour boxes in views/ColorMode.h.
+    std::int16_t chunk = 0;
+    std::int16_t direction = 0;
     // The instruction's op, so the box can name its action string ("1F3", "2RECV_B0").
     Op op = Op::Forward;
     // Index into Timeline::notes: for a Wait box, what it waited for; for half of an
@@ -54,6 +60,9 @@ struct Timeline {
     // Human sentences referenced by TimelineBox::note ("1SEND_F3 from device 1"). Kept out of
     // the box so a 100k-box timeline stays compact.
     std::vector<QString> notes;
+    // Per chain of the plan (TimelineBox::direction), its first and last stage's devices:
+    // the legend says which way each pipeline runs ("pipeline 1: device 3 → 0").
+    std::vector<std::pair<int, int>> pipelineEnds;
 
     std::size_t boxCount() const;
     // O(log n): a lane's program indices rise with its start times (one device runs one
