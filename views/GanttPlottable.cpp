@@ -102,6 +102,7 @@ void GanttPlottable::draw(QCPPainter* painter) {
     lastRectCount_ = batcher_.rectCount();
     drawLabels(painter);
     drawHighlights(painter);
+    drawArrows(painter, arrows_, pixelMap(), kHalfHeight);
     drawGhost(painter);
 }
 
@@ -133,6 +134,10 @@ void GanttPlottable::drawLabels(QCPPainter* painter) {
         painter->drawStaticText(topLeft, text);
         ++lastLabelCount_;
     }
+}
+
+TimeLaneToPixel GanttPlottable::pixelMap() const {
+    return [this](double time, double lane) { return coordsToPixels(time, lane); };
 }
 
 void GanttPlottable::drawHighlights(QCPPainter* painter) {

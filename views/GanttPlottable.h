@@ -11,6 +11,7 @@
 
 #include "views/BoxBatcher.h"
 #include "views/ColorMode.h"
+#include "views/DependencyArrows.h"
 #include "views/Timeline.h"
 
 namespace mario::views {
@@ -29,6 +30,10 @@ public:
     void setHighlights(std::vector<BoxRef> boxes);
     const std::vector<BoxRef>& highlights() const { return highlights_; }
     void setShadeBubbles(bool shade) { shadeBubbles_ = shade; }
+    // Arrows drawn over the boxes in time/lane coordinates: a hovered box's dependencies
+    // (dependencyArrows(timeline, box)); empty hides them. The view replots.
+    void setArrows(std::vector<Arrow> arrows) { arrows_ = std::move(arrows); }
+    const std::vector<Arrow>& arrows() const { return arrows_; }
     // What box colours mean (views/ColorMode.h); the view rebuilds its legend from
     // legendEntries(mode, timeline) and replots.
     void setColorMode(ColorMode mode);
@@ -67,6 +72,8 @@ private:
     void drawHighlights(QCPPainter* painter);
     void drawGhost(QCPPainter* painter);
     const QStaticText& labelText(int microbatch);
+    // Plot pixels of a (time, lane value) point, for drawArrows.
+    TimeLaneToPixel pixelMap() const;
     const BoxStyle& slotStyle(int slot) const { return slotStyles_[static_cast<std::size_t>(slot)]; }
 
     const Timeline* timeline_ = nullptr;
@@ -75,6 +82,8 @@ private:
     std::optional<BoxRef> ghost_;
     double ghostStart_ = 0;
     bool ghostValid_ = true;
+
+    std::vector<Arrow> arrows_;
 
     BoxBatcher batcher_;
     std::vector<BoxStyle> slotStyles_;     // per batcher slot, for the colour mode

@@ -138,6 +138,11 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
         std::stable_sort(lane.begin(), lane.end(),
                          [](const TimelineBox& a, const TimelineBox& b) { return a.start < b.start; });
     }
+    // Derived once here, linear in the instructions (a sort of the message index aside), so
+    // the view shows them on demand without the plan.
+    if (auto messages = MessageGraph::build(plan, result)) {
+        timeline.messages = std::move(messages).value();
+    }
     return timeline;
 }
 

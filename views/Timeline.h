@@ -11,6 +11,7 @@
 
 #include "core/schedule/Instruction.h"
 #include "core/schedule/Plan.h"
+#include "core/sim/MessageGraph.h"
 #include "core/sim/SimResult.h"
 
 namespace mario::views {
@@ -63,6 +64,9 @@ struct Timeline {
     // Per chain of the plan (TimelineBox::direction), its first and last stage's devices:
     // the legend says which way each pipeline runs ("pipeline 1: device 3 → 0").
     std::vector<std::pair<int, int>> pipelineEnds;
+    // The SEND→RECV pairs between devices with their times (dependency arrows on hover,
+    // views/DependencyArrows.h); empty for a hand-made timeline.
+    MessageGraph messages;
 
     std::size_t boxCount() const;
     // O(log n): a lane's program indices rise with its start times (one device runs one
