@@ -24,9 +24,14 @@ void GanttPlottable::setColorMode(ColorMode mode) {
     batcher_.setColorMode(mode);
     // Styles per slot once per mode, not per box or per frame.
     slotStyles_.clear();
-    for (int slot = 0; slot < batcher_.slotCount(); ++slot)
+    dimmedStyles_.clear();
+    for (int slot = 0; slot < batcher_.slotCount(); ++slot) {
         slotStyles_.push_back(boxStyle(BoxBatcher::kindOfSlot(slot), BoxBatcher::groupOfSlot(slot), mode));
+        dimmedStyles_.push_back(dimmed(slotStyles_.back()));
+    }
 }
+
+void GanttPlottable::setCriticalPath(std::vector<BoxRef> boxes) { criticalPath_ = std::move(boxes); }
 
 void GanttPlottable::setTimeline(const Timeline* timeline) { timeline_ = timeline; }
 
@@ -101,6 +106,7 @@ void GanttPlottable::draw(QCPPainter* painter) {
     }
     lastRectCount_ = batcher_.rectCount();
     drawLabels(painter);
+    drawCriticalPath(painter);
     drawHighlights(painter);
     drawArrows(painter, arrows_, pixelMap(), kHalfHeight);
     drawGhost(painter);
@@ -138,6 +144,48 @@ void GanttPlottable::drawLabels(QCPPainter* painter) {
 
 TimeLaneToPixel GanttPlottable::pixelMap() const {
     return [this](double time, double lane) { return coordsToPixels(time, lane); };
+}
+
+void GanttPlottable::drawCriticalPath(QCPPainter* painter) {
+    if (criticalPath_.empty()) return;
+    const QCPRange range = mKeyAxis->range();
+    const ColorMode mode = colorMode();
+    // The path's boxes again over the washed-out batch, one by one: a path is a few hundred
+    // boxes at most (it never holds two boxes of one device at the same time).
+    std::vector<Arrow> hops;
+    const TimelineBox* previous = nullptr;
+    painter->setAntialiasing(false);
+    for (const BoxRef& ref : criticalPath_) {
+        const TimelineBox* box = timeline_->find(ref);
+        if (!box) continue;
+        if (previous && previous->lane != box->lane)
+            hops.push_back({previous->end, previous->lane, box->start, box->lane, Arrow::Role::Critical});
+        previous = box;
+        if (box->end <= range.lower || box->start >= range.upper) continue;
+        const QRectF rect = pixelRect(*box, box->start);
+        const BoxStyle style = boxStyle(box->kind, colorGroupOf(*box, mode), mode);
+        // At least a few pixels wide, so a short step of the path stays visible when zoomed out.
+        const double grow = std::max(0.0, (3 - rect.width()) / 2);
+        const QRectF shown = rect.adjusted(-grow, 0, grow, 0);
+        painter->setPen(QPen(kHighlightPen, 1.5));
+        painter->setBrush(style.fill);
+        painter->drawRect(shown);
+        if (style.overlay.style() != Qt::NoBrush) {
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(style.overlay);
+            painter->drawRect(shown);
+        }
+        if (box->microbatch >= 0) {
+            const QStaticText& text = labelText(box->microbatch);
+            if (text.size().width() + 4 <= rect.width() && text.size().height() <= rect.height() + 2) {
+                painter->setFont(labelFont_);
+                painter->setPen(style.text);
+                painter->drawStaticText(rect.center() - QPointF(text.size().width() / 2, text.size().height() / 2),
+                                        text);
+            }
+        }
+    }
+    drawArrows(painter, hops, pixelMap(), kHalfHeight);
 }
 
 void GanttPlottable::drawHighlights(QCPPainter* painter) {

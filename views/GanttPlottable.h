@@ -38,6 +38,10 @@ public:
     // legendEntries(mode, timeline) and replots.
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return batcher_.colorMode(); }
+    // The critical path (Timeline::criticalPath): those boxes in full colour with a dark
+    // outline, joined across lanes by arrows, everything else washed out. Empty: normal.
+    void setCriticalPath(std::vector<BoxRef> boxes);
+    const std::vector<BoxRef>& criticalPath() const { return criticalPath_; }
     bool shadeBubbles() const { return shadeBubbles_; }
     // The box being dragged, drawn translucent at a new start time (red when the drop would
     // be refused); nullopt hides it.
@@ -74,7 +78,10 @@ private:
     const QStaticText& labelText(int microbatch);
     // Plot pixels of a (time, lane value) point, for drawArrows.
     TimeLaneToPixel pixelMap() const;
-    const BoxStyle& slotStyle(int slot) const { return slotStyles_[static_cast<std::size_t>(slot)]; }
+    const BoxStyle& slotStyle(int slot) const {
+        return (criticalPath_.empty() ? slotStyles_ : dimmedStyles_)[static_cast<std::size_t>(slot)];
+    }
+    void drawCriticalPath(QCPPainter* painter);
 
     const Timeline* timeline_ = nullptr;
     std::vector<BoxRef> highlights_;
@@ -86,7 +93,9 @@ private:
     std::vector<Arrow> arrows_;
 
     BoxBatcher batcher_;
-    std::vector<BoxStyle> slotStyles_;     // per batcher slot, for the colour mode
+    std::vector<BoxStyle> slotStyles_;    // per batcher slot, for the colour mode
+    std::vector<BoxStyle> dimmedStyles_;  // the same, washed out behind a critical path
+    std::vector<BoxRef> criticalPath_;
     std::vector<QStaticText> labelCache_;  // micro-batch numbers, laid out once
     QFont labelFont_;
     int lastRectCount_ = 0, lastLabelCount_ = 0, lastDrawRectsCalls_ = 0;

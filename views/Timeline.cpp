@@ -6,6 +6,7 @@
 
 #include "core/schedule/CheckpointedForwards.h"
 #include "core/schedule/PipelineTopology.h"
+#include "core/sim/CriticalPath.h"
 
 namespace mario::views {
 
@@ -142,6 +143,9 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
     // the view shows them on demand without the plan.
     if (auto messages = MessageGraph::build(plan, result)) {
         timeline.messages = std::move(messages).value();
+        if (auto path = criticalPath(plan, result, timeline.messages))
+            for (const InstructionRef& ref : path->computeInstructions())
+                timeline.criticalPath.push_back({ref.device, ref.program_index});
     }
     return timeline;
 }

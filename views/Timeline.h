@@ -67,6 +67,9 @@ struct Timeline {
     // The SEND→RECV pairs between devices with their times (dependency arrows on hover,
     // views/DependencyArrows.h); empty for a hand-made timeline.
     MessageGraph messages;
+    // The compute boxes that set the makespan, in time order (core/sim/CriticalPath.h); what
+    // GanttPlottable::setCriticalPath takes. Empty for a deadlocked plan.
+    std::vector<BoxRef> criticalPath;
 
     std::size_t boxCount() const;
     // O(log n): a lane's program indices rise with its start times (one device runs one
