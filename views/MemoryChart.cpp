@@ -1,5 +1,6 @@
 #include "views/MemoryChart.h"
 
+#include <QLabel>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <array>
@@ -8,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "views/DeviceGradientLegendItem.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
 #include "views/TimeAxis.h"
@@ -19,20 +21,6 @@ namespace {
 const QColor kWithinLimit(0x5B, 0x8D, 0xB8);
 const QColor kOverLimit(0xD5, 0x5E, 0x00);  // Okabe–Ito vermilion: a warning without red-green
 const QColor kLimitLine(0xB0, 0x30, 0x20);
-
-// Viridis, stopped short of its yellow end (unreadable on white): perceptually ordered and
-// colour-blind safe, so "device 0 → device N" reads as a progression.
-QColor deviceColor(int device, int devices) {
-    static constexpr std::array<QRgb, 5> anchors{qRgb(0x44, 0x01, 0x54), qRgb(0x3B, 0x52, 0x8B), qRgb(0x21, 0x90, 0x8C),
-                                                 qRgb(0x5D, 0xC8, 0x63), qRgb(0xA8, 0xC8, 0x1A)};
-    const double t = devices > 1 ? static_cast<double>(device) / (devices - 1) : 0.0;
-    const double scaled = t * (anchors.size() - 1);
-    const auto i = std::min(static_cast<std::size_t>(scaled), anchors.size() - 2);
-    const double f = scaled - i;
-    const QColor a = QColor::fromRgb(anchors[i]), b = QColor::fromRgb(anchors[i + 1]);
-    return QColor::fromRgbF(a.redF() + f * (b.redF() - a.redF()), a.greenF() + f * (b.greenF() - a.greenF()),
-                            a.blueF() + f * (b.blueF() - a.blueF()));
-}
 
 // Decimal units, as the config's memory_limit_gb and the summary use: the largest unit in
 // which the tallest value is at least 1, so teaching plans (KB) read as well as GPT-3 (GB).
@@ -46,10 +34,17 @@ std::pair<double, QString> unitFor(double bytes) {
 }  // namespace
 
 MemoryChart::MemoryChart(QWidget* parent)
-    : QWidget(parent), curves_(new QCustomPlot(this)), peaks_(new QCustomPlot(this)) {
+    : QWidget(parent), overLimitLabel_(new QLabel(this)), curves_(new QCustomPlot(this)),
+      peaks_(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
+    // On top, so the verdict is read before the curves and never scrolls out of sight.
+    overLimitLabel_->setWordWrap(true);
+    overLimitLabel_->setTextFormat(Qt::PlainText);
+    overLimitLabel_->setContentsMargins(kPlotLeftMargin, 4, 8, 2);
+    overLimitLabel_->setVisible(false);
+    layout->addWidget(overLimitLabel_);
     layout->addWidget(curves_, 3);
     layout->addWidget(peaks_, 2);
     setupCurvePlot();
@@ -104,6 +99,7 @@ void MemoryChart::setMemory(const SimResult& result, std::optional<double> limit
     if (limitBytes)
         overLimit_ = static_cast<int>(std::count_if(result.devices.begin(), result.devices.end(),
                                                     [&](const DeviceStats& d) { return d.peak_bytes > *limitBytes; }));
+    updateOverLimitLabel(result);
     rebuildCurves();
     rebuildPeaks(result);
     curves_->replot();
@@ -111,6 +107,7 @@ void MemoryChart::setMemory(const SimResult& result, std::optional<double> limit
 }
 
 void MemoryChart::rebuildCurves() {
+    clearLegend(curves_->legend);  // the graphs' entries, and a gradient strip of the last plan
     curves_->clearGraphs();
     curves_->clearItems();
     const int devices = static_cast<int>(raw_.size());
@@ -126,11 +123,15 @@ void MemoryChart::rebuildCurves() {
         graph->setAdaptiveSampling(false);  // we thin ourselves, keeping maxima
         for (const MemoryPoint& p : raw_[d]) top = std::max(top, p.bytes);
     }
-    // One legend entry per device only while they fit on a line or two. A hidden legend
-    // still counts in QCustomPlot's minimum size, so its entries go too.
-    const bool legend = devices > 0 && devices <= 16;
-    if (!legend) clearLegend(curves_->legend);
-    curves_->legend->setVisible(legend);
+    // One legend entry per device while they fit on a line or two; beyond, one gradient strip
+    // "device 0 … N−1" in the lines' colours. A hidden legend still counts in QCustomPlot's
+    // minimum size, so its entries go too.
+    if (devices > kDeviceEntriesUpTo) {
+        clearLegend(curves_->legend);
+        curves_->legend->addItem(new DeviceGradientLegendItem(curves_->legend, devices));
+    }
+    if (devices == 0) clearLegend(curves_->legend);
+    curves_->legend->setVisible(devices > 0);
     curves_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.1, 1e-9));
     if (!rangeFollowed_) {
         const double span = makespan_ > 0 ? makespan_ : 1.0;
@@ -138,6 +139,46 @@ void MemoryChart::rebuildCurves() {
     }
     if (limitBytes_) addLimitLine(curves_);
     rethin(true);
+}
+
+QString MemoryChart::overLimitText() const {
+    return overLimitLabel_->isHidden() ? QString() : overLimitLabel_->text();
+}
+
+void MemoryChart::updateOverLimitLabel(const SimResult& result) {
+    if (!limitBytes_ || result.devices.empty()) {
+        overLimitLabel_->clear();
+        overLimitLabel_->setVisible(false);
+        return;
+    }
+    const QString limit = QStringLiteral("%1 %2").arg(*limitBytes_ / unitBytes_, 0, 'g', 4).arg(unitName_);
+    QStringList over;
+    int highest = 0;
+    for (int d = 0; d < static_cast<int>(result.devices.size()); ++d) {
+        if (result.devices[d].peak_bytes > result.devices[highest].peak_bytes) highest = d;
+        if (result.devices[d].peak_bytes > *limitBytes_ && over.size() <= kOverLimitListed) over << QString::number(d);
+    }
+    // Past a dozen the list stops helping; the red bars show the rest.
+    if (over.size() > kOverLimitListed) over.back() = QStringLiteral("\u2026");
+    const QString peak = QStringLiteral("highest %1 %2 on device %3")
+                             .arg(result.devices[highest].peak_bytes / unitBytes_, 0, 'g', 4)
+                             .arg(unitName_)
+                             .arg(highest);
+    const int devices = static_cast<int>(result.devices.size());
+    if (overLimit_ > 0) {
+        overLimitLabel_->setText(QStringLiteral("%1 %2 over the %3 limit: %4 (%5)")
+                                     .arg(overLimit_)
+                                     .arg(overLimit_ == 1 ? QStringLiteral("device") : QStringLiteral("devices"))
+                                     .arg(limit, over.join(QStringLiteral(", ")), peak));
+        overLimitLabel_->setStyleSheet(QStringLiteral("color: #B03020; font-weight: bold;"));
+    } else {
+        overLimitLabel_->setText(
+            QStringLiteral("%1 within the %2 limit (%3)")
+                .arg(devices == 1 ? QStringLiteral("The device is") : QStringLiteral("All %1 devices are").arg(devices),
+                     limit, peak));
+        overLimitLabel_->setStyleSheet(QStringLiteral("color: #404040;"));
+    }
+    overLimitLabel_->setVisible(true);
 }
 
 void MemoryChart::rebuildPeaks(const SimResult& result) {

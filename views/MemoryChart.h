@@ -1,8 +1,10 @@
 #pragma once
 // Memory under the Gantt, sharing its time axis: per-device memory over time (one line per
-// device), and per-device peak as bars against the device limit (a line), bars over the
-// limit highlighted. Values are in GB for real models, in KB/MB for teaching plans. Curves are thinned to a few points per pixel, keeping each bucket's
-// maximum so peaks never disappear.
+// device, a legend entry each up to 16 devices and a gradient strip beyond), and per-device
+// peak as bars against the device limit (a line), bars over the limit highlighted; above both,
+// a sentence naming the devices over the limit, so the verdict is on screen with the charts.
+// Values are in GB for real models, in KB/MB for teaching plans. Curves are thinned to a few
+// points per pixel, keeping each bucket's maximum so peaks never disappear.
 #include <QString>
 #include <QWidget>
 #include <optional>
@@ -12,6 +14,7 @@
 #include "views/TimeBase.h"
 
 class QCustomPlot;
+class QLabel;
 
 namespace mario::views {
 
@@ -31,6 +34,11 @@ public:
     QCustomPlot* curvePlot() const;
     QCustomPlot* peakPlot() const;
     int devicesOverLimit() const;
+    // The sentence above the charts whenever a limit is set: "4 devices over the 40 GB limit:
+    // 3, 7, 11, 15 (highest 52.3 GB on device 7)", or "All 32 devices are within the 40 GB
+    // limit (…)". Empty without a limit.
+    QString overLimitText() const;
+    QLabel* overLimitLabel() const { return overLimitLabel_; }
 
     // The curves as simulated (static + dynamic bytes, extended to the makespan), before
     // thinning; the graphs of curvePlot() hold them thinned to the visible range, in GB.
@@ -49,9 +57,15 @@ private:
     void rebuildCurves();
     void rebuildPeaks(const SimResult& result);
     void addLimitLine(QCustomPlot* plot);
+    void updateOverLimitLabel(const SimResult& result);
     // Re-thins every curve for the visible range and the plot's pixel width, if either changed.
     void rethin(bool force = false);
 
+    // Devices named one by one in the legend, and in the over-limit sentence.
+    static constexpr int kDeviceEntriesUpTo = 16;
+    static constexpr int kOverLimitListed = 12;
+
+    QLabel* overLimitLabel_;
     QCustomPlot* curves_;
     QCustomPlot* peaks_;
     int overLimit_ = 0;

@@ -5,8 +5,10 @@
 #include <qcustomplot.h>
 
 #include "tests/views/ViewTestPlans.h"
+#include "views/DeviceGradientLegendItem.h"
 #include "views/MemoryChart.h"
 #include "views/MemoryThinning.h"
+#include "views/PlotStyle.h"
 
 using namespace mario;
 using namespace mario::views;
@@ -21,16 +23,19 @@ private slots:
     void smallCurvesAreNotThinned();
     void followsTheGanttTimeRange();
     void picksAReadableUnit();
+    void legendAtAnyDeviceCount();
+    void statesTheDevicesOverTheLimit();
+    void overLimitSentenceSitsAboveTheCharts();
 
 private:
-    static SimResult oneGigabytePerMicrobatch(int microbatches = 8);
+    static SimResult oneGigabytePerMicrobatch(int microbatches = 8, int devices = 4);
 };
 
-SimResult MemoryChartTest::oneGigabytePerMicrobatch(int microbatches) {
+SimResult MemoryChartTest::oneGigabytePerMicrobatch(int microbatches, int devices) {
     viewtest::UnitStage unit;
     unit.activation = 1e9;
     unit.staticBytes = 0.5e9;
-    return viewtest::simulate(viewtest::unitPlan(Scheme::OneFOneB, 4, microbatches, unit), true);
+    return viewtest::simulate(viewtest::unitPlan(Scheme::OneFOneB, devices, microbatches, unit), true);
 }
 
 void MemoryChartTest::countsDevicesOverLimit() {
@@ -158,6 +163,73 @@ void MemoryChartTest::picksAReadableUnit() {
     QCOMPARE(bars->data()->at(3)->value, 1.0);
     chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
     QCOMPARE(chart.unitName(), QStringLiteral("GB"));
+}
+
+void MemoryChartTest::legendAtAnyDeviceCount() {
+    MemoryChart chart;
+    chart.resize(900, 500);
+    // Four devices: one entry each, named.
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    chart.curvePlot()->replot();
+    QStringList names;
+    for (QCPAbstractLegendItem* item : legendItems(chart.curvePlot()->legend))
+        if (auto* entry = qobject_cast<QCPPlottableLegendItem*>(item)) names << entry->plottable()->name();
+    QCOMPARE(names, (QStringList{"device 0", "device 1", "device 2", "device 3"}));
+    QVERIFY(chart.curvePlot()->legend->visible());
+    // Thirty-two: one gradient strip from device 0 to device 31, not 32 entries.
+    chart.setMemory(oneGigabytePerMicrobatch(32, 32), std::nullopt);
+    chart.curvePlot()->replot();
+    const auto items = legendItems(chart.curvePlot()->legend);
+    QCOMPARE(items.size(), 1);
+    auto* strip = qobject_cast<DeviceGradientLegendItem*>(items.first());
+    QVERIFY(strip);
+    QCOMPARE(strip->firstLabel(), QStringLiteral("device 0"));
+    QCOMPARE(strip->lastLabel(), QStringLiteral("device 31"));
+    QVERIFY(chart.curvePlot()->legend->visible());
+    // The strip fits the plot: its row is no taller than two lines of text.
+    QVERIFY(chart.curvePlot()->legend->outerRect().height() < 2 * QFontMetrics(chart.font()).height() + 12);
+    // The lines and the strip share one scale: the ends are device 0's and device 31's colours.
+    QCOMPARE(chart.curvePlot()->graph(0)->pen().color(), deviceColor(0, 32));
+    QCOMPARE(chart.curvePlot()->graph(31)->pen().color(), deviceColor(31, 32));
+    QVERIFY(deviceColor(0, 32) != deviceColor(31, 32));
+    // Back to few devices: entries again.
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    QCOMPARE(legendItems(chart.curvePlot()->legend).size(), 4);
+}
+
+void MemoryChartTest::statesTheDevicesOverTheLimit() {
+    MemoryChart chart;
+    // Peaks by hand (device d of p holds p − d micro-batches of 1 GB, plus 0.5 GB static):
+    // 4.5, 3.5, 2.5, 1.5 GB on four devices.
+    chart.setMemory(oneGigabytePerMicrobatch(), 3.0e9);
+    QCOMPARE(chart.overLimitText(), QStringLiteral("2 devices over the 3 GB limit: 0, 1 (highest 4.5 GB on device 0)"));
+    chart.setMemory(oneGigabytePerMicrobatch(), 4.0e9);
+    QCOMPARE(chart.overLimitText(), QStringLiteral("1 device over the 4 GB limit: 0 (highest 4.5 GB on device 0)"));
+    chart.setMemory(oneGigabytePerMicrobatch(), 10.0e9);
+    QCOMPARE(chart.overLimitText(),
+             QStringLiteral("All 4 devices are within the 10 GB limit (highest 4.5 GB on device 0)"));
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    QCOMPARE(chart.overLimitText(), QString());
+    // 32 devices: 32.5 − d GB, over a 10 GB limit for d ≤ 22: 23 devices, the first dozen named.
+    chart.setMemory(oneGigabytePerMicrobatch(32, 32), 10.0e9);
+    QCOMPARE(chart.devicesOverLimit(), 23);
+    QCOMPARE(chart.overLimitText(),
+             QString::fromUtf8("23 devices over the 10 GB limit: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, \u2026 "
+                               "(highest 32.5 GB on device 0)"));
+}
+
+void MemoryChartTest::overLimitSentenceSitsAboveTheCharts() {
+    MemoryChart chart;
+    chart.resize(900, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setMemory(oneGigabytePerMicrobatch(), 3.0e9);
+    QTRY_VERIFY(chart.overLimitLabel()->isVisible());
+    // Inside the widget, above the curves: never below the fold of a short panel.
+    QVERIFY(chart.overLimitLabel()->geometry().bottom() <= chart.curvePlot()->geometry().top());
+    QVERIFY(chart.overLimitLabel()->geometry().top() >= 0);
+    chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
+    QVERIFY(!chart.overLimitLabel()->isVisible());
 }
 
 QTEST_MAIN(MemoryChartTest)
