@@ -4,7 +4,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "executor/DeviceMemory.h"
+#include "executor/AllocationTracker.h"
+#include "executor/DeviceStreams.h"
 
 namespace mario::exec {
 
@@ -14,7 +15,7 @@ DeviceWorker::DeviceWorker(const WorkerPlace& place, const Plan& plan, const Pip
     : place_(place), device_(place.device), plan_(plan), topology_(topology), model_(model), stages_(std::move(stages)),
       batch_(batch), transport_(transport), microbatches_(plan.microbatchCount()),
       torchDevice_(batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device()),
-      optimizer_(place.lr, place.adam) {
+      optimizer_(place.lr, place.adam, place.snapshot) {
     // An F is checkpointed when an R of the same (stage, mb) stands later in the program.
     std::set<std::pair<int, int>> recomputeLater;
     const auto& program = plan_.devices[device_].program;
@@ -59,9 +60,24 @@ StageRuntime& DeviceWorker::stage(int index) {
     return *it->second;
 }
 
+std::optional<DeviceMemoryReading> DeviceWorker::readMemory() const {
+    if (book_) return DeviceMemoryReading{book_->current(account_), book_->peak(account_)};
+    return readDeviceMemory(torchDevice_);
+}
+
 void DeviceWorker::run() {
     // One intra-op thread per device thread: the devices are the parallelism.
     at::set_num_threads(1);
+    // Before any kernel: a new thread has no current CUDA context (DeviceStreams.h).
+    try {
+        enterDevice(torchDevice_);
+    } catch (const std::exception& e) {
+        transport_.fail(where() + ": cannot make " + torchDevice_.str() + " current: " + e.what());
+        return;
+    }
+    // This thread's allocations go to its own account, for as long as it runs its program.
+    std::optional<TrackAllocations> tracking;
+    if (book_) tracking.emplace(chargeTo(book_, account_, torchDevice_.type()));
     // Started here, on the worker's thread, so that its marks go on this thread's stream.
     if (recorder_) recorder_->start(torchDevice_);
     const auto& program = plan_.devices[device_].program;
@@ -71,7 +87,7 @@ void DeviceWorker::run() {
             const auto start = recorder_ ? recorder_->begin() : InstructionClock::Mark{};
             execute(program[i], i);
             measureMemory();
-            const auto memory = readDeviceMemory(torchDevice_);
+            const auto memory = readMemory();
             if (memory) peakAllocated_ = std::max(peakAllocated_, memory->peak_bytes);
             if (recorder_) {
                 LiveInstruction event;
@@ -113,6 +129,8 @@ void DeviceWorker::run() {
         return;
     }
     if (recorder_) recorder_->flush();
+    // The account's true peak, transients inside an instruction included.
+    if (book_) peakAllocated_ = book_->peak(account_);
 }
 
 void DeviceWorker::forward(int s, int m, bool keepGraph) {

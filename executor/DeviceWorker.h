@@ -16,6 +16,8 @@
 
 #include "core/schedule/PipelineTopology.h"
 #include "core/schedule/Plan.h"
+#include "executor/DeviceMemory.h"
+#include "executor/DeviceMemoryBook.h"
 #include "executor/GptModel.h"
 #include "executor/LiveEventRecorder.h"
 #include "executor/Optimizer.h"
@@ -32,6 +34,7 @@ struct WorkerPlace {
     int step = 0;      // iteration, for the live events
     double lr = 0.01;
     bool adam = false;
+    bool snapshot = true;  // keep the gradients for the reference check (Optimizer.h)
 };
 
 class DeviceWorker {
@@ -45,7 +48,17 @@ public:
         recorder_ = std::make_unique<LiveEventRecorder>(std::move(sink), origin);
     }
 
+    // Per-device memory where pipeline devices share an allocator: this worker's thread charges
+    // its allocations to `account` of `book` while it runs, and its live events and
+    // peakAllocatedBytes() read that account (DeviceMemoryBook.h). Without a book they read the
+    // allocator of the worker's GPU (a multi-process run: the GPU is the device's alone).
+    void setMemoryBook(std::shared_ptr<DeviceMemoryBook> book, int account) {
+        book_ = std::move(book);
+        account_ = account;
+    }
+
     // Runs the whole program; on error reports "device D, instruction X: why" to the exchange.
+    // Makes the worker's GPU current on this thread first (DeviceStreams.h).
     void run();
 
     // Sum over this device's last-stage micro-batches of loss / (M · dp) (the step loss is the
@@ -57,7 +70,8 @@ public:
     // slot holding only its input). Measured from the tensors the interpreter really holds, so
     // it checks that F/R/B keep and free what docs/execution-model.md says (the simulator's memory model).
     double peakActivationBytes() const { return peakBytes_; }
-    // The allocator's peak on this worker's GPU (0 on the CPU, which has no reading).
+    // The most this worker's account held (with a memory book), or the allocator's peak on this
+    // worker's GPU (0 on the CPU without a book, which has no reading).
     double peakAllocatedBytes() const { return peakAllocated_; }
 
 private:
@@ -87,6 +101,8 @@ private:
     // "device 2", or "device 2 of replica 1" when data-parallel replicas run too.
     std::string where() const;
     void measureMemory();
+    // What the allocator holds for this worker now: its account, or its GPU's statistics.
+    std::optional<DeviceMemoryReading> readMemory() const;
     // Hand-over between two stages of this device (no SEND/RECV in the plan): same thread, so a
     // missing tensor is a plan error at once, not a wait.
     void handOver(Direction direction, int stage, int microbatch, torch::Tensor tensor);
@@ -113,7 +129,9 @@ private:
     double peakBytesNow_ = 0;  // activation bytes held after the latest instruction
     Optimizer optimizer_;
     std::unique_ptr<LiveEventRecorder> recorder_;  // only with a sink
-    std::string current_;                          // "device D at INSTRUCTION", for other devices' timeout messages
+    std::shared_ptr<DeviceMemoryBook> book_;       // only where devices share an allocator
+    int account_ = 0;
+    std::string current_;  // "device D at INSTRUCTION", for other devices' timeout messages
 };
 
 }  // namespace mario::exec

@@ -82,7 +82,8 @@ protected:
         if (!nccl_)
             tcp_ = std::make_unique<TcpTransport>(mesh_.mesh, inputs().topology, mesh_.rankOfDevice, mesh_.groups,
                                                   iteration, options().recv_timeout_s);
-        return {WorkerSeat{mesh_.place.device, mesh_.place.replica, mine_, transport()}};
+        // No memory book: the GPU (or CPU process) is this rank's alone.
+        return {WorkerSeat{mesh_.place.device, mesh_.place.replica, mine_, transport(), nullptr, 0}};
     }
 
     void runWorkers(const std::vector<std::unique_ptr<DeviceWorker>>& workers) override {

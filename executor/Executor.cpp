@@ -11,10 +11,14 @@
 #include <torch/torch.h>
 
 #include "core/schedule/PipelineTopology.h"
+#include "executor/AllocationTracker.h"
 #include "executor/BlasThreads.h"
+#include "executor/DeviceMemoryBook.h"
+#include "executor/DeviceStreams.h"
 #include "executor/DeviceWorker.h"
 #include "executor/Exchange.h"
 #include "executor/GptModel.h"
+#include "executor/GreenContexts.h"
 #include "executor/InProcessTransport.h"
 #include "executor/RunSetup.h"
 #include "executor/StepLoop.h"
@@ -22,14 +26,29 @@
 namespace mario::exec {
 namespace {
 
-// One stream per pipeline device when all of them share a GPU, so their kernels overlap as on
-// separate GPUs; nothing on CPU.
-std::vector<std::optional<c10::Stream>> workerStreams(const torch::Device& device, int workers) {
-    std::vector<std::optional<c10::Stream>> streams(workers);
-    if (device.is_cpu()) return streams;
-    auto* impl = c10::impl::getDeviceGuardImpl(device.type());
-    for (auto& s : streams) s = impl->getStreamFromGlobalPool(device);
-    return streams;
+// The stream of every worker when all of them share a GPU: its own SM partition's, or one of
+// PyTorch's pool streams (docs/gpu.md); none on the CPU. `partitions` keeps the green contexts
+// alive for as long as their streams are used.
+Result<std::vector<c10::Stream>> workerStreams(const torch::Device& device, int workers, const ExecutorOptions& options,
+                                               std::unique_ptr<GreenContexts>& partitions) {
+    if (!options.partition_sms || device.is_cpu()) {
+        if (options.partition_sms) return makeError("--partition-sms needs --backend cuda (the CPU has no SMs)");
+        return poolStreams(device, workers);
+    }
+    std::string failure;
+    if (auto made = GreenContexts::create(device.index(), workers); !made) {
+        failure = made.error().message;
+    } else if (auto streams = partitionStreams(**made, device); !streams) {
+        failure = streams.error().message;
+    } else {
+        partitions = std::move(*made);
+        return streams;
+    }
+    const std::string why =
+        "cannot give each of the " + std::to_string(workers) + " pipeline devices its own SM partition: " + failure;
+    if (!options.shared_streams_fallback) return makeError(why + " (--shared-streams runs them on shared SMs instead)");
+    if (options.on_notice) options.on_notice(why + "; running on shared streams (--shared-streams)");
+    return poolStreams(device, workers);
 }
 
 // Every (device, replica) of the run as a thread of this process, talking through one Exchange
@@ -37,9 +56,10 @@ std::vector<std::optional<c10::Stream>> workerStreams(const torch::Device& devic
 class InProcessSteps final : public StepLoop {
 public:
     InProcessSteps(StepInputs inputs, const ExecutorOptions& options, StepReporting reporting,
-                   const torch::Device& device)
-        : StepLoop(inputs, options, std::move(reporting)), device_(device),
-          streams_(workerStreams(device, inputs.topology.deviceCount() * inputs.replicas)) {}
+                   const torch::Device& device, std::vector<c10::Stream> streams,
+                   std::shared_ptr<DeviceMemoryBook> book)
+        : StepLoop(inputs, options, std::move(reporting)), device_(device), streams_(std::move(streams)),
+          book_(std::move(book)) {}
 
 protected:
     std::vector<WorkerSeat> seat(int) override {
@@ -52,21 +72,26 @@ protected:
         for (int r = 0; r < inputs().replicas; ++r) {
             transports_.push_back(std::make_unique<InProcessTransport>(*exchange_, r));
             for (int d = 0; d < topology.deviceCount(); ++d) {
-                WorkerSeat seat{d, r, {}, transports_.back().get()};
+                // Accounts are numbered as the workers: replica-major.
+                WorkerSeat seat{d, r, {}, transports_.back().get(), book_, r * topology.deviceCount() + d};
                 for (int s = 0; s < stageCount; ++s)
                     if (topology.deviceOf(s) == d) seat.stages[s] = &inputs().stages[r * stageCount + s];
                 seats.push_back(std::move(seat));
             }
         }
+        book_->resetPeaks();  // each iteration reports its own peaks
         return seats;
     }
 
     void runWorkers(const std::vector<std::unique_ptr<DeviceWorker>>& workers) override {
+        // The weights and the batch were copied on this thread's stream; the workers' streams do
+        // not wait for it by themselves.
+        if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
         std::vector<std::thread> threads;
         for (std::size_t i = 0; i < workers.size(); ++i)
             threads.emplace_back([&, i] {
                 std::optional<c10::StreamGuard> onStream;
-                if (streams_[i]) onStream.emplace(*streams_[i]);
+                if (i < streams_.size()) onStream.emplace(streams_[i]);
                 workers[i]->run();
             });
         for (auto& t : threads) t.join();
@@ -83,7 +108,8 @@ protected:
 
 private:
     torch::Device device_;
-    std::vector<std::optional<c10::Stream>> streams_;
+    std::vector<c10::Stream> streams_;
+    std::shared_ptr<DeviceMemoryBook> book_;
     std::unique_ptr<Exchange> exchange_;
     std::vector<std::unique_ptr<InProcessTransport>> transports_;
 };
@@ -106,6 +132,10 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
     try {
         const torch::Device device = torchDevice(options);
         const torch::ScalarType dtype = torchDtype(options);
+        // Before the weights: the green contexts must outlive every tensor their streams touched.
+        std::unique_ptr<GreenContexts> partitions;
+        auto streams = workerStreams(device, topology.deviceCount() * replicas, options, partitions);
+        if (!streams) return streams.error();
         const GptModel model(options.model, options.seed);
         const Batch batch =
             buildBatch(model, options, microbatches, std::max(1, plan.info.micro_batch_size), replicas, device);
@@ -120,17 +150,33 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
         report.devices = topology.deviceCount();
         report.data_parallel = replicas;
 
+        // Every device's memory in its own account, its weights from the start (DeviceMemoryBook.h).
+        const int workers = topology.deviceCount() * replicas;
+        auto book = std::make_shared<DeviceMemoryBook>(workers);
+        for (std::size_t i = 0; i < stages.size(); ++i) {
+            const StageRuntime& st = stages[i];
+            const int replica = static_cast<int>(i) / topology.stageCount();
+            const int account = replica * topology.deviceCount() + topology.deviceOf(st.index);
+            for (const auto& [name, p] : st.params)
+                book->allocated(p.data_ptr(), static_cast<std::int64_t>(p.storage().nbytes()), account);
+        }
+
         // Serialise the live events of all device threads.
         std::mutex eventMutex;
         StepReporting reporting;
-        reporting.allocatorPeaks = AllocatorPeaks::SharedGpu;
+        reporting.allocatorPeaks = AllocatorPeaks::PerDevice;
         if (options.on_event)
             reporting.events = [&](const std::string& line) {
                 std::lock_guard lock(eventMutex);
                 options.on_event(line);
             };
-        InProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting), device);
-        if (auto ran = steps.run(report); !ran) return ran.error();
+        InProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting), device,
+                             std::move(*streams), book);
+        {
+            // Frees on this thread (the workers' leftovers, destroyed here) end their charges too.
+            TrackAllocations tracking(chargeTo(book, -1, device.type()));
+            if (auto ran = steps.run(report); !ran) return ran.error();
+        }
         if (!options.reference) return report;
         std::vector<StageOutcome> outcomes;
         for (const auto& st : stages) outcomes.push_back({st.gradSnapshot, st.params});

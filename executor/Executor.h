@@ -35,6 +35,14 @@ struct ExecutorOptions {
     // events on a GPU, see InstructionClock) and a summary per iteration. Calls are serialised;
     // they come from the device threads.
     std::function<void(const std::string&)> on_event;
+    // Single-GPU mode (docs/gpu.md): every pipeline device (and replica) computes on its own
+    // disjoint SM partition with its own stream, as on a GPU of its own; without it they share
+    // the GPU's SMs on PyTorch's pool streams.
+    bool partition_sms = false;
+    // With partition_sms, where the driver or GPU cannot partition: shared streams instead of
+    // an error, and a note through on_notice that says why.
+    bool shared_streams_fallback = false;
+    std::function<void(const std::string&)> on_notice;
 };
 
 struct RunReport {
@@ -51,8 +59,10 @@ struct RunReport {
     // Per device, of the last iteration: see DeviceWorker::peakActivationBytes (the plan's
     // activation/checkpoint bytes weighted by what the interpreter really held).
     std::vector<double> peak_activation_bytes;
-    // What the GPU allocator really held at most, per device (multi-process), or one value for
-    // the one GPU all devices share (single-GPU mode); empty on the CPU, which has no reading.
+    // What the allocator really held at most in the last iteration, per pipeline device: each
+    // device's own account where devices share a GPU or the CPU (DeviceMemoryBook.h: its
+    // weights, gradients, optimizer state and activations), its GPU's statistics in a
+    // multi-process CUDA run; empty in a multi-process CPU run, which has no reading.
     std::vector<double> peak_allocated_bytes;
     // Wall time of every iteration (multi-process: the slowest rank's), from the first
     // instruction to the last one finishing on the device; the first includes warm-up.

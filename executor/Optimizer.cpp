@@ -14,8 +14,9 @@ void Optimizer::step(StageRuntime& st) const {
     if (adam_) ++st.adamSteps;
     for (auto& [name, p] : st.params) {
         if (!p.grad().defined()) continue;
-        const torch::Tensor g = p.grad().clone();
-        st.gradSnapshot[name] = g;
+        // Without a snapshot the step reads the gradient in place: it is zeroed only after.
+        const torch::Tensor g = snapshot_ ? p.grad().clone() : p.grad();
+        if (snapshot_) st.gradSnapshot[name] = g;
         if (adam_) {
             constexpr double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
             auto& m = st.adamM[name];

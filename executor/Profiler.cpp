@@ -1,42 +1,30 @@
 #include "executor/Profiler.h"
 
-#include "executor/BlasThreads.h"
-#include "executor/RunSetup.h"
-
-#include <torch/cuda.h>
-
-#include "core/cost/ProfileCostModel.h"
-
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
-#include <c10/core/Allocator.h>
-#include <c10/util/ThreadLocalDebugInfo.h>
+#include <c10/core/StreamGuard.h>
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
+#include "core/cost/ProfileCostModel.h"
+#include "executor/AllocationTracker.h"
+#include "executor/BlasThreads.h"
+#include "executor/BusyNeighbours.h"
+#include "executor/DeviceStreams.h"
 #include "executor/GptModel.h"
+#include "executor/GreenContexts.h"
+#include "executor/InstructionClock.h"
+#include "executor/RunSetup.h"
 
 namespace mario::exec {
 namespace {
-
-// Live CPU bytes seen through c10's memory-profiling hook: DefaultCPUAllocator reports every
-// allocation (+size) and free (-size) to the PROFILER_STATE debug info of the calling thread.
-class LiveBytes final : public c10::MemoryReportingInfoBase {
-public:
-    void reportMemoryUsage(void*, int64_t size, int64_t, int64_t, c10::Device) override { live_ += size; }
-    bool memoryProfilingEnabled() const override { return true; }
-    int64_t live() const { return live_.load(); }
-
-private:
-    std::atomic<int64_t> live_{0};
-};
-
-double wallMs() {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
@@ -51,64 +39,74 @@ struct Measured {
 
 // Times one slice: forward (with grad, as a stage without checkpointing runs it), backward of
 // that forward, and recompute (a forward with grad from the saved, detached stage input).
-// Activation bytes: live CPU bytes after the forward (graph and output alive) minus before.
+// Times are InstructionClock marks on the thread's current stream: the steady clock on the CPU,
+// CUDA events on a GPU, so a GPU profile times the kernels, not the host, and never waits for
+// the GPU between the phases it times. Activation bytes: the bytes this thread's allocations
+// hold after the forward (graph and output alive) minus before, from c10's allocator reports
+// (AllocationTracker.h), counted on the measured device only.
 Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
                  const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype) {
     ParamMap params = model.cloneSlice(slice);
     for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
-    // GPU kernels run asynchronously: a time stamp counts only once the device is done.
-    auto nowMs = [&device] {
-        if (device.is_cuda()) torch::cuda::synchronize(device.index());
-        return wallMs();
-    };
+    InstructionClock clock(device, std::chrono::steady_clock::now());
     Measured m;
     for (const auto& [name, p] : params) m.static_bytes += double(p.numel() * p.element_size()) * 4;
     const bool floating = input.is_floating_point();
-    std::vector<double> fwd, bwd, rec, in, wt;
+    // Per repeat: the marks around forward, backward, recompute, I and W.
+    std::vector<std::array<InstructionClock::Mark, 9>> marks;
     for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up, also the memory measurement
         for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
         torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
         torch::Tensor out;
-        double t0 = 0, t1 = 0;
+        std::array<InstructionClock::Mark, 9> t{};
         if (r == 0) {
-            auto tracker = std::make_shared<LiveBytes>();
-            c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, tracker);
+            std::int64_t live = 0;
+            TrackAllocations tracking([&live, type = device.type()](void*, std::int64_t bytes, c10::Device where) {
+                if (where.type() == type) live += bytes;
+            });
             out = model.forward(slice, params, x, targets);
-            m.activation_bytes = double(std::max<int64_t>(0, tracker->live()));
+            m.activation_bytes = double(std::max<std::int64_t>(0, live));
         } else {
-            t0 = nowMs();
+            t[0] = clock.mark();
             out = model.forward(slice, params, x, targets);
-            t1 = nowMs();
+            t[1] = clock.mark();
         }
         torch::Tensor grad = out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3;
-        const double t2 = nowMs();
+        t[2] = clock.mark();
         out.backward(grad);
-        const double t3 = nowMs();
+        t[3] = clock.mark();
         out = torch::Tensor();
         torch::Tensor saved = floating ? input.detach() : input;
         torch::Tensor x2 = floating ? saved.clone().requires_grad_(true) : saved;
-        const double t4 = nowMs();
+        t[4] = clock.mark();
         torch::Tensor again = model.forward(slice, params, x2, targets);
-        const double t5 = nowMs();
+        t[5] = clock.mark();
         // The split backward as the executor runs it (DeviceWorker): I is the gradient of the
         // stage input with the graph kept, W the parameters' gradients from that graph.
-        double t6 = 0, t7 = 0, t8 = 0;
+        t[6] = t[7] = t[8] = t[5];
         if (floating) {
             torch::Tensor g = again.dim() == 0 ? torch::ones_like(again) : torch::ones_like(again) * 1e-3;
-            t6 = nowMs();
+            t[6] = clock.mark();
             torch::autograd::grad({again}, {x2}, {g}, /*retain_graph=*/true);
-            t7 = nowMs();
+            t[7] = clock.mark();
             std::vector<torch::Tensor> weights;
             for (const auto& [name, p] : params) weights.push_back(p);
             again.backward(g, /*retain_graph=*/false, /*create_graph=*/false, at::TensorList(weights));
-            t8 = nowMs();
+            t[8] = clock.mark();
         }
-        if (r == 0) continue;
-        fwd.push_back(t1 - t0);
-        bwd.push_back(t3 - t2);
-        rec.push_back(t5 - t4);
-        in.push_back(t7 - t6);
-        wt.push_back(t8 - t7);
+        if (r > 0) marks.push_back(t);
+    }
+    // Read once the whole series is queued: on a GPU this is the only wait.
+    std::vector<double> fwd, bwd, rec, in, wt;
+    auto ms = [&clock](InstructionClock::Mark from, InstructionClock::Mark to) {
+        return (clock.microseconds(to) - clock.microseconds(from)) / 1000.0;
+    };
+    for (const auto& t : marks) {
+        fwd.push_back(ms(t[0], t[1]));
+        bwd.push_back(ms(t[2], t[3]));
+        rec.push_back(ms(t[4], t[5]));
+        in.push_back(ms(t[6], t[7]));
+        wt.push_back(ms(t[7], t[8]));
     }
     m.forward_ms = median(fwd);
     m.backward_ms = median(bwd);
@@ -141,10 +139,36 @@ LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys) {
     return f;
 }
 
+std::vector<FitQuality> fitQualities(const ProfileResult& result) {
+    return {{"forward_ms", result.forward.r2},
+            {"backward_ms", result.backward.r2},
+            {"backward_input_ms", result.backwardInput.r2},
+            {"backward_weight_ms", result.backwardWeight.r2},
+            {"recompute_ms", result.recompute.r2},
+            {"activation_bytes", result.activation.r2},
+            {"static_bytes", result.statics.r2}};
+}
+
+std::vector<std::string> lowFitWarnings(const std::vector<FitQuality>& fits, double threshold) {
+    std::vector<std::string> lines;
+    for (const auto& [name, r2] : fits) {
+        if (r2 >= threshold) continue;
+        char value[32];
+        std::snprintf(value, sizeof value, "%.4f", r2);
+        char bound[32];
+        std::snprintf(bound, sizeof bound, "%g", threshold);
+        lines.push_back("the " + name + " fit has R² = " + value + " (below " + bound +
+                        "): its points are far from a line in the blocks; raise --repeats or profile a larger "
+                        "model before the simulator relies on it");
+    }
+    return lines;
+}
+
 Result<ProfileResult> profileModel(const ProfileOptions& options) {
     if (options.max_blocks < 1) return makeError("--max-blocks must be at least 1");
     if (options.repeats < 1) return makeError("--repeats must be at least 1");
     if (options.micro_batch_size < 1) return makeError("--micro-batch-size must be at least 1");
+    if (options.partitions < 0) return makeError("--partition-sms must be at least 1");
     // Measure what one device thread of a run does: one intra-op thread, one BLAS thread.
     at::set_num_threads(1);
     useOneBlasThread();
@@ -164,39 +188,70 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     } catch (const std::exception& e) {
         return makeError(e.what());
     }
+    // --partition-sms K: the measurements run on partition 0 of K, the other K−1 busy with the
+    // same slice (BusyNeighbours.h). Made before any tensor, so it outlives them all.
+    std::unique_ptr<GreenContexts> partitions;
+    std::vector<c10::Stream> streams;
+    if (options.partitions > 0) {
+        if (!device.is_cuda()) return makeError("--partition-sms needs --device cuda or cuda:N (the CPU has no SMs)");
+        auto made = GreenContexts::create(device.index(), options.partitions);
+        if (!made) return made.error();
+        auto wrapped = partitionStreams(**made, device);
+        if (!wrapped) return wrapped.error();
+        partitions = std::move(*made);
+        streams = std::move(*wrapped);
+    }
     const torch::Tensor hidden = torch::randn({B, spec.seq, spec.hidden}, torch::kFloat64).to(device, dtype);
     const torch::Tensor tokens = model.syntheticTokens(options.seed, 0, B).to(device);
     const torch::Tensor inputs = tokens.slice(1, 0, spec.seq).contiguous();
     const torch::Tensor targets = tokens.slice(1, 1, spec.seq + 1).contiguous();
+    // Copied on this thread's default stream; the partition's stream does not wait for it.
+    if (device.is_cuda()) torch::cuda::synchronize(device.index());
+    std::optional<c10::StreamGuard> onPartition;
+    if (!streams.empty()) onPartition.emplace(streams.front());
+    const std::vector<c10::Stream> neighbours(streams.empty() ? streams.end() : streams.begin() + 1, streams.end());
+    auto loaded = [&](const LayerSlice& slice, const torch::Tensor& input) {
+        std::optional<BusyNeighbours> busy;
+        if (!neighbours.empty()) busy.emplace(model, slice, input, targets, device, dtype, neighbours);
+        const Measured m = measure(model, slice, input, targets, options.repeats, device, dtype);
+        if (busy)
+            if (auto why = busy->failure()) throw std::runtime_error(*why);
+        return m;
+    };
 
     ProfileResult result;
     std::vector<double> xs, f, bw, rc, act, st, bi, bwt;
-    for (int x = 1; x <= options.max_blocks; ++x) {
-        const Measured m =
-            measure(model, LayerSlice{0, x, false, false}, hidden, targets, options.repeats, device, dtype);
-        result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
-        xs.push_back(x);
-        f.push_back(m.forward_ms);
-        bw.push_back(m.backward_ms);
-        rc.push_back(m.recompute_ms);
-        act.push_back(m.activation_bytes);
-        st.push_back(m.static_bytes);
-        bi.push_back(m.input_ms);
-        bwt.push_back(m.weight_ms);
+    Measured embed, head;
+    try {
+        for (int x = 1; x <= options.max_blocks; ++x) {
+            const Measured m = loaded(LayerSlice{0, x, false, false}, hidden);
+            result.points.push_back(
+                {x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
+            xs.push_back(x);
+            f.push_back(m.forward_ms);
+            bw.push_back(m.backward_ms);
+            rc.push_back(m.recompute_ms);
+            act.push_back(m.activation_bytes);
+            st.push_back(m.static_bytes);
+            bi.push_back(m.input_ms);
+            bwt.push_back(m.weight_ms);
+        }
+        embed = loaded(LayerSlice{0, 0, true, false}, inputs);
+        head = loaded(LayerSlice{0, 0, false, true}, hidden);
+    } catch (const std::exception& e) {
+        return makeError(std::string("measuring on ") + options.device + " failed: " + e.what());
     }
     result.forward = fitLine(xs, f);
     result.backward = fitLine(xs, bw);
     result.recompute = fitLine(xs, rc);
     result.activation = fitLine(xs, act);
     result.statics = fitLine(xs, st);
-    const Measured embed =
-        measure(model, LayerSlice{0, 0, true, false}, inputs, targets, options.repeats, device, dtype);
-    const Measured head =
-        measure(model, LayerSlice{0, 0, false, true}, hidden, targets, options.repeats, device, dtype);
+    result.backwardInput = fitLine(xs, bi);
+    result.backwardWeight = fitLine(xs, bwt);
     auto extra = [](const Measured& m) {
         return ProfileExtra{m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes};
     };
-    auto line = [](const LineFit& f) { return LinearFit{f.a, f.b}; };
+    auto line = [](const LineFit& fit) { return LinearFit{fit.a, fit.b}; };
     const double boundary = double(B) * spec.seq * spec.hidden * hidden.element_size();
 
     nlohmann::json points = nlohmann::json::array();
@@ -220,40 +275,41 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.recompute_ms = line(result.recompute);
     fits.activation_bytes = line(result.activation);
     fits.static_bytes = line(result.statics);
-    const LineFit inputFit = fitLine(xs, bi), weightFit = fitLine(xs, bwt);
-    fits.backward_input_ms = line(inputFit);
-    fits.backward_weight_ms = line(weightFit);
+    fits.backward_input_ms = line(result.backwardInput);
+    fits.backward_weight_ms = line(result.backwardWeight);
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
     fits.head = extra(head);
     result.profile = ProfileCostModel(fits).toJson();
     nlohmann::json& j = result.profile;
+    const std::string place =
+        partitions ? options.device + ", SM partition 0 of " + describe(partitions->plan()) : options.device;
     j["name"] = options.name.empty() ? options.device + "-" + describe(spec) : options.name;
     j["model"] = describe(spec);
-    j["hardware"] = options.device;
+    j["hardware"] = place;
     j["notes"] =
-        "Measured on " + options.device + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
-        std::to_string(torch::get_num_threads()) + " intra-op threads): `" + options.command_line + "`. Stages of 1.." +
-        std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
-        std::to_string(options.repeats) +
-        " runs after one warm-up; forward is with grad, recompute is a forward with grad from the saved stage "
+        "Measured on " + place + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
+        std::to_string(torch::get_num_threads()) + " intra-op threads): `" + options.command_line + "`. " +
+        (partitions ? "The other partitions ran the same blocks meanwhile, so shared HBM, L2 and power are in "
+                      "the numbers. "
+                    : "") +
+        "Stages of 1.." + std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
+        std::to_string(options.repeats) + " runs after one warm-up, " +
+        (device.is_cuda() ? "timed by CUDA events on the measuring stream (GPU time, no host waits between phases)"
+                          : "timed by the steady clock on the CPU") +
+        "; forward is with grad, recompute is a forward with grad from the saved stage "
         "input, backward is that forward's backward; backward_input_ms (I) and backward_weight_ms (W) are a "
         "split backward as mario-executor runs it: I the input's gradient with the graph kept, then W the "
-        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward). activation_bytes: live CPU bytes after the forward minus "
+        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward). activation_bytes: "
+        "bytes allocated on the measured device (live CPU bytes on the CPU) after the forward minus "
         "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
         "parameters x element size x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "
         "[micro_batch, seq, hidden] boundary tensor. embedding/head: those slices measured alone. "
-        "Fits are least squares y = a*blocks + b (negative slopes clamped to 0).";
-    j["source"] = {{"tool", "mario-executor profile"},
-                   {"r2",
-                    {{"forward_ms", result.forward.r2},
-                     {"backward_ms", result.backward.r2},
-                     {"backward_input_ms", inputFit.r2},
-                     {"backward_weight_ms", weightFit.r2},
-                     {"recompute_ms", result.recompute.r2},
-                     {"activation_bytes", result.activation.r2}}},
-                   {"points", points}};
+        "Fits are least squares y = a*blocks + b (negative slopes clamped to 0); source.r2 has every fit's R².";
+    nlohmann::json r2 = nlohmann::json::object();
+    for (const auto& [name, value] : fitQualities(result)) r2[name] = value;
+    j["source"] = {{"tool", "mario-executor profile"}, {"r2", r2}, {"points", points}};
     return result;
 }
 

@@ -1,10 +1,13 @@
 #pragma once
 // `mario-executor profile` (issue 5, "mario-executor profile"): measures a stage of x = 1..K
-// transformer blocks of the executor's GPT model on the CPU backend and fits y = a·x + b for
-// every quantity core's ProfileCostModel reads (core/cost/ProfileCostModel.h), so that the
-// simulator can be driven by measured costs. Torch-free API; Torch stays in Profiler.cpp.
+// transformer blocks of the executor's GPT model on the CPU or a GPU (optionally on one of K SM
+// partitions with the others busy, docs/gpu.md#profiles) and fits y = a·x + b for every quantity
+// core's ProfileCostModel reads (core/cost/ProfileCostModel.h), so that the simulator can be
+// driven by measured costs. Every fit's R² is reported; below 0.99 the CLI warns. Torch-free
+// API; Torch stays in Profiler.cpp.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +24,9 @@ struct ProfileOptions {
     int micro_batch_size = 1;
     int max_blocks = 4;  // stages of 1..max_blocks blocks are measured
     int repeats = 5;     // timings are the median of `repeats` runs after one warm-up
+    // --partition-sms K (K >= 1, CUDA only): measure on SM partition 0 of K equal partitions
+    // while the other K−1 run the same blocks; 0: the whole device, nothing else running.
+    int partitions = 0;
     std::uint64_t seed = 0;
     std::string command_line;  // recorded in the profile's notes
     std::string name;          // optional profile name
@@ -49,10 +55,20 @@ LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys);
 struct ProfileResult {
     std::vector<ProfilePoint> points;
     nlohmann::json profile;  // the "mario-profile" v1 document
-    LineFit forward, backward, recompute, activation, statics;
+    LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight;
 };
 
-// Errors: invalid options (max_blocks, repeats, micro_batch_size < 1).
+// Errors: invalid options (max_blocks, repeats, micro_batch_size < 1), a device or partition
+// the machine does not have, a measurement that failed (out of memory).
 Result<ProfileResult> profileModel(const ProfileOptions& options);
+
+// Every fit of a profile by the name of its key in the profile ("forward_ms", ...) and its R².
+using FitQuality = std::pair<std::string, double>;
+std::vector<FitQuality> fitQualities(const ProfileResult& result);
+
+// One line per fit whose R² is below `threshold`, naming the fit and its R²: a profile whose
+// times do not grow linearly with the blocks (timing noise on a small model: hidden 1024 on an
+// H100 gave R² = 0.69) would steer the simulator by noise.
+std::vector<std::string> lowFitWarnings(const std::vector<FitQuality>& fits, double threshold = 0.99);
 
 }  // namespace mario::exec

@@ -21,9 +21,11 @@ Result<bool> StepLoop::run(RunReport& report) {
         const std::vector<WorkerSeat> seats = seat(iteration);
         std::vector<std::unique_ptr<DeviceWorker>> workers;
         for (const WorkerSeat& s : seats) {
-            const WorkerPlace place{s.device, s.replica, inputs_.replicas, iteration, options_.lr, options_.adam};
+            const WorkerPlace place{s.device,    s.replica,     inputs_.replicas,  iteration,
+                                    options_.lr, options_.adam, options_.reference};
             workers.push_back(std::make_unique<DeviceWorker>(place, inputs_.plan, inputs_.topology, inputs_.model,
                                                              s.stages, inputs_.batch, *s.transport));
+            if (s.book) workers.back()->setMemoryBook(s.book, s.account);
             if (reporting_.events) workers.back()->setEventSink(reporting_.events, origin);
         }
         const auto stepStart = std::chrono::steady_clock::now();
@@ -59,11 +61,6 @@ void StepLoop::report(int iteration, const std::vector<WorkerMeasure>& measures,
     report.step_ms.push_back(stepMs);
     report.peak_allocated_bytes.clear();
     switch (reporting_.allocatorPeaks) {
-        case AllocatorPeaks::SharedGpu: {
-            const double most = allocated.empty() ? 0.0 : *std::max_element(allocated.begin(), allocated.end());
-            if (most > 0) report.peak_allocated_bytes.push_back(most);
-            break;
-        }
         case AllocatorPeaks::PerDevice: report.peak_allocated_bytes = allocated; break;
         case AllocatorPeaks::None: break;
     }

@@ -24,6 +24,7 @@ class PipelineTopology;
 
 namespace mario::exec {
 
+class DeviceMemoryBook;
 class DeviceWorker;
 class GptModel;
 class Transport;
@@ -37,6 +38,9 @@ struct WorkerSeat {
     int replica = 0;
     std::map<int, StageRuntime*> stages;
     Transport* transport = nullptr;
+    // Where devices share an allocator: the book and account its memory is charged to.
+    std::shared_ptr<DeviceMemoryBook> book;
+    int account = 0;
 };
 
 // What one worker measured in one step: the numbers every report is made of.
@@ -50,9 +54,8 @@ struct WorkerMeasure {
 
 // How allocator peaks enter RunReport::peak_allocated_bytes.
 enum class AllocatorPeaks {
-    SharedGpu,  // every device on one GPU: one value, the largest (none when nothing was read)
-    PerDevice,  // one GPU per device: one value per pipeline device
-    None,       // the CPU has no reading
+    PerDevice,  // one value per pipeline device (its GPU's, or its account's: DeviceMemoryBook.h)
+    None,       // no reading (the CPU of a multi-process run)
 };
 
 // What the loop reports live and how.

@@ -2,14 +2,19 @@
 //   mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference]
 //                           [--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam]
 //                           [--dp N] [--dtype float64|float32|bfloat16] [--tokens FILE] [--events]
+//                           [--partition-sms [--shared-streams]]
 // Without WORLD_SIZE all devices (× --dp replicas) run in this process: CPU threads, or one GPU
-// with a stream per device. Under torchrun/srun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+// with a stream per device; --partition-sms gives each its own SM partition (docs/gpu.md), and
+// --shared-streams lets it run on shared SMs where the GPU cannot be partitioned. Under torchrun/srun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 // MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
 // CPU processes, NCCL between GPUs.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
-//                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] -o OUT.profile.json
-// profile measures stages of 1..K blocks on the CPU or a GPU and writes a "mario-profile" v1 document
-// (core/cost/ProfileCostModel.h); one summary line on stdout; bad arguments: one line, exit 2.
+//                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--partition-sms K]
+//                          -o OUT.profile.json
+// profile measures stages of 1..K blocks on the CPU or a GPU (--partition-sms K: on one of K SM
+// partitions while the others run the same blocks) and writes a "mario-profile" v1 document
+// (core/cost/ProfileCostModel.h); one summary line on stdout with every fit's R², a warning line
+// on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration): the live-event
 // protocol, whose one owner is core/io/LiveEvents.h.
@@ -40,7 +45,7 @@ int usage(const std::string& why) {
     std::cerr << "mario-executor: " << why << "\n"
               << "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
                  "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
-                 "[--tokens FILE] [--events]\n";
+                 "[--tokens FILE] [--events] [--partition-sms [--shared-streams]]\n";
     return mario::kBadInput;
 }
 
@@ -71,7 +76,12 @@ int profileMain(int argc, char** argv) {
             else if (arg == "--name") options.name = value();
             else if (arg == "--device") options.device = value();
             else if (arg == "--dtype") options.dtype = value();
-            else if (arg == "-o" || arg == "--output") out = value();
+            else if (arg == "--partition-sms") {
+                options.partitions = std::stoi(value());
+                if (options.partitions < 1 || options.partitions > 1024)
+                    return profileUsage("--partition-sms must be in [1, 1024] (got " +
+                                        std::to_string(options.partitions) + ")");
+            } else if (arg == "-o" || arg == "--output") out = value();
             else return profileUsage("unknown option " + arg);
         }
     } catch (const std::exception& e) {
@@ -84,12 +94,16 @@ int profileMain(int argc, char** argv) {
     file << result->profile.dump(2) << "\n";
     if (!file) return profileUsage("cannot write " + out);
     const auto& p = result->profile;
+    const auto fits = mario::exec::fitQualities(*result);
+    for (const std::string& line : mario::exec::lowFitWarnings(fits))
+        std::cerr << "mario-executor profile: warning: " << line << std::endl;
     std::cout << nlohmann::json{{"profile", out},
                                 {"model", p["model"]},
+                                {"hardware", p["hardware"]},
                                 {"blocks", result->points.size()},
                                 {"forward_ms", p["forward_ms"]},
                                 {"backward_ms", p["backward_ms"]},
-                                {"forward_r2", result->forward.r2}}
+                                {"r2", p["source"]["r2"]}}
                      .dump()
               << std::endl;
     return mario::kOk;
@@ -139,6 +153,8 @@ int runMain(int argc, char** argv) {
             else if (arg == "--dtype") options.dtype = value();
             else if (arg == "--tokens") options.tokens_file = value();
             else if (arg == "--events") events = true;
+            else if (arg == "--partition-sms") options.partition_sms = true;
+            else if (arg == "--shared-streams") options.shared_streams_fallback = true;
             else if (arg == "--optimizer") {
                 const std::string name = value();
                 if (name != "sgd" && name != "adam") return usage("--optimizer is sgd or adam");
@@ -166,6 +182,14 @@ int runMain(int argc, char** argv) {
     const bool distributed = launch->has_value() && (*launch)->world_size > 1;
     if (*backend == mario::exec::Backend::Cuda && !distributed)
         options.device = "cuda:" + std::to_string(launch->has_value() ? (*launch)->local_rank : 0);
+    if (options.partition_sms && *backend != mario::exec::Backend::Cuda)
+        return usage("--partition-sms needs --backend cuda (it cuts one GPU's SMs among the pipeline devices)");
+    if (options.partition_sms && distributed)
+        return usage("--partition-sms is for one process on one GPU; under WORLD_SIZE=" +
+                     std::to_string((*launch)->world_size) + " every rank has a GPU of its own");
+    // Only a fallback says anything on stderr before the summary: the window shows stderr's first
+    // line when a run fails, and this line says why the run is not partitioned.
+    options.on_notice = [](const std::string& line) { std::cerr << "mario-executor: note: " << line << std::endl; };
 
     mario::Plan loaded;
     if (int code = loadPlan(planPath, loaded); code != mario::kOk) return code;

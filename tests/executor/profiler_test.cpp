@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,8 +33,30 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     const std::string out =
         mario::test::runExecutorCli("profile --model tiny --max-blocks 3 --repeats 3 -o " + path.string(), code);
     ASSERT_EQ(code, 0) << out;
-    auto summary = nlohmann::json::parse(out);
+    // stdout's summary is the one JSON line; stderr may add a warning per loose fit.
+    std::istringstream lines(out);
+    nlohmann::json summary;
+    int warnings = 0;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind('{', 0) == 0) summary = nlohmann::json::parse(line);
+        else if (line.rfind("mario-executor profile: warning: the ", 0) == 0) ++warnings;
+        else ADD_FAILURE() << "unexpected line: " << line;
+    }
     EXPECT_EQ(summary["blocks"], 3);
+    // Every fit's R², in the summary and in the profile; a warning for each below 0.99.
+    const std::vector<std::string> fits{"forward_ms",   "backward_ms",      "backward_input_ms", "backward_weight_ms",
+                                        "recompute_ms", "activation_bytes", "static_bytes"};
+    ASSERT_EQ(summary["r2"].size(), fits.size()) << summary.dump();
+    int below = 0;
+    for (const auto& name : fits) {
+        ASSERT_TRUE(summary["r2"].contains(name)) << name;
+        const double r2 = summary["r2"][name].get<double>();
+        EXPECT_LE(r2, 1.0 + 1e-12) << name;
+        below += r2 < 0.99;
+    }
+    EXPECT_EQ(warnings, below);
+    // Static bytes grow exactly linearly with the blocks.
+    EXPECT_NEAR(summary["r2"]["static_bytes"].get<double>(), 1.0, 1e-12);
 
     auto loaded = mario::ProfileCostModel::load(path.string());
     ASSERT_TRUE(loaded) << loaded.error().message;
@@ -41,6 +65,7 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
 
     nlohmann::json doc;
     std::ifstream(path) >> doc;
+    EXPECT_EQ(doc["source"]["r2"], summary["r2"]);
     EXPECT_EQ(doc["format"], "mario-profile");
     EXPECT_EQ(doc["version"], 1);
     EXPECT_NE(doc["notes"].get<std::string>().find("CPU"), std::string::npos);
@@ -65,6 +90,25 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     EXPECT_GE(points[2]["forward_ms"].get<double>(), points[0]["forward_ms"].get<double>());
     EXPECT_GT(points[2]["activation_bytes"].get<double>(), points[0]["activation_bytes"].get<double>());
     std::filesystem::remove(path);
+}
+
+// R² by hand: points (1,1), (2,3), (3,2): mean 2, line y = 0.5x + 1, residuals
+// 0.5, −1, 0.5 (SSE 1.5) against a total spread of 2: R² = 1 − 1.5/2 = 0.25.
+TEST(Profiler, FitLineReportsItsCoefficientOfDetermination) {
+    auto f = mario::exec::fitLine({1, 2, 3}, {1, 3, 2});
+    EXPECT_NEAR(f.a, 0.5, 1e-12);
+    EXPECT_NEAR(f.b, 1.0, 1e-12);
+    EXPECT_NEAR(f.r2, 0.25, 1e-12);
+}
+
+TEST(Profiler, WarnsOncePerFitBelowTheThreshold) {
+    const std::vector<mario::exec::FitQuality> fits{
+        {"forward_ms", 0.69}, {"backward_ms", 0.995}, {"static_bytes", 1.0}, {"recompute_ms", 0.985}};
+    const auto lines = mario::exec::lowFitWarnings(fits);
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0].rfind("the forward_ms fit has R² = 0.6900 (below 0.99)", 0), 0u) << lines[0];
+    EXPECT_EQ(lines[1].rfind("the recompute_ms fit has R² = 0.9850 (below 0.99)", 0), 0u) << lines[1];
+    EXPECT_TRUE(mario::exec::lowFitWarnings(fits, 0.5).empty());
 }
 
 TEST(Profiler, ApiRejectsBadOptions) {
