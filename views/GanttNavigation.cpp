@@ -120,7 +120,7 @@ void GanttNavigation::drawMeasurement() {
     band_->topLeft->setCoords(start, 0);
     band_->bottomRight->setCoords(end, 1);
     bandLabel_->position->setCoords((start + end) / 2, 0.01);
-    bandLabel_->setText(QStringLiteral("Δ %1").arg((format_ ? format_ : defaultFormat)(end - start)));
+    bandLabel_->setText(QStringLiteral("Δ %1").arg((format_ ? format_(end - start) : defaultFormat(end - start))));
 }
 
 void GanttNavigation::stepRowHeight(int steps) {

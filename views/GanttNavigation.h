@@ -12,6 +12,7 @@
 // Editing is not here: GanttView lets a press on a box start a box drag only in edit mode.
 #include <QObject>
 #include <QPoint>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -51,7 +52,7 @@ public:
     void setMeasurement(std::optional<std::pair<double, double>> range);
 
     // Formats a duration for the measurement label; the view sets it so units match the axes.
-    void setDurationFormatter(QString (*format)(double)) { format_ = format; }
+    void setDurationFormatter(std::function<QString(double)> format) { format_ = std::move(format); }
 
 signals:
     void measurementChanged();
@@ -75,7 +76,7 @@ private:
     std::optional<std::pair<double, double>> measured_;
     std::optional<double> measureAnchor_;  // the Shift+press time while measuring
     bool syncingScroll_ = false;
-    QString (*format_)(double) = nullptr;
+    std::function<QString(double)> format_;
     std::optional<QPoint> lastMouse_;  // for W/S about the cursor
 };
 

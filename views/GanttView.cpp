@@ -17,20 +17,9 @@
 #include "views/GanttPlottable.h"
 #include "views/PlotStyle.h"
 #include "views/SwatchLegendItem.h"
+#include "views/TimeAxis.h"
 
 namespace mario::views {
-
-namespace {
-
-// Enough digits to tell neighbouring boxes apart at any scale, without 1.234e+04 forms.
-QString formatMs(double ms) {
-    const double magnitude = std::abs(ms);
-    if (magnitude >= 100) return QString::number(ms, 'f', 1) + QStringLiteral(" ms");
-    if (magnitude >= 1) return QString::number(ms, 'f', 3) + QStringLiteral(" ms");
-    return QString::number(ms, 'g', 3) + QStringLiteral(" ms");
-}
-
-}  // namespace
 
 GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     auto* layout = new QHBoxLayout(this);
@@ -47,7 +36,7 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     plot_->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     applyPlotStyle(plot_);
 
-    plot_->xAxis->setLabel(QStringLiteral("time (ms)"));
+    applyTimeAxis(plot_->xAxis, timeBase_);
     plot_->yAxis->setRangeReversed(true);  // device 0 on top, as in every pipeline figure
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setSubTicks(false);
@@ -60,7 +49,7 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     // Its event filter runs after ours (installed first); ours leaves Shift+presses to it,
     // so Shift+drag measures even when it starts on a box.
     navigation_ = new GanttNavigation(plot_, laneScroll);
-    navigation_->setDurationFormatter(&formatMs);
+    navigation_->setDurationFormatter([this](double span) { return formatDuration(span, timeBase_, 4); });
     dropLabel_ = new QCPItemText(plot_);
     dropLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     dropLabel_->setColor(QColor(0x8a, 0x00, 0x10));
@@ -113,6 +102,15 @@ void GanttView::setEditMode(bool edit) {
 
 void GanttView::setDropChecker(DropChecker checker) { dropChecker_ = std::move(checker); }
 
+void GanttView::setTimeBase(TimeBase base) {
+    timeBase_ = base;
+    applyTimeAxis(plot_->xAxis, base);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Enough digits to tell neighbouring boxes apart at any scale, in the unit the value asks for.
+QString GanttView::formatTime(double ms) const { return formatDuration(ms, timeBase_, 6); }
+
 const Timeline& GanttView::timeline() const { return timeline_; }
 
 void GanttView::setHighlights(const std::vector<BoxRef>& boxes) {
@@ -148,7 +146,7 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
                        .arg(actionOf(*box).toHtmlEscaped(), labelOf(box->kind).toHtmlEscaped())
                        .arg(box->lane)
                        .arg(box->program_index)
-                       .arg(formatMs(box->start), formatMs(box->end), formatMs(box->end - box->start));
+                       .arg(formatTime(box->start), formatTime(box->end), formatTime(box->end - box->start));
     auto noteOf = [this](const TimelineBox& b) {
         return b.note >= 0 && b.note < static_cast<int>(timeline_.notes.size()) ? timeline_.notes[b.note] : QString();
     };
@@ -161,9 +159,9 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
         const std::size_t at = static_cast<std::size_t>(box - lane.data());
         if (at > 0 && lane[at - 1].kind == BoxKind::Wait && lane[at - 1].end >= box->start - 1e-9) {
             const TimelineBox& wait = lane[at - 1];
-            text +=
-                QStringLiteral("<br>started after waiting %1 (%2) for %3")
-                    .arg(formatMs(wait.end - wait.start), actionOf(wait).toHtmlEscaped(), noteOf(wait).toHtmlEscaped());
+            text += QStringLiteral("<br>started after waiting %1 (%2) for %3")
+                        .arg(formatTime(wait.end - wait.start), actionOf(wait).toHtmlEscaped(),
+                             noteOf(wait).toHtmlEscaped());
         }
     }
     return text;

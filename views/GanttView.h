@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "views/TimeBase.h"
 #include "views/Timeline.h"
 
 class QCustomPlot;
@@ -55,6 +56,10 @@ public:
     // The reason shown next to the ghost now, empty when none (tests).
     QString dropRefusal() const;
     GanttNavigation* navigation() const { return navigation_; }
+    // Milliseconds (ticks switch to µs, s or min with the zoom) or the abstract time units of
+    // unit-cost plans; tooltips and the measurement are written in the same.
+    void setTimeBase(TimeBase base);
+    TimeBase timeBase() const { return timeBase_; }
     // True once the user has zoomed or panned since the last fit: changes then keep the view.
     bool userZoomed() const { return userZoomed_; }
 
@@ -94,6 +99,7 @@ private:
     void moveDrag(const QPoint& pos);
     void finishDrag(const QPoint& pos);
     void cancelDrag();
+    QString formatTime(double ms) const;
 
     QCustomPlot* plot_;
     GanttPlottable* boxes_;
@@ -101,6 +107,7 @@ private:
     QCPItemText* dropLabel_ = nullptr;
     DropChecker dropChecker_;
     bool editMode_ = false;
+    TimeBase timeBase_ = TimeBase::Milliseconds;
     bool userZoomed_ = false;
     bool fitting_ = false;
     Timeline timeline_;

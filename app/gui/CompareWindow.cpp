@@ -15,12 +15,11 @@ double highestPeak(const SimResult& result) { return memoryFit(result, std::null
 
 }  // namespace
 
-QString describeDifference(const NamedSchedule& a, const NamedSchedule& b) {
+QString describeDifference(const NamedSchedule& a, const NamedSchedule& b, views::TimeBase base) {
     const double ta = a.result.makespan_ms, tb = b.result.makespan_ms;
     const double change = tb > 0 ? ta / tb - 1 : 0;
-    return QObject::tr("step %1 ms vs %2 ms (%3%4%), bubbles %5% vs %6%, highest peak memory %7 vs %8")
-        .arg(ta, 0, 'g', 6)
-        .arg(tb, 0, 'g', 6)
+    return QObject::tr("step %1 vs %2 (%3%4%), bubbles %5% vs %6%, highest peak memory %7 vs %8")
+        .arg(views::formatDuration(ta, base, 6), views::formatDuration(tb, base, 6))
         .arg(change >= 0 ? "+" : "")
         .arg(100 * change, 0, 'f', 1)
         .arg(100 * a.result.bubble_ratio, 0, 'f', 1)
@@ -50,10 +49,12 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     resize(1400, 900);
 }
 
-void CompareWindow::setSchedules(const NamedSchedule& top, const NamedSchedule& bottom) {
+void CompareWindow::setSchedules(const NamedSchedule& top, const NamedSchedule& bottom, views::TimeBase base) {
+    top_->setTimeBase(base);
+    bottom_->setTimeBase(base);
     topName_->setText(tr("<b>A</b> %1").arg(top.name.toHtmlEscaped()));
     bottomName_->setText(tr("<b>B</b> %1").arg(bottom.name.toHtmlEscaped()));
-    difference_->setText(tr("A against B: %1").arg(describeDifference(top, bottom)));
+    difference_->setText(tr("A against B: %1").arg(describeDifference(top, bottom, base)));
     top_->setTimeline(views::buildTimeline(top.plan, top.result));
     bottom_->setTimeline(views::buildTimeline(bottom.plan, bottom.result));
     const double span = std::max(top.result.makespan_ms, bottom.result.makespan_ms);

@@ -5,6 +5,7 @@
 
 #include "core/schedule/Plan.h"
 #include "core/sim/SimResult.h"
+#include "views/TimeBase.h"
 
 class QLabel;
 
@@ -24,7 +25,9 @@ class CompareWindow : public QWidget {
     Q_OBJECT
 public:
     explicit CompareWindow(QWidget* parent = nullptr);
-    void setSchedules(const NamedSchedule& top, const NamedSchedule& bottom);
+    // Both in `base`'s time (unit-cost plans have time units, not milliseconds).
+    void setSchedules(const NamedSchedule& top, const NamedSchedule& bottom,
+                      views::TimeBase base = views::TimeBase::Milliseconds);
 
     views::GanttView* top() const { return top_; }
     views::GanttView* bottom() const { return bottom_; }
@@ -35,7 +38,8 @@ private:
     QLabel *topName_, *bottomName_, *difference_;
 };
 
-// "step 22 ms vs 21 ms (+4.8%), bubbles 31.8% vs 42.9%, highest peak 1.03 KB vs 4.00 KB"
-QString describeDifference(const NamedSchedule& a, const NamedSchedule& b);
+// "step 22 units vs 21 units (+4.8%), bubbles 31.8% vs 42.9%, highest peak 1.03 KB vs 4.00 KB"
+QString describeDifference(const NamedSchedule& a, const NamedSchedule& b,
+                           views::TimeBase base = views::TimeBase::Milliseconds);
 
 }  // namespace mario::gui

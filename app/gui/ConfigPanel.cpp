@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "app/gui/WheelGuard.h"
 #include "core/cost/ProfileCostModel.h"
 
 namespace mario::gui {
@@ -150,6 +151,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     for (QSpinBox* box : {pp_, dp_, tp_, chunks_, mbs_, global_, microbatches_})
         connect(box, &QSpinBox::valueChanged, this, &ConfigPanel::changed);
     connect(memory_, &QDoubleSpinBox::valueChanged, this, &ConfigPanel::changed);
+    WheelGuard::protect(this);
     showConfig(std::nullopt);
 }
 

@@ -61,8 +61,7 @@ void FileMenu::updateTitle() {
     window_->setWindowTitle(name.isEmpty() ? tr("Mario Workbench") : tr("%1[*] — Mario Workbench").arg(name));
     window_->setWindowModified(document_->isModified());
     save_->setEnabled(document_->hasSchedule());
-    revert_->setEnabled(document_->isModified() && document_->canSaveInPlace() &&
-                        QFileInfo::exists(document_->path()));
+    revert_->setEnabled(document_->isModified() && document_->canSaveInPlace() && QFileInfo::exists(document_->path()));
 }
 
 QString FileMenu::suggestedSavePath() const {

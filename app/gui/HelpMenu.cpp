@@ -29,8 +29,7 @@ QDialog* pageWindow(QMainWindow* window, const QString& name, const QString& tit
         const QString target = QStringLiteral(":/help/") + url.fileName();
         if (url.isRelative() && QFile::exists(target))
             browser->setSource(QUrl(QStringLiteral("qrc") + target), QTextDocument::MarkdownResource);
-        else if (url.hasFragment() && url.fileName().isEmpty())
-            browser->scrollToAnchor(url.fragment());
+        else if (url.hasFragment() && url.fileName().isEmpty()) browser->scrollToAnchor(url.fragment());
     });
     browser->setSource(QUrl(QStringLiteral("qrc:/help/") + page), QTextDocument::MarkdownResource);
     auto* layout = new QVBoxLayout(dialog);

@@ -222,9 +222,11 @@ bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask)
 void MainWindow::showComputed() {
     const ComputedSchedule& s = document_.current();
     banner_->hide();  // whatever it said was about an earlier state: the new one computed
+    gantt_->setTimeBase(document_.timeBase());
+    memory_->setTimeBase(document_.timeBase());
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
-    summary_->showSchedule(s);
+    summary_->showSchedule(s, document_.timeBase());
     stepper_->setState(document_.state());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
@@ -257,7 +259,8 @@ CompareWindow* MainWindow::compareWithBase() {
     const ComputedSchedule& s = document_.current();
     if (!compare_) compare_ = new CompareWindow(this);
     compare_->setSchedules({tr("this schedule"), s.plan, s.result},
-                           {tr("the base schedule (no passes, no edits)"), document_.state().source, s.base});
+                           {tr("the base schedule (no passes, no edits)"), document_.state().source, s.base},
+                           document_.timeBase());
     compare_->show();
     compare_->raise();
     return compare_;
@@ -278,7 +281,7 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
     const ComputedSchedule& s = document_.current();
     if (!compare_) compare_ = new CompareWindow(this);
     compare_->setSchedules({tr("this schedule"), s.plan, s.result},
-                           {QFileInfo(path).fileName(), other->plan, other->result});
+                           {QFileInfo(path).fileName(), other->plan, other->result}, document_.timeBase());
     compare_->show();
     compare_->raise();
     return compare_;
@@ -376,6 +379,12 @@ void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
         QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
     if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable())
         return showError(tr("%1: no schedule, or mario-executor not found next to the workbench").arg(what));
+    // A live run measures milliseconds; a unit-cost plan predicts time units, so a deviation
+    // between the two would mean nothing.
+    if (document_.timeBase() == views::TimeBase::Units)
+        return showError(tr("%1: this schedule uses unit costs (time units, not milliseconds), so measured times "
+                            "cannot be compared with it; choose analytical or measured costs in the settings")
+                             .arg(what));
     if (auto written = writePlanFile(document_.current().plan, plan.toStdString()); !written)
         return showError(QString::fromStdString(written.error().message));
     auto* live = new LiveRunWindow(this);

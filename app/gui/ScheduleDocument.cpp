@@ -112,6 +112,10 @@ bool ScheduleDocument::saveAs(const QString& path, QString* error) {
     return true;
 }
 
+views::TimeBase ScheduleDocument::timeBase() const {
+    return state_.config && state_.config->unit_costs ? views::TimeBase::Units : views::TimeBase::Milliseconds;
+}
+
 bool ScheduleDocument::canSaveInPlace() const {
     if (path_.isEmpty() || AutosaveFile::isAutosavePath(path_)) return false;
     if (path_.endsWith(QStringLiteral(".config.json"))) return state_.config && state_.edits.empty();

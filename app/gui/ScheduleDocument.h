@@ -13,6 +13,7 @@
 #include "app/gui/ScheduleComputation.h"
 #include "core/model/PresetLibrary.h"
 #include "core/session/ScheduleInput.h"
+#include "views/TimeBase.h"
 
 namespace mario::gui {
 
@@ -30,6 +31,8 @@ public:
     bool hasSchedule() const { return current_.ok; }
     const PresetLibrary& presets() const { return presets_; }
     QString path() const { return path_; }
+    // Unit-cost configs (the paper's teaching model) have time units, not milliseconds.
+    views::TimeBase timeBase() const;
 
     // Opens a config, a plan or an autosave (restore) on the calling thread. On failure the
     // session is left exactly as it was and `error` says what is wrong and where.

@@ -2,9 +2,11 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/sim/BubbleBreakdown.h"
 #include "core/sim/MemoryFit.h"
 #include "core/util/HumanBytes.h"
 
@@ -28,10 +30,18 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
     details_ = new QLabel(this);
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
-    devices_ = new QTableWidget(0, 3, this);
-    devices_->setHorizontalHeaderLabels({tr("device"), tr("peak memory"), tr("idle")});
+    devices_ = new QTableWidget(0, 6, this);
+    devices_->setObjectName("deviceTable");
+    devices_->setHorizontalHeaderLabels(
+        {tr("device"), tr("peak"), tr("fill"), tr("waits"), tr("drain"), tr("R hidden")});
+    devices_->horizontalHeaderItem(2)->setToolTip(tr("idle before the device's first instruction (pipeline fill)"));
+    devices_->horizontalHeaderItem(3)->setToolTip(
+        tr("idle between its first and last instruction (waiting on neighbours)"));
+    devices_->horizontalHeaderItem(4)->setToolTip(tr("idle after its last instruction (pipeline drain)"));
+    devices_->horizontalHeaderItem(5)->setToolTip(tr("share of its recomputation that ran where it would have waited"));
     devices_->verticalHeader()->hide();
-    devices_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    devices_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    devices_->horizontalHeader()->setStretchLastSection(true);
     devices_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     layout->addWidget(stepTime_);
     layout->addWidget(details_);
@@ -40,35 +50,38 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
 
 QString SummaryPanel::stepTimeText() const { return stepTime_->text(); }
 
-void SummaryPanel::showSchedule(const ComputedSchedule& s) {
+void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base) {
     const SimResult& r = s.result;
-    stepTime_->setText(tr("step %1 ms").arg(r.makespan_ms, 0, 'g', 6));
+    // Times in the unit their size asks for ("6.03 s", never "3.296e+04 ms"), and in time
+    // units for unit-cost plans, which have no milliseconds.
+    auto time = [base](double ms) { return views::formatDuration(ms, base, 4); };
+    stepTime_->setText(tr("step %1").arg(views::formatDuration(r.makespan_ms, base, 6)));
     const double change = s.base.makespan_ms > 0 ? r.makespan_ms / s.base.makespan_ms - 1 : 0;
     const double gap = r.lower_bound_ms > 0 ? r.makespan_ms / r.lower_bound_ms - 1 : 0;
     const MemoryFit fit = memoryFit(r, s.plan.info.memory_limit_bytes);
     const double basePeak = memoryFit(s.base, std::nullopt).highest_peak_bytes;
     QString text;
-    text += tr("vs base schedule: <b>%1%2</b> (base %3 ms)<br>")
+    text += tr("vs base schedule: <b>%1%2</b> (base %3)<br>")
                 .arg(change >= 0 ? "+" : "")
                 .arg(percent(change))
-                .arg(s.base.makespan_ms, 0, 'g', 6);
-    text += tr("lower bound %1 ms, %2 above it<br>").arg(r.lower_bound_ms, 0, 'g', 6).arg(percent(gap));
+                .arg(time(s.base.makespan_ms));
+    text += tr("lower bound %1, %2 above it<br>").arg(time(r.lower_bound_ms)).arg(percent(gap));
     // The pipeline bound adds the fill and drain each device must wait for; it is what a
     // reordering of the programs could still reach.
     const double tightGap = r.tight_lower_bound_ms > 0 ? r.makespan_ms / r.tight_lower_bound_ms - 1 : 0;
     if (r.tight_lower_bound_ms > r.lower_bound_ms + 1e-9)
-        text +=
-            tr("pipeline bound %1 ms, %2 above it<br>").arg(r.tight_lower_bound_ms, 0, 'g', 6).arg(percent(tightGap));
+        text += tr("pipeline bound %1, %2 above it<br>").arg(time(r.tight_lower_bound_ms)).arg(percent(tightGap));
     if (r.recompute_ms > 0)
-        text += tr("recompute %1 ms, %2 hidden in bubbles<br>")
-                    .arg(r.recompute_ms, 0, 'g', 4)
+        text += tr("recompute %1, %2 hidden in bubbles<br>")
+                    .arg(time(r.recompute_ms))
                     .arg(percent(r.recomputeHiddenShare()));
     text += tr("bubbles %1<br>").arg(percent(r.bubble_ratio));
-    if (r.tokens_per_s > 0)
+    if (base == views::TimeBase::Units) text += tr("<i>unit costs: times are time units, not milliseconds</i><br>");
+    else if (r.tokens_per_s > 0)
         text += tr("throughput %1 samples/s, %2 tokens/s<br>")
-                    .arg(r.samples_per_s, 0, 'g', 4)
-                    .arg(r.tokens_per_s, 0, 'g', 4);
-    else text += tr("throughput %1 samples/s<br>").arg(r.samples_per_s, 0, 'g', 4);
+                    .arg(QLocale().toString(r.samples_per_s, 'f', r.samples_per_s < 100 ? 2 : 0))
+                    .arg(QLocale().toString(r.tokens_per_s, 'f', 0));
+    else text += tr("throughput %1 samples/s<br>").arg(QLocale().toString(r.samples_per_s, 'f', 2));
     text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
     if (fit.limit_bytes)
         text += fit.fits() ? tr("<br>fits the %1 limit").arg(bytesText(*fit.limit_bytes))
@@ -76,14 +89,42 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s) {
                                  .arg(fit.devices_over_limit)
                                  .arg(bytesText(*fit.limit_bytes));
     details_->setText(text);
+    showDevices(s, fit, base);
+}
+
+// Per device: its peak, and where its idle time sits (fill before its first instruction,
+// waits in the interior, drain after its last), each a share of the step, with the
+// recomputation that ran where it would otherwise have waited.
+void SummaryPanel::showDevices(const ComputedSchedule& s, const MemoryFit& fit, views::TimeBase base) {
+    const SimResult& r = s.result;
+    const auto bubbles = bubbleBreakdown(s.plan, r);
     devices_->setRowCount(static_cast<int>(r.devices.size()));
+    auto share = [&r](double ms) { return r.makespan_ms > 0 ? percent(ms / r.makespan_ms) : QStringLiteral("–"); };
     for (int row = 0; row < static_cast<int>(r.devices.size()); ++row) {
         const auto& d = r.devices[row];
         devices_->setItem(row, 0, new QTableWidgetItem(QString::number(d.index)));
         auto* memory = new QTableWidgetItem(bytesText(d.peak_bytes));
         if (fit.isOver(d)) memory->setForeground(QColor("#b00020"));
         devices_->setItem(row, 1, memory);
-        devices_->setItem(row, 2, new QTableWidgetItem(r.makespan_ms > 0 ? percent(d.idle_ms / r.makespan_ms) : "–"));
+        if (!bubbles || row >= static_cast<int>(bubbles->size())) continue;
+        const DeviceBubbles& b = (*bubbles)[static_cast<std::size_t>(row)];
+        const QString details =
+            tr("device %1: compute %2, recompute %3 (%4 hidden), idle %5 before its first "
+               "instruction, %6 waiting in between, %7 after its last")
+                .arg(d.index)
+                .arg(views::formatDuration(b.compute_ms, base, 4), views::formatDuration(b.recompute_ms, base, 4),
+                     views::formatDuration(b.recompute_hidden_ms, base, 4),
+                     views::formatDuration(b.idle_before_ms, base, 4),
+                     views::formatDuration(b.idle_interior_ms, base, 4),
+                     views::formatDuration(b.idle_after_ms, base, 4));
+        const QString cells[] = {share(b.idle_before_ms), share(b.idle_interior_ms), share(b.idle_after_ms),
+                                 b.recompute_ms > 0 ? percent(b.recompute_hidden_ms / b.recompute_ms)
+                                                    : QStringLiteral("–")};
+        for (int column = 0; column < 4; ++column) {
+            auto* item = new QTableWidgetItem(cells[column]);
+            item->setToolTip(details);
+            devices_->setItem(row, 2 + column, item);
+        }
     }
 }
 

@@ -1,11 +1,16 @@
 #pragma once
 // The numbers that answer "is this schedule good?": step time and its change against the
-// base schedule, distance to the lower bound, bubbles, throughput and memory per device.
+// base schedule, distance to the lower bounds, hidden recomputation, throughput, and per
+// device its peak memory and where its idle time sits.
 #include <QGroupBox>
 
 #include "app/gui/ScheduleComputation.h"
+#include "views/TimeBase.h"
 
 class QLabel;
+namespace mario {
+struct MemoryFit;
+}
 class QTableWidget;
 
 namespace mario::gui {
@@ -14,10 +19,12 @@ class SummaryPanel : public QGroupBox {
     Q_OBJECT
 public:
     explicit SummaryPanel(QWidget* parent = nullptr);
-    void showSchedule(const ComputedSchedule& schedule);
+    void showSchedule(const ComputedSchedule& schedule, views::TimeBase base = views::TimeBase::Milliseconds);
     QString stepTimeText() const;
 
 private:
+    void showDevices(const ComputedSchedule& schedule, const MemoryFit& fit, views::TimeBase base);
+
     QLabel* stepTime_;
     QLabel* details_;
     QTableWidget* devices_;

@@ -6,7 +6,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
+#include <QWheelEvent>
 #include <QtTest>
 #include <algorithm>
 
@@ -16,6 +18,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SummaryPanel.h"
 #include "core/io/ConfigJson.h"
+#include "views/GanttView.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -209,6 +212,36 @@ private slots:
         QCOMPARE(window.document()->current().plan.stages.front().cost.forward_ms,
                  before.stages.front().cost.forward_ms);
         QCOMPARE(window.summary()->stepTimeText(), stepBefore);
+    }
+
+    // Issue 14: the wheel over a spin box changed PP while the user scrolled the panel.
+    void theWheelOverASettingChangesItOnlyWhenItHasFocus() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(kLlamaConfig));
+        auto* pp = window.configPanel()->findChild<QSpinBox*>("pp");
+        auto* scheme = window.configPanel()->findChild<QComboBox*>("scheme");
+        QVERIFY(pp && scheme);
+        const int ppBefore = pp->value();
+        const QString schemeBefore = scheme->currentText();
+        auto wheel = [](QWidget* widget) {
+            const QPointF at(widget->width() / 2.0, widget->height() / 2.0);
+            QWheelEvent event(at, widget->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                              Qt::NoScrollPhase, false);
+            QApplication::sendEvent(widget, &event);
+        };
+        window.gantt()->setFocus();
+        wheel(pp);
+        wheel(scheme);
+        QCOMPARE(pp->value(), ppBefore);
+        QCOMPARE(scheme->currentText(), schemeBefore);
+        pp->setFocus();  // clicked or tabbed into: now the wheel is for it
+        QTRY_VERIFY(pp->hasFocus());
+        wheel(pp);
+        QCOMPARE(pp->value(), ppBefore - 1);
     }
 };
 

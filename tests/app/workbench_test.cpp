@@ -66,30 +66,30 @@ private slots:
         MainWindow window;
         window.document()->setSynchronous(true);
         QVERIFY(window.openFile(kFigure2));
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
         window.passPanel()->checkBox(PassId::Prepose)->click();
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 23 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 23 units"));
         window.passPanel()->allBox()->click();  // partly checked → all on
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
         window.passPanel()->allBox()->click();  // all off: the base 1F1B
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));
     }
 
     void theHideBoxRunsHideAfterThePapersPasses() {
         MainWindow window;
         window.document()->setSynchronous(true);
         QVERIFY(window.openFile(kFigure2));
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
         QCheckBox* hide = window.passPanel()->checkBox(PassId::Hide);
         QVERIFY(hide);
         QVERIFY(!hide->isChecked());
         QTest::mouseClick(hide, Qt::LeftButton, {}, QPoint(8, hide->height() / 2));
         QVERIFY(hide->isChecked());
         // Figure 2 with hide: 21, one unit below the paper's 22 (tests/core/hide_recompute_test).
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));
         window.passPanel()->allBox()->click();  // the paper's four off; hide, beyond the paper, stays
         QVERIFY(hide->isChecked());
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 ms"));  // base 1F1B: nothing to hide
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));  // base 1F1B: nothing to hide
         QCOMPARE(window.passPanel()->allBox()->checkState(), Qt::Unchecked);
     }
 
@@ -153,7 +153,7 @@ private slots:
         QVERIFY(compare);
         QCOMPARE(compare->top()->timeline().makespan, 22.0);
         QCOMPARE(compare->bottom()->timeline().makespan, 21.0);
-        QVERIFY2(compare->differenceText().contains("step 22 ms vs 21 ms (+4.8%)"),
+        QVERIFY2(compare->differenceText().contains("step 22 units vs 21 units (+4.8%)"),
                  qPrintable(compare->differenceText()));
         QVERIFY2(compare->differenceText().contains("1.03 KB vs 4.00 KB"), qPrintable(compare->differenceText()));
         compare->top()->setTimeRange(2, 9);
@@ -181,7 +181,7 @@ private slots:
         QCOMPARE(window.document()->current().plan.devices.size(), std::size_t(4));
         window.document()->undoStack()->undo();  // back to 1F1B
         QCOMPARE(window.document()->current().plan.pipelines.size(), std::size_t(0));
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
     }
 
     void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {
@@ -196,7 +196,7 @@ private slots:
         file.close();
         QVERIFY(!window.openFile(bad));
         QVERIFY2(window.errorText().contains("malformed JSON"), qPrintable(window.errorText()));
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 ms"));
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
         QCOMPARE(window.document()->current().plan.devices.size(), std::size_t(4));
     }
 

@@ -33,7 +33,9 @@ QPoint plotPixel(const GanttView& view, double time, double lane) {
     return {qRound(view.plot()->xAxis->coordToPixel(time)), qRound(view.plot()->yAxis->coordToPixel(lane))};
 }
 
-double msPerPixel(const GanttView& view) { return view.plot()->xAxis->range().size() / view.plot()->axisRect()->width(); }
+double msPerPixel(const GanttView& view) {
+    return view.plot()->xAxis->range().size() / view.plot()->axisRect()->width();
+}
 
 void wheel(QWidget* plot, QPoint at, int notches, Qt::KeyboardModifiers modifiers) {
     QWheelEvent event(at, plot->mapToGlobal(at), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, modifiers,

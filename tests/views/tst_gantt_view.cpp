@@ -232,8 +232,10 @@ void GanttViewTest::tooltipNamesTheInstruction() {
     const QString tip = view->tooltipFor({2, index});
     QVERIFY2(tip.contains(QString::fromStdString(toActionString(plan_.devices[2].program[index]))), qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("forward")));
-    QVERIFY(tip.contains(QStringLiteral("2.000 ms")));  // starts at 2
-    QVERIFY(tip.contains(QStringLiteral("3.000 ms")));  // ends at 3
+    QVERIFY2(tip.contains(QStringLiteral("2 ms → 3 ms")), qPrintable(tip));  // from 2 to 3
+    view->setTimeBase(TimeBase::Units);  // a unit-cost plan: the same times in time units
+    QVERIFY2(view->tooltipFor({2, index}).contains(QStringLiteral("2 units → 3 units")), qPrintable(tip));
+    QCOMPARE(view->plot()->xAxis->label(), QStringLiteral("time (units)"));
     // It started late because device 2 waited for stage 1's activation (from device 1).
     QVERIFY2(tip.contains(QStringLiteral("1SEND_F0 from device 1")), qPrintable(tip));
     const int recv = indexOf(plan_, 2, {Op::RecvForward, 2, 0});
