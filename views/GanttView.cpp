@@ -13,6 +13,8 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "views/DependencyArrows.h"
+#include "views/GanttLegend.h"
 #include "views/GanttNavigation.h"
 #include "views/GanttPlottable.h"
 #include "views/PlotStyle.h"
@@ -78,6 +80,8 @@ void GanttView::setTimeline(Timeline timeline) {
     timeline_ = std::move(timeline);
     boxes_->setTimeline(&timeline_);
     boxes_->setGhost(std::nullopt);
+    boxes_->setArrows({});
+    boxes_->setCriticalPath(showCriticalPath_ ? timeline_.criticalPath : std::vector<BoxRef>{});
     drag_.reset();
     hovered_.reset();
     laneTickStep_ = 0;
@@ -150,6 +154,8 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
     auto noteOf = [this](const TimelineBox& b) {
         return b.note >= 0 && b.note < static_cast<int>(timeline_.notes.size()) ? timeline_.notes[b.note] : QString();
     };
+    if (!dependencyArrows(timeline_, ref).empty())
+        text += QStringLiteral("<br><i>arrows: where its data came from and where its results go</i>");
     if (box->kind == BoxKind::Wait) {
         text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
     } else {
@@ -194,21 +200,22 @@ QCPRange GanttView::boundedRange(const QCPRange& range) const {
 }
 
 void GanttView::updateLegend() {
-    std::array<bool, static_cast<std::size_t>(BoxKind::Count)> present{};
-    for (const auto& lane : timeline_.lanes)
-        for (const TimelineBox& box : lane) present[static_cast<std::size_t>(box.kind)] = true;
-    QCPLegend* legend = plot_->legend;
-    clearLegend(legend);
-    for (std::size_t k = 0; k < present.size(); ++k) {
-        if (!present[k]) continue;
-        const auto kind = static_cast<BoxKind>(k);
-        legend->addItem(new SwatchLegendItem(legend, colorOf(kind), overlayOf(kind), labelOf(kind)));
-    }
-    if (shadeBubbles_)
-        legend->addItem(new SwatchLegendItem(legend, QColor(0xEE, 0xEE, 0xEE),
-                                             QBrush(QColor(0xB0, 0xB0, 0xB0), Qt::FDiagPattern),
-                                             QStringLiteral("idle (bubble)")));
-    legend->setVisible(!legendItems(legend).isEmpty());
+    fillGanttLegend(plot_->legend, timeline_, colorMode_,
+                    {.shadeBubbles = shadeBubbles_, .criticalPath = showCriticalPath_});
+}
+
+void GanttView::setColorMode(ColorMode mode) {
+    colorMode_ = mode;
+    boxes_->setColorMode(mode);
+    updateLegend();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void GanttView::setShowCriticalPath(bool show) {
+    showCriticalPath_ = show;
+    boxes_->setCriticalPath(show ? timeline_.criticalPath : std::vector<BoxRef>{});
+    updateLegend();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void GanttView::updateLaneTicks() {
@@ -271,6 +278,8 @@ bool GanttView::eventFilter(QObject* watched, QEvent* event) {
         case QEvent::Leave:
             if (hovered_) {
                 hovered_.reset();
+                boxes_->setArrows({});
+                plot_->replot(QCustomPlot::rpQueuedReplot);
                 emit boxHovered(std::nullopt);
             }
             QToolTip::hideText();
@@ -285,6 +294,10 @@ void GanttView::hover(const QPoint& pos, const QPoint& globalPos) {
     plot_->setCursor(box && editMode_ ? Qt::SizeHorCursor : Qt::ArrowCursor);
     if (box == hovered_) return;
     hovered_ = box;
+    // The hovered box's data dependencies across devices: where its inputs came from and
+    // where its outputs go (send → receive), drawn as arrows until the mouse moves on.
+    boxes_->setArrows(box ? dependencyArrows(timeline_, *box) : std::vector<Arrow>{});
+    plot_->replot(QCustomPlot::rpQueuedReplot);
     emit boxHovered(box);
     if (box) QToolTip::showText(globalPos, tooltipFor(*box), plot_);
     else QToolTip::hideText();

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "views/ColorMode.h"
 #include "views/TimeBase.h"
 #include "views/Timeline.h"
 
@@ -38,6 +39,13 @@ public:
     void setHighlights(const std::vector<BoxRef>& boxes);
     // Shade idle stretches of every lane (teaching: where the bubbles are).
     void setShadeBubbles(bool shade);
+    // What box colours mean: kind (default), micro-batch, chunk or direction; the legend follows.
+    void setColorMode(ColorMode mode);
+    ColorMode colorMode() const { return colorMode_; }
+    // The critical path (the chain that ends last) in full colour, the rest washed out; it
+    // follows each new timeline while on.
+    void setShowCriticalPath(bool show);
+    bool showsCriticalPath() const { return showCriticalPath_; }
 
     QCustomPlot* plot() const;
     QWidget* plotWidget() const;  // the same, for code that must not include qcustomplot.h
@@ -108,6 +116,8 @@ private:
     DropChecker dropChecker_;
     bool editMode_ = false;
     TimeBase timeBase_ = TimeBase::Milliseconds;
+    ColorMode colorMode_ = ColorMode::Kind;
+    bool showCriticalPath_ = false;
     bool userZoomed_ = false;
     bool fitting_ = false;
     Timeline timeline_;

@@ -141,9 +141,7 @@ void MemoryChart::rebuildCurves() {
     rethin(true);
 }
 
-QString MemoryChart::overLimitText() const {
-    return overLimitLabel_->isHidden() ? QString() : overLimitLabel_->text();
-}
+QString MemoryChart::overLimitText() const { return overLimitLabel_->isHidden() ? QString() : overLimitLabel_->text(); }
 
 void MemoryChart::updateOverLimitLabel(const SimResult& result) {
     if (!limitBytes_ || result.devices.empty()) {

@@ -1,5 +1,6 @@
 #include "app/gui/MainWindow.h"
 
+#include <QActionGroup>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -338,6 +339,22 @@ void MainWindow::buildMenus() {
         ->setObjectName("compareWithFile");
     QAction* fit = view->addAction(tr("&Fit to view"), QKeySequence(Qt::Key_F), gantt_, &views::GanttView::fitToView);
     fit->setObjectName("fitToView");
+    QMenu* colors = view->addMenu(tr("&Colour boxes by"));
+    auto* colorGroup = new QActionGroup(this);
+    for (views::ColorMode mode : views::allColorModes()) {
+        QAction* choice = colors->addAction(views::labelOf(mode), this, [this, mode] { gantt_->setColorMode(mode); });
+        choice->setObjectName(QStringLiteral("colorBy%1").arg(int(mode)));
+        choice->setCheckable(true);
+        choice->setChecked(mode == gantt_->colorMode());
+        colorGroup->addAction(choice);
+    }
+    QAction* critical = view->addAction(tr("C&ritical path"));
+    critical->setObjectName("criticalPath");
+    critical->setCheckable(true);
+    critical->setShortcut(QKeySequence(Qt::Key_C));
+    critical->setToolTip(tr("Critical path (C): the chain of instructions and transfers that ends last; shortening "
+                            "anything else does not shorten the step"));
+    connect(critical, &QAction::toggled, gantt_, &views::GanttView::setShowCriticalPath);
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
@@ -369,6 +386,7 @@ void MainWindow::buildMenus() {
     toolbar->addAction(editMode_);
     toolbar->addAction(fit);
     toolbar->addAction(shadeBubbles_);
+    toolbar->addAction(critical);
 }
 
 void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
