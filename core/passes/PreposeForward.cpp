@@ -43,9 +43,11 @@ public:
             peaks_.push_back(sim->devices[d].peak_dynamic_bytes);
         }
         // Each batch takes the first untried move of every device (passes/BatchBisection.h).
-        // Every batch leaves a valid plan, so a cancel between batches is always safe.
+        // Every batch leaves a valid plan, so a cancel between batches is always safe. The index
+        // is built once and follows the kept moves (the pass moves no R, so what is checkpointed
+        // stays; a send's place changes only inside a moved range).
+        indexPlan();
         while (!(cancel_ && cancel_->load(std::memory_order_relaxed)) && !outOfBudget()) {
-            indexPlan();
             std::vector<Move> batch;
             for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
                 if (auto move = firstMove(d)) batch.push_back(*move);
@@ -162,11 +164,8 @@ private:
         bool whole = false;
         for (const Move& move : moves) {
             auto& program = plan_.devices[move.device].program;
-            for (std::size_t j = 0; j < move.g1 - move.g0; ++j) {
-                std::rotate(program.begin() + move.target + j, program.begin() + move.g0 + j,
-                            program.begin() + move.g0 + j + 1);
-                current_->moved(plan_, move.device, move.g0 + j, move.target + j);
-            }
+            std::rotate(program.begin() + move.target, program.begin() + move.g0, program.begin() + move.g1);
+            current_->moved(plan_, move.device, move.g0, move.target, move.g1 - move.g0);
             whole = whole || plan_.stages[move.forward.stage].cost.forward_ms <= 0;
         }
         auto updated = current_->update(plan_, before + kSlack, whole);
@@ -202,6 +201,11 @@ private:
                 levels[k] = level;
             }
             peaks_[move.device] = peaks[i] - statics_[move.device];
+            const auto& program = plan_.devices[move.device].program;
+            for (std::size_t k = move.target; k < move.g1; ++k)
+                if (program[k].op == Op::SendForward)
+                    sendAt_[static_cast<std::size_t>(program[k].stage) * microbatches_ + program[k].microbatch] =
+                        static_cast<int>(k);
         }
         return true;
     }

@@ -176,29 +176,39 @@ void IncrementalTimeline::indexReceives(const Plan& plan, int device, std::size_
         if (isRecv(program[i].op)) receiver_[steps_[device][i].slot] = {device, i};
 }
 
-void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, std::size_t to) {
-    auto& timings = timings_[device];
+namespace {
+
+// The block of `count` elements at `from` comes to stand at `to` (either direction).
+template <class T>
+void rotateBlock(std::vector<T>& v, std::size_t from, std::size_t to, std::size_t count) {
+    if (to < from) std::rotate(v.begin() + to, v.begin() + from, v.begin() + from + count);
+    else std::rotate(v.begin() + from, v.begin() + from + count, v.begin() + to + count);
+}
+
+}  // namespace
+
+void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, std::size_t to, std::size_t count) {
     // Each instruction keeps its own old timing, so "it ends when it did" compares like with like.
-    if (to < from) std::rotate(timings.begin() + to, timings.begin() + from, timings.begin() + from + 1);
-    else std::rotate(timings.begin() + from, timings.begin() + from + 1, timings.begin() + to + 1);
-    edits_.push_back({device, std::min(from, to), std::max(from, to), from, to});
+    rotateBlock(timings_[device], from, to, count);
+    const std::size_t first = std::min(from, to), last = std::max(from, to) + count - 1;
+    edits_.push_back({device, first, last, from, to, count});
     if (!tails_.empty()) {
-        auto& tails = tails_[device];
-        if (plan.devices[device].program[to].op != Op::Recompute) {
+        const auto& program = plan.devices[device].program;
+        bool recomputes = true;
+        for (std::size_t k = to; k < to + count; ++k) recomputes = recomputes && program[k].op == Op::Recompute;
+        if (!recomputes) {
             tails_.clear();
         } else {
-            if (to < from) std::rotate(tails.begin() + to, tails.begin() + from, tails.begin() + from + 1);
-            else std::rotate(tails.begin() + from, tails.begin() + from + 1, tails.begin() + to + 1);
-            // When the R started when the tails were taken: what can reach its place then ended no
-            // later (the same simulation's numbers, so an equal end is equal, not rounded past).
-            horizon_ = std::max(horizon_, tails[to].startThen);
+            rotateBlock(tails_[device], from, to, count);
+            // When the Rs started when the tails were taken: what can reach their place then ended
+            // no later (the same simulation's numbers, so an equal end is equal, not rounded past).
+            for (std::size_t k = to; k < to + count; ++k) horizon_ = std::max(horizon_, tails_[device][k].startThen);
         }
     }
     // An overlapped pair's time depends on its neighbour: describe one step either side too.
-    const std::size_t first = std::min(from, to), last = std::max(from, to);
     describeSteps(plan, device, first > 0 ? first - 1 : 0, last + 1);
     indexReceives(plan, device, first, last);
-    sumWorkAhead(device, first > 0 ? first - 1 : 0, std::min(last + 1, timings.size() - 1));
+    sumWorkAhead(device, first > 0 ? first - 1 : 0, std::min(last + 1, timings_[device].size() - 1));
 }
 
 Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove, bool wholeSimulation) {
@@ -319,15 +329,8 @@ void IncrementalTimeline::undo(const Plan& plan) {
     for (auto it = arrivalLog_.rbegin(); it != arrivalLog_.rend(); ++it) arrival_[it->slot] = it->old;
     for (auto it = lastEdits_.rbegin(); it != lastEdits_.rend(); ++it) {
         auto& timings = timings_[it->device];
-        if (it->to < it->from)
-            std::rotate(timings.begin() + it->to, timings.begin() + it->to + 1, timings.begin() + it->from + 1);
-        else std::rotate(timings.begin() + it->from, timings.begin() + it->to, timings.begin() + it->to + 1);
-        if (!tails_.empty()) {
-            auto& tails = tails_[it->device];
-            if (it->to < it->from)
-                std::rotate(tails.begin() + it->to, tails.begin() + it->to + 1, tails.begin() + it->from + 1);
-            else std::rotate(tails.begin() + it->from, tails.begin() + it->to, tails.begin() + it->to + 1);
-        }
+        rotateBlock(timings, it->to, it->from, it->count);
+        if (!tails_.empty()) rotateBlock(tails_[it->device], it->to, it->from, it->count);
         describeSteps(plan, it->device, it->first > 0 ? it->first - 1 : 0, it->last + 1);
         indexReceives(plan, it->device, it->first, it->last);
         sumWorkAhead(it->device, it->first > 0 ? it->first - 1 : 0, std::min(it->last + 1, timings.size() - 1));

@@ -36,10 +36,12 @@ public:
     // A whole simulation of `plan`; errors as Simulator::run's.
     static Result<IncrementalTimeline> build(const Plan& plan);
 
-    // The plan's program on `device` changed by moving the instruction at `from` to `to`
-    // (std::rotate, either direction); call it after making the change in the plan, once per
-    // move, then update(). Moves on different devices may be batched before one update().
-    void moved(const Plan& plan, int device, std::size_t from, std::size_t to);
+    // The plan's program on `device` changed by moving the `count` instructions at `from` to
+    // stand at `to` (one std::rotate, either direction); call it after making the change in the
+    // plan, once per move, then update(). Moves on different devices may be batched before one
+    // update(). A block is one call, not one per instruction: each call re-reads the range it
+    // rotated.
+    void moved(const Plan& plan, int device, std::size_t from, std::size_t to, std::size_t count = 1);
     // Re-evaluates what the moves since the last update can change. False when the edited plan
     // deadlocks, or when its step would end after `giveUpAbove` (an instruction's end plus the
     // compute still ahead of it on its device already passes it): the timeline is then stale,
@@ -81,6 +83,7 @@ private:
         int device = 0;
         std::size_t first = 0, last = 0;  // the rotated range, inclusive
         std::size_t from = 0, to = 0;     // the move, to undo it
+        std::size_t count = 1;
     };
     struct Step {
         enum Kind : std::uint8_t { Compute, Send, Recv } kind = Compute;

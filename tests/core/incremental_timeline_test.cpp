@@ -149,9 +149,14 @@ TEST(IncrementalTimeline, FollowsForwardMovesAndRefusesTheDeadlockedOnes) {
                 ++g1;
             if (g0 == 0) continue;
             const std::size_t target = rng() % g0;
-            for (std::size_t j = 0; j < g1 - g0; ++j) {
-                std::rotate(program.begin() + target + j, program.begin() + g0 + j, program.begin() + g0 + j + 1);
-                timeline.moved(plan, d, g0 + j, target + j);
+            if (rng() % 2) {  // one instruction at a time, or the group as one block
+                for (std::size_t j = 0; j < g1 - g0; ++j) {
+                    std::rotate(program.begin() + target + j, program.begin() + g0 + j, program.begin() + g0 + j + 1);
+                    timeline.moved(plan, d, g0 + j, target + j);
+                }
+            } else {
+                std::rotate(program.begin() + target, program.begin() + g0, program.begin() + g1);
+                timeline.moved(plan, d, g0, target, g1 - g0);
             }
             auto sim = Simulator::run(plan);
             ASSERT_TRUE(sim.ok());
