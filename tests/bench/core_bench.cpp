@@ -3,12 +3,14 @@
 // and passes are reported beside it. Run: build/tests/bench/mario_core_bench
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "core/io/ConfigJson.h"
 #include "core/io/InputFile.h"
 #include "core/model/PresetLibrary.h"
 #include "core/passes/PassManager.h"
+#include "core/passes/Passes.h"
 #include "core/schedule/PlanBuilder.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/session/ScheduleFingerprint.h"
@@ -123,6 +125,54 @@ void passesLlama3Interleaved32x128(benchmark::State& state) {
     }
 }
 BENCHMARK(passesLlama3Interleaved32x128)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// How far the issue-11 grid (tests/bench/recompute_grid.py) is from max(T_base, lower_bound)
+// when hide may spend k activation sets per device instead of one (docs/hide-recompute.md,
+// "Memory"): the counters are the median and worst gap in percent. Arg: k; 0 means no limit.
+void hideMemorySweep(benchmark::State& state) {
+    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    std::vector<Plan> plans;
+    for (const char* model : {"gpt3-1.6b", "llama2-3b"})
+        for (const char* scheme : {"1f1b", "chimera", "interleaved"})
+            for (int pp : {4, 8})
+                for (int m : {pp, 2 * pp, 4 * pp}) {
+                    nlohmann::json parallel = {
+                        {"scheme", scheme},      {"pp", pp}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
+                        {"global_batch_size", m}};
+                    if (std::string(scheme) == "interleaved") parallel["chunks"] = 2;
+                    nlohmann::json json = {{"format", "mario-config"}, {"version", 1},  {"model", model},
+                                           {"hardware", "a100-40g"},   {"devices", pp}, {"parallel", parallel}};
+                    auto config = readConfig(json, presets);
+                    if (!config) std::abort();
+                    auto plan = buildPlan(*config);
+                    if (!plan) std::abort();
+                    plans.push_back(std::move(*plan));
+                }
+    const double sets = state.range(0) > 0 ? static_cast<double>(state.range(0)) : 1e9;
+    std::vector<double> gaps;
+    for (auto _ : state) {
+        gaps.clear();
+        for (const Plan& base : plans) {
+            const double tBase = Simulator::run(base)->makespan_ms;
+            Plan plan = base;
+            if (!runPasses(plan, kAll, {.validate_each_pass = false})) std::abort();
+            auto budget = hideBudget(plan, false);
+            auto four = Simulator::run(plan, SimOptions::timelineOnly());
+            if (!budget || !four) std::abort();
+            for (std::size_t d = 0; d < budget->size(); ++d) {
+                const double peak = four->devices[d].peak_bytes;
+                (*budget)[d] = peak + sets * ((*budget)[d] - peak);
+            }
+            if (!hideRecompute(plan, *budget)) std::abort();
+            auto result = Simulator::run(plan);
+            gaps.push_back(100 * (result->makespan_ms / std::max(tBase, result->lower_bound_ms) - 1));
+        }
+    }
+    std::sort(gaps.begin(), gaps.end());
+    state.counters["gap_median_pct"] = (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2;
+    state.counters["gap_worst_pct"] = gaps.back();
+}
+BENCHMARK(hideMemorySweep)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 // Issue 4's target: GPT-3 13B on 64 A100-40G, the full space (all schemes, PP, DP, TP within
 // a node, micro-batch sizes, checkpointing), ≤ 2 s on this 2-core machine (the paper: 210 s).
