@@ -139,7 +139,7 @@ void FileMenu::rememberRecent(const QString& path) {
 void FileMenu::rebuildRecentMenu() {
     recentMenu_->clear();
     for (const QString& path : QSettings().value("recentFiles").toStringList())
-        recentMenu_->addAction(path, this, [this, path] { openAfterAsking(path); });
+        recentMenu_->addAction(path, this, [this, path] { openAfterAsking(path); })->setObjectName("recentFile");
     recentMenu_->setEnabled(!recentMenu_->isEmpty());
 }
 

@@ -17,6 +17,8 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QGuiApplication>
+#include <QScreen>
 #include "app/gui/ChartExport.h"
 #include "app/gui/CompareWindow.h"
 #include "app/gui/ConfigPanel.h"
@@ -53,6 +55,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     memory_ = new views::MemoryChart(splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    headline_ = new QLabel(charts_);
+    headline_->setObjectName("headline");
+    headline_->setTextFormat(Qt::RichText);
+    headline_->setWordWrap(true);
+    headline_->setStyleSheet("QLabel { padding: 4px 8px; }");
+    chartsLayout->addWidget(headline_);
     chartsLayout->addWidget(banner_);
     chartsLayout->addWidget(notice_);
     chartsLayout->addWidget(splitter, 1);
@@ -121,7 +129,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     buildMenus();
     buildOpenProgress();
-    resize(1500, 950);
+    // 1500×950 where it fits; never larger than the screen's free area (high-DPI scales,
+    // small laptop screens), so the window always opens whole.
+    QSize size(1500, 950);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) size = size.boundedTo(screen->availableSize() * 0.95);
+    resize(size);
 }
 
 void MainWindow::buildNotice() {
@@ -182,6 +194,8 @@ QString MainWindow::errorText() const {
     return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString();
 }
 
+QString MainWindow::headlineText() const { return headline_->text(); }
+
 void MainWindow::showError(const QString& message) {
     banner_->setText(message);
     banner_->show();
@@ -228,6 +242,7 @@ void MainWindow::showComputed() {
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
     summary_->showSchedule(s, document_.timeBase());
+    headline_->setText(summary_->headline());
     stepper_->setState(document_.state());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
@@ -317,6 +332,7 @@ void MainWindow::buildMenus() {
     edit->addSeparator();
     editMode_ = edit->addAction(tr("&Edit mode (drag boxes to move them)"));
     editMode_->setObjectName("editMode");
+    editMode_->setIconText(tr("Edit mode"));  // the toolbar's shorter name
     editMode_->setCheckable(true);
     editMode_->setShortcut(QKeySequence(Qt::Key_E));
     editMode_->setToolTip(tr("Edit mode (E): drag a box to move that instruction. Off: drags pan. Ctrl+drag "

@@ -42,8 +42,9 @@ public:
     CompareWindow* compareWithBase();
     CompareWindow* compareWithFile(const QString& path);
     ConfigPanel* configPanel() const { return config_; }
-    TunerPanel* tuner();        // the schedule tuner window (Tools → Tune…), created on first use
-    QString errorText() const;  // the error banner, empty when none
+    TunerPanel* tuner();           // the schedule tuner window (Tools → Tune…), created on first use
+    QString errorText() const;     // the error banner, empty when none
+    QString headlineText() const;  // the one-line summary above the charts
 
     // Opens a file; on failure the banner says why and the current session stays. With an
     // asynchronous document (the real window) the file is read on a worker thread behind a
@@ -89,6 +90,7 @@ private:
     CompareWindow* compare_ = nullptr;
     TunerPanel* tuner_ = nullptr;
     QLabel* banner_;
+    QLabel* headline_ = nullptr;  // the summary's one-line headline above the charts
     QWidget* charts_;
     FileMenu* files_ = nullptr;
     QAction* editMode_ = nullptr;

@@ -5,6 +5,7 @@
 #include <QLocale>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "core/sim/BubbleBreakdown.h"
 #include "core/sim/MemoryFit.h"
@@ -89,6 +90,20 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
                                  .arg(fit.devices_over_limit)
                                  .arg(bytesText(*fit.limit_bytes));
     details_->setText(text);
+    // The same numbers in one line for the strip above the charts: what a user judges a
+    // schedule by, visible without scrolling the side panel.
+    const double bound = std::max(r.lower_bound_ms, r.tight_lower_bound_ms);
+    QStringList parts{tr("<b>step %1</b>").arg(views::formatDuration(r.makespan_ms, base, 4)),
+                      tr("%1%2 vs base").arg(change >= 0 ? "+" : "").arg(percent(change)),
+                      tr("%1 above the bound").arg(percent(bound > 0 ? r.makespan_ms / bound - 1 : 0))};
+    if (r.recompute_ms > 0) parts << tr("recompute %1 hidden").arg(percent(r.recomputeHiddenShare()));
+    parts << (fit.limit_bytes ? tr("peak %1 of %2").arg(bytesText(fit.highest_peak_bytes), bytesText(*fit.limit_bytes))
+                              : tr("peak %1").arg(bytesText(fit.highest_peak_bytes)));
+    if (fit.limit_bytes && !fit.fits())
+        parts.back() = tr("<span style='color:#b00020'><b>%1 device(s) over the %2 limit</b></span>")
+                           .arg(fit.devices_over_limit)
+                           .arg(bytesText(*fit.limit_bytes));
+    headline_ = parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
     showDevices(s, fit, base);
 }
 

@@ -21,6 +21,9 @@ public:
     explicit SummaryPanel(QWidget* parent = nullptr);
     void showSchedule(const ComputedSchedule& schedule, views::TimeBase base = views::TimeBase::Milliseconds);
     QString stepTimeText() const;
+    // One line of rich text with the numbers that matter most (step, vs base, gap to the
+    // bound, hidden recompute, peak against the limit), for the strip above the charts.
+    QString headline() const { return headline_; }
 
 private:
     void showDevices(const ComputedSchedule& schedule, const MemoryFit& fit, views::TimeBase base);
@@ -28,6 +31,7 @@ private:
     QLabel* stepTime_;
     QLabel* details_;
     QTableWidget* devices_;
+    QString headline_;
 };
 
 }  // namespace mario::gui

@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -251,6 +252,20 @@ private slots:
         window.passPanel()->checkBox(PassId::Prepose)->click();
         QCOMPARE(time->range().lower, 2.0);
         QCOMPARE(time->range().upper, 6.0);
+    }
+
+    // Issue 14: the window could not be narrower than 1038 px, and at QT_SCALE_FACTOR=2 it
+    // opened at 3000×1900 on a 1920×1080 screen.
+    void theWindowFitsA1024By700ScreenAndOpensWithinTheScreen() {
+        MainWindow window;
+        QVERIFY(!showFigure2(window).isEmpty());
+        window.resize(1024, 700);
+        QTRY_COMPARE(window.size(), QSize(1024, 700));
+        QVERIFY(window.gantt()->plotWidget()->width() >= 400);  // the charts keep most of the width
+        QVERIFY(window.headlineText().contains("step 22 units"));
+        MainWindow fresh;  // the size a new window asks for, before anyone resizes it
+        const QSize screen = QGuiApplication::primaryScreen()->availableSize();
+        QVERIFY(fresh.width() <= screen.width() && fresh.height() <= screen.height());
     }
 
     void helpShowsTheGlossaryAndAbout() {

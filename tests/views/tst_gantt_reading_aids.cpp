@@ -85,7 +85,8 @@ private slots:
         QVERIFY(!arrows.empty());
         // Its input: stage 1's activation, sent by device 1 when its F0 ended at t = 2.
         const bool fromDevice1 = std::any_of(arrows.begin(), arrows.end(), [](const Arrow& a) {
-            return a.role == Arrow::Role::Incoming && a.fromLane == 1 && a.toLane == 2 && std::abs(a.fromTime - 2) < 1e-9;
+            return a.role == Arrow::Role::Incoming && a.fromLane == 1 && a.toLane == 2 &&
+                   std::abs(a.fromTime - 2) < 1e-9;
         });
         QVERIFY(fromDevice1);
         QEvent leave(QEvent::Leave);
