@@ -269,7 +269,9 @@ bool TunerPanel::run() {
     pareto_->clear();
     summary_->clear();
     const int total = static_cast<int>(Tuner::searchSpace(base, options).size());
+    candidates_ = total;
     curve_->clear(total);
+    progress_->setFormat(tr("%v / %m candidates"));
     progress_->setRange(0, std::max(total, 1));
     progress_->setValue(0);
     setStatus(total == 1 ? tr("Searching 1 candidate…") : tr("Searching %1 candidates…").arg(total));
@@ -290,14 +292,20 @@ void TunerPanel::cancel() {
 void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TuneProgress& latest) {
     for (const QPointF& p : improvements) curve_->addPoint(static_cast<int>(p.x()), p.y());
     if (latest.evaluated > 0) curve_->addPoint(latest.evaluated, latest.best_samples_per_s);  // extend the plateau
-    if (latest.total > 0) progress_->setMaximum(latest.total);
-    progress_->setValue(latest.evaluated);
+    // Two phases, counted apart so the numbers agree with the final "N candidates": the
+    // screening of every candidate, then the best few again with every pass (refining).
+    if (latest.refining) {
+        progress_->setFormat(tr("refining the best: %v / %m"));
+        progress_->setRange(0, std::max(latest.total - candidates_, 1));
+        progress_->setValue(latest.evaluated - candidates_);
+    } else {
+        progress_->setValue(std::min(latest.evaluated, candidates_));
+    }
     if (job_->isCancelling()) return;
-    // After the screening, the best few are simulated again with all four passes; that
-    // phase reports nothing until it ends, so say what it is doing.
-    if (latest.total > 0 && latest.evaluated >= latest.total)
-        setStatus(tr("Re-evaluating the best candidates with all four passes and hide…"));
-    else setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(latest.total));
+    if (latest.refining)
+        setStatus(
+            tr("Re-evaluating the best %1 candidates with all four passes and hide…").arg(latest.total - candidates_));
+    else setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(candidates_));
 }
 
 void TunerPanel::onFinished() {
@@ -316,7 +324,9 @@ void TunerPanel::onFinished() {
     const double best = r.best ? r.outcomes[*r.best].samples_per_s : 0.0;
     const int lastX = curve_->lastPoint() ? static_cast<int>(curve_->lastPoint()->x()) : 0;
     curve_->addPoint(std::max(evaluated, lastX), best);
-    progress_->setValue(r.cancelled ? evaluated : progress_->maximum());
+    progress_->setFormat(tr("%v / %m candidates"));
+    progress_->setRange(0, std::max(candidates_, 1));
+    progress_->setValue(r.cancelled ? std::min(evaluated, candidates_) : candidates_);
     model_->setResult(r);
     pareto_->setData(r, runOptions_.memory_limit_bytes);
     if (proxy_->rowCount() > 0) table_->selectRow(0);

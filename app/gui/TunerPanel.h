@@ -99,6 +99,7 @@ private:
     std::vector<std::pair<Scheme, QCheckBox*>> schemeBoxes_;  // one per scheme in the catalog
     QPushButton *run_, *cancel_;
     QProgressBar* progress_;
+    int candidates_ = 0;  // the search space of the current run (refinement counted apart)
     QLabel *status_, *note_, *summary_;
     QCheckBox* showRejected_;
     QTableView* table_;

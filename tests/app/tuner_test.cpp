@@ -103,6 +103,9 @@ private slots:
         QVERIFY2(panel->summaryText().contains(QStringLiteral("%1 candidates evaluated").arg(direct->outcomes.size())),
                  qPrintable(panel->summaryText()));
         QCOMPARE(panel->progressBar()->value(), panel->progressBar()->maximum());
+        // Issue 14: the bar said "176/176" beside "168 candidates"; both count candidates now.
+        QCOMPARE(panel->progressBar()->maximum(), static_cast<int>(direct->outcomes.size()));
+        QCOMPARE(panel->progressBar()->text(), QStringLiteral("%1 / %1 candidates").arg(direct->outcomes.size()));
         QCOMPARE(panel->pareto()->pointCount(), static_cast<int>(direct->ranking.size()));
         QCOMPARE(panel->pareto()->selected(), direct->best);
         QVERIFY2(
