@@ -154,8 +154,6 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
     auto noteOf = [this](const TimelineBox& b) {
         return b.note >= 0 && b.note < static_cast<int>(timeline_.notes.size()) ? timeline_.notes[b.note] : QString();
     };
-    if (!dependencyArrows(timeline_, ref).empty())
-        text += QStringLiteral("<br><i>arrows: where its data came from and where its results go</i>");
     if (box->kind == BoxKind::Wait) {
         text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
     } else {
@@ -170,6 +168,8 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
                              noteOf(wait).toHtmlEscaped());
         }
     }
+    if (!dependencyArrows(timeline_, ref).empty())
+        text += QStringLiteral("<br><i>arrows: where its data came from and where its results go</i>");
     return text;
 }
 
