@@ -121,7 +121,7 @@ void LiveRun::handleLine(const QByteArray& line) {
         emit instructionFinished(instruction->device, static_cast<int>(instruction->index),
                                  instruction->start_us / 1000.0, instruction->end_us / 1000.0, instruction->iteration);
     } else if (const auto* iteration = std::get_if<LiveIteration>(&event)) {
-        emit iterationFinished(iteration->step_ms, iteration->loss);
+        emit iterationFinished(iteration->step_ms, iteration->loss, iteration->iteration);
     } else if (const auto* hello = std::get_if<LiveHello>(&event)) {
         hello_ = QJsonDocument::fromJson(text).object();
         if (!checkLiveProtocol(*hello)) {

@@ -40,7 +40,8 @@ signals:
     void started();
     // One instruction of one iteration, in ms on the executor's clock (steady clock on CPU).
     void instructionFinished(int device, int index, double startMs, double endMs, int iteration);
-    void iterationFinished(double stepMs, double loss);
+    // A whole step has finished; `iteration` counts from 0 (the executor's warm-up first).
+    void iterationFinished(double stepMs, double loss, int iteration);
     void failed(const QString& oneLine);
     void finished();
 

@@ -1,19 +1,22 @@
 #pragma once
 // Live profiling window: the simulated Gantt on top, the measured one (from mario-executor's
-// event stream) below on one time axis, the deviation between them, and a Stop button.
+// event stream) below on one time axis, then a heat map of every compute instruction's
+// measured ÷ simulated time; beside them each iteration's step and each device's deviation.
+// A run has N iterations (a spin box, 5 by default): the first is a warm-up, shown as such
+// and left out of the medians (LiveMeasurements.h says why). Run again repeats the last run
+// with the iterations set now; Stop ends it.
 #include <QString>
 #include <QStringList>
 #include <QWidget>
-#include <optional>
-#include <utility>
-#include <vector>
 
+#include "app/gui/LiveMeasurements.h"
 #include "core/schedule/Plan.h"
 #include "core/sim/SimResult.h"
 #include "views/Timeline.h"
 
 class QLabel;
 class QPushButton;
+class QSpinBox;
 class QTimer;
 
 namespace mario::views {
@@ -22,57 +25,74 @@ class GanttView;
 
 namespace mario::gui {
 
+class InstructionHeatMap;
 class LiveRun;
+class LiveRunTables;
 
 class LiveRunWindow : public QWidget {
     Q_OBJECT
 public:
+    static constexpr int kDefaultIterations = 5;
+
     explicit LiveRunWindow(QWidget* parent = nullptr);
 
     // The schedule being run and its simulation (what the measured run is compared with).
     void setPlan(const Plan& plan, const SimResult& simulated);
-    // Starts the executor on planPath (which must hold the same plan as setPlan's).
+    // Starts the executor on planPath (which must hold the same plan as setPlan's) for the
+    // iterations the spin box says, unless extraArgs name --iterations themselves.
     bool start(const QString& planPath, const QString& executablePath,
                const QString& modelSpec = QStringLiteral("tiny"), const QStringList& extraArgs = {});
 
     LiveRun* run() const { return run_; }
     views::GanttView* simulatedView() const { return simulated_; }
     views::GanttView* measuredView() const { return measured_; }
+    InstructionHeatMap* heatMap() const { return heatMap_; }
+    LiveRunTables* tables() const { return tables_; }
+    QSpinBox* iterationsBox() const { return iterationsBox_; }
+    QPushButton* runAgainButton() const { return runAgain_; }
+    const LiveMeasurements& measurements() const { return measurements_; }
     QString deviationText() const;
     QString statusText() const;
-    int measuredCount() const { return measuredCount_; }  // compute instructions of iteration 0
-    double stepMs() const { return stepMs_; }             // the first iteration's measured step
+    // The iteration the measured Gantt shows: the latest with a measurement (-1 before any).
+    int shownIteration() const { return measurements_.latestIteration(); }
+    int measuredCount() const { return measurements_.measuredCount(shownIteration()); }
+    // The step compared with the simulation: the median after the warm-up (the warm-up's own
+    // step while it is the only one finished).
+    double stepMs() const { return measurements_.medianStepMs(); }
 
-    // The measured boxes of iteration 0, relative to its earliest start (ms).
+    // The measured compute boxes of the shown iteration, relative to its earliest start (ms).
     views::Timeline measuredTimeline() const;
 
 public slots:
     void stop();
+    // Runs the last started run again, with the spin box's iterations.
+    bool runAgain();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void onInstruction(int device, int index, double startMs, double endMs, int iteration);
     void refresh();
     void scheduleRefresh();
+    void setRunning(bool running);
+    QString deviationSentence() const;
 
     Plan plan_;
     SimResult sim_;
+    LiveMeasurements measurements_;
     std::vector<std::vector<bool>> checkpointed_;
-    std::vector<std::vector<std::optional<std::pair<double, double>>>> measuredTimes_;  // [device][index]
-    int measuredCount_ = 0;
-    int iterations_ = 0;
-    double stepMs_ = 0;
-    double lastStepMs_ = 0;
-    double lastLoss_ = 0;
     bool running_ = false;
     QString error_;
+    QString lastPlanPath_, lastExecutable_, lastModel_;
+    QStringList lastExtraArgs_;
 
     LiveRun* run_;
     views::GanttView *simulated_, *measured_;
-    QLabel *deviation_, *status_;
-    QPushButton* stopButton_;
+    InstructionHeatMap* heatMap_;
+    LiveRunTables* tables_;
+    QLabel *deviation_, *status_, *measuredTitle_;
+    QSpinBox* iterationsBox_;
+    QPushButton *runAgain_, *stopButton_;
     QTimer* throttle_;
 };
 

@@ -1,17 +1,24 @@
-// Live profiling (executor issue): LiveRun and LiveRunWindow against the real mario-executor
-// (CPU backend, tiny model), offscreen.
+// Live profiling (executor issue; issue 14, item 6): LiveRun and LiveRunWindow against the real
+// mario-executor (CPU backend, tiny model), N iterations with a warm-up, and the heat map and
+// the per-device deviation from events built by hand. Offscreen.
 #include <QElapsedTimer>
+#include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/InstructionHeatMap.h"
 #include "app/gui/LiveRun.h"
+#include "app/gui/LiveRunTables.h"
 #include "app/gui/LiveRunWindow.h"
 #include "core/io/InputFile.h"
 #include "core/io/PlanJson.h"
 #include "core/model/PresetLibrary.h"
 #include "core/passes/PassManager.h"
 #include "core/sim/Simulator.h"
+#include "tests/common/ProgramLookup.h"
 #include "views/GanttView.h"
 
 using namespace mario;
@@ -63,14 +70,30 @@ private slots:
         QCOMPARE(window.measuredCount(), computeCount());
         QCOMPARE(static_cast<int>(window.measuredTimeline().boxCount()), computeCount());
         QCOMPARE(static_cast<int>(window.measuredView()->timeline().boxCount()), computeCount());
-        QCOMPARE(static_cast<std::size_t>(instructions.count()), plan_.instructionCount());
-        QCOMPARE(iterations.count(), 1);
+        QCOMPARE(static_cast<std::size_t>(instructions.count()),
+                 LiveRunWindow::kDefaultIterations * plan_.instructionCount());
+        // Five iterations by default, counted from 0 by the executor; the first is the warm-up.
+        QCOMPARE(iterations.count(), LiveRunWindow::kDefaultIterations);
+        for (int i = 0; i < iterations.count(); ++i) QCOMPARE(iterations.at(i).at(2).toInt(), i);
         QVERIFY(iterations.first().first().toDouble() > 0);
+        QCOMPARE(window.shownIteration(), LiveRunWindow::kDefaultIterations - 1);
+        QTableWidget* table = window.tables()->iterations();
+        QCOMPARE(table->rowCount(), LiveRunWindow::kDefaultIterations);
+        QCOMPARE(table->item(0, LiveRunTables::Iteration)->text(), QStringLiteral("1 (warm-up)"));
+        QCOMPARE(table->item(1, LiveRunTables::Iteration)->text(), QStringLiteral("2"));
+        QVERIFY2(window.deviationText().contains("median of iterations 2–5"), qPrintable(window.deviationText()));
+        // Every compute instruction has a ratio in the heat map.
+        for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
+            for (int i = 0; i < static_cast<int>(plan_.devices[d].program.size()); ++i)
+                if (isCompute(plan_.devices[d].program[i].op) &&
+                    sim_.devices[d].timings[i].end > sim_.devices[d].timings[i].start)
+                    QVERIFY(window.measurements().ratio(d, i).has_value());
         QVERIFY(window.stepMs() > 0);
         QVERIFY(!window.deviationText().isEmpty());
         QVERIFY2(window.deviationText().contains("total deviation"), qPrintable(window.deviationText()));
         QVERIFY2(window.deviationText().contains("per-instruction"), qPrintable(window.deviationText()));
         QVERIFY(window.run()->summary().contains("loss"));
+        window.resize(1450, 950);
         window.grab().save("/tmp/live_run.png");
         qInfo("deviation: %s", qPrintable(window.deviationText()));
         qInfo("status: %s", qPrintable(window.statusText()));
@@ -165,6 +188,76 @@ private slots:
         QVERIFY(!message.contains('\n'));
         QVERIFY2(message.contains("version"), qPrintable(message));  // the executor's own words
         qInfo("bad plan: %s", qPrintable(failed.first().first().toString()));
+    }
+    // The heat map and the per-device deviation from events built by hand: 0F0 on device 0
+    // takes 10× its simulated time in the warm-up, then 1.2×, 1.5× and 1.1×. The median after
+    // the warm-up is 1.2×; its box is coloured 0.263 (log2 1.2) of the way from the scale's
+    // white F7F7F7 to its red B2182B: (229, 188, 193). Device 0's deviation is
+    // (d − 1.2d) / 1.2d = −16.7%.
+    void heatMapFromHandBuiltEvents() {
+        LiveRunWindow window;
+        window.setPlan(plan_, sim_);
+        window.resize(1450, 950);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const int index = test::indexOf(plan_, 0, "0F0");
+        QVERIFY(index >= 0);
+        const auto& t = sim_.devices[0].timings[static_cast<std::size_t>(index)];
+        const double d = t.end - t.start;
+        QVERIFY(d > 0);
+        const double factors[] = {10, 1.2, 1.5, 1.1};
+        double clock = 0;
+        for (int it = 0; it < 4; ++it) {
+            emit window.run()->instructionFinished(0, index, clock, clock + factors[it] * d, it);
+            emit window.run()->iterationFinished(100 + it, 1.0, it);
+            clock += 100;
+        }
+        QTRY_VERIFY(window.tables()->devices()->rowCount() == static_cast<int>(plan_.devices.size()));
+        QVERIFY(window.measurements().ratio(0, index).has_value());
+        QCOMPARE(*window.measurements().ratio(0, index), 1.2);
+        QTRY_COMPARE(window.tables()->devices()->item(0, LiveRunTables::Deviation)->text(), QStringLiteral("-16.7%"));
+        QCOMPARE(window.tables()->devices()->item(1, LiveRunTables::Deviation)->text(), QStringLiteral("—"));
+        // The median step after the warm-up: 101, 102, 103 → 102.
+        QCOMPARE(window.stepMs(), 102.0);
+
+        InstructionHeatMap* heat = window.heatMap();
+        const QRectF box = heat->boxRect(0, index);
+        QVERIFY(!box.isEmpty());
+        const QImage image = heat->grab().toImage();
+        const QColor pixel = image.pixelColor((box.topLeft() + QPointF(3, 3)).toPoint());
+        QVERIFY2(std::abs(pixel.red() - 229) <= 2 && std::abs(pixel.green() - 188) <= 2 &&
+                     std::abs(pixel.blue() - 193) <= 2,
+                 qPrintable(pixel.name()));
+        // An instruction never measured stays grey, and the tooltip gives the numbers.
+        const int other = test::indexOf(plan_, 1, "1F0");
+        const QColor grey = image.pixelColor((heat->boxRect(1, other).topLeft() + QPointF(3, 3)).toPoint());
+        QCOMPARE(grey, QColor(0xD0, 0xD0, 0xD0));
+        const QString tip = heat->tooltipFor(0, index);
+        QVERIFY2(tip.contains("median of 3 iterations") && tip.contains("×1.20"), qPrintable(tip));
+        QVERIFY2(heat->legendText().contains("iterations 2–4"), qPrintable(heat->legendText()));
+        window.grab().save("/tmp/live_run_handmade.png");
+    }
+
+    // The user sets 2 iterations with the keyboard and clicks Run again.
+    void runAgainWithTheIterationsTyped() {
+        LiveRunWindow window;
+        window.setPlan(plan_, sim_);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QSignalSpy finished(window.run(), &LiveRun::finished);
+        QVERIFY(window.start(planPath_, MARIO_EXECUTOR_BIN));
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(window.runAgainButton()->isEnabled());
+        QSpinBox* box = window.iterationsBox();
+        box->setFocus();
+        QTest::keyClick(box, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(box, "2");
+        QCOMPARE(box->value(), 2);
+        QTest::mouseClick(window.runAgainButton(), Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 60000);
+        QCOMPARE(static_cast<int>(window.measurements().iterations().size()), 2);
+        QCOMPARE(window.tables()->iterations()->rowCount(), 2);
+        QVERIFY2(window.deviationText().contains("iteration 2"), qPrintable(window.deviationText()));
     }
 };
 
