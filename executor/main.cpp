@@ -15,6 +15,10 @@
 // partitions while the others run the same blocks) and writes a "mario-profile" v1 document
 // (core/cost/ProfileCostModel.h); one summary line on stdout with every fit's R², a warning line
 // on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
+//   mario-executor capabilities      (or --capabilities)
+// prints one JSON line saying what this binary can run (CUDA and its GPUs, SM partitions, NCCL,
+// versions, and why not where it cannot): core/io/ExecutorCapabilities.h; the workbench asks it
+// before offering "Run on one GPU".
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration): the live-event
 // protocol, whose one owner is core/io/LiveEvents.h.
@@ -34,6 +38,7 @@
 #include "core/sim/Validator.h"
 #include "core/util/ExitCode.h"
 #include "executor/Backend.h"
+#include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
 #include "executor/Executor.h"
 #include "executor/Profiler.h"
@@ -232,6 +237,14 @@ int runMain(int argc, char** argv) {
 int main(int argc, char** argv) {
     try {
         if (argc >= 2 && std::string(argv[1]) == "profile") return profileMain(argc, argv);
+        if (argc >= 2 && (std::string(argv[1]) == "capabilities" || std::string(argv[1]) == "--capabilities")) {
+            if (argc > 2) {
+                std::cerr << "mario-executor capabilities: takes no options (got " << argv[2] << ")" << std::endl;
+                return mario::kBadInput;
+            }
+            std::cout << mario::writeExecutorCapabilities(mario::exec::probeCapabilities()) << std::endl;
+            return mario::kOk;
+        }
         return runMain(argc, argv);
     } catch (const std::exception& e) {
         std::cerr << "mario-executor: internal error: " << e.what() << std::endl;

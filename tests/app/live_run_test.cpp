@@ -1,7 +1,10 @@
 // Live profiling (executor issue; issue 14, item 6): LiveRun and LiveRunWindow against the real
-// mario-executor (CPU backend, tiny model), N iterations with a warm-up, and the heat map and
-// the per-device deviation from events built by hand. Offscreen.
+// mario-executor (CPU backend, tiny model), N iterations with a warm-up, the heat map and the
+// per-device deviation from events built by hand, and the executor's capabilities behind
+// "Run on one GPU". Offscreen.
+#include <QAction>
 #include <QElapsedTimer>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -9,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "app/gui/ExecutorProbe.h"
 #include "app/gui/InstructionHeatMap.h"
 #include "app/gui/LiveRun.h"
 #include "app/gui/LiveRunTables.h"
@@ -258,6 +262,62 @@ private slots:
         QCOMPARE(static_cast<int>(window.measurements().iterations().size()), 2);
         QCOMPARE(window.tables()->iterations()->rowCount(), 2);
         QVERIFY2(window.deviationText().contains("iteration 2"), qPrintable(window.deviationText()));
+    }
+
+    // The executor says what it can run; the window's GPU entry follows it.
+    void gpuActionFollowsTheExecutorsCapabilities() {
+        ExecutorProbe probe;
+        QSignalSpy answered(&probe, &ExecutorProbe::answered);
+        QMenu menu;
+        QAction* gpu = menu.addAction("Run on one GPU");
+        describeGpuAction(gpu, probe);
+        QVERIFY(!gpu->isEnabled());  // not asked yet
+        probe.ask(MARIO_EXECUTOR_BIN);
+        QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 30000);
+        QCOMPARE(probe.state(), ExecutorProbe::State::Answered);
+        const auto& caps = *probe.capabilities();
+        describeGpuAction(gpu, probe);
+        QVERIFY(menu.toolTipsVisible());
+        QCOMPARE(gpu->isEnabled(), caps.cuda);
+        if (!caps.cuda) {  // Debian's LibTorch, CI
+            QVERIFY2(gpu->toolTip().contains("LibTorch has no CUDA"), qPrintable(gpu->toolTip()));
+            QVERIFY(!caps.partition_sms);
+        }
+        QCOMPARE(gpuRunArguments(probe).mid(0, 3), (QStringList{"--backend", "cuda", "--partition-sms"}));
+
+        // A missing executor: disabled, saying so.
+        ExecutorProbe missing;
+        QSignalSpy missingAnswered(&missing, &ExecutorProbe::answered);
+        missing.ask(dir_.filePath("no-such-mario-executor"));
+        QTRY_COMPARE_WITH_TIMEOUT(missingAnswered.count(), 1, 5000);
+        QCOMPARE(missing.state(), ExecutorProbe::State::Failed);
+        describeGpuAction(gpu, missing);
+        QVERIFY(!gpu->isEnabled());
+        QVERIFY2(gpu->toolTip().contains("not found"), qPrintable(gpu->toolTip()));
+    }
+
+    // An executor with CUDA but without SM partitions (written by hand as a script): the entry
+    // is enabled, and the run shares the SMs instead of failing.
+    void aGpuWithoutPartitionsRunsOnSharedStreams() {
+        const QString fake = dir_.filePath("fake-executor");
+        QFile file(fake);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            "#!/bin/sh\necho 'warning: something LibTorch says first'\n"
+            "echo '{\"cuda\": true, \"devices\": 1, \"partition_sms\": false, \"nccl\": false, \"version\": \"x\", "
+            "\"partition_reason\": \"the CUDA driver here (12.2) cannot partition SMs\"}'\n");
+        file.close();
+        file.setPermissions(file.permissions() | QFileDevice::ExeOwner);
+        ExecutorProbe probe;
+        QSignalSpy answered(&probe, &ExecutorProbe::answered);
+        probe.ask(fake);
+        QTRY_COMPARE_WITH_TIMEOUT(answered.count(), 1, 10000);
+        QCOMPARE(probe.state(), ExecutorProbe::State::Answered);
+        QAction gpu(nullptr);
+        describeGpuAction(&gpu, probe);
+        QVERIFY(gpu.isEnabled());
+        QVERIFY2(gpu.toolTip().contains("cannot partition SMs"), qPrintable(gpu.toolTip()));
+        QCOMPARE(gpuRunArguments(probe), (QStringList{"--backend", "cuda", "--partition-sms", "--shared-streams"}));
     }
 };
 
