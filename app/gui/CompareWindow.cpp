@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "app/gui/DeviceComparisonTable.h"
+#include "app/gui/TitledPane.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sim/Simulator.h"
 #include "core/util/HumanBytes.h"
@@ -29,17 +30,6 @@ SimResult withMemoryCurves(const NamedSchedule& schedule) {
     if (hasCurves || devices.empty()) return schedule.result;
     auto again = Simulator::run(schedule.plan, SimOptions{.record_memory_curve = true});
     return again && !again->deadlocked ? *again : schedule.result;
-}
-
-// A name above a chart, then the chart: one pane of the splitter.
-QWidget* titled(QLabel* title, QWidget* chart, QWidget* parent) {
-    auto* pane = new QWidget(parent);
-    auto* layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addWidget(title);
-    layout->addWidget(chart, 1);
-    return pane;
 }
 
 }  // namespace
@@ -80,9 +70,9 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     // Gantt, its memory, Gantt, its memory: every chart on one time axis, so a peak lines up
     // with the instructions that made it. The table beside them reads across both schedules.
     auto* charts = new QSplitter(Qt::Vertical, this);
-    charts->addWidget(titled(topName_, top_, charts));
+    charts->addWidget(titledPane(topName_, top_, charts));
     charts->addWidget(topMemory_);
-    charts->addWidget(titled(bottomName_, bottom_, charts));
+    charts->addWidget(titledPane(bottomName_, bottom_, charts));
     charts->addWidget(bottomMemory_);
     charts->setStretchFactor(0, 3);
     charts->setStretchFactor(1, 2);

@@ -198,7 +198,13 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
     showing_ = true;
     shown_ = config;
     setEnabled(config.has_value());
-    note_->setText(config ? QString() : tr("A plan file fixes its own stages and costs."));
+    // Without a config (nothing open yet, or a plan file) there are no settings to show:
+    // the fields are hidden rather than left holding another schedule's or default values.
+    auto* form = static_cast<QFormLayout*>(layout());
+    for (int row = 0; row + 1 < form->rowCount(); ++row) form->setRowVisible(row, config.has_value());
+    note_->setText(config ? QString()
+                          : tr("No settings: a plan file fixes its own stages, costs and programs (the summary "
+                               "and the timeline show them)."));
     if (config) {
         const ParallelConfig& p = config->parallel;
         choosePresetOrOwn(model_, config->model.name, config->model.layers > 0);

@@ -16,22 +16,13 @@
 #include "app/gui/InstructionHeatMap.h"
 #include "app/gui/LiveRun.h"
 #include "app/gui/LiveRunTables.h"
+#include "app/gui/TitledPane.h"
 #include "core/schedule/CheckpointedForwards.h"
 #include "core/session/Fidelity.h"
 #include "views/GanttView.h"
 
 namespace mario::gui {
 namespace {
-
-QWidget* titled(QLabel* title, QWidget* chart, QWidget* parent) {
-    auto* pane = new QWidget(parent);
-    auto* layout = new QVBoxLayout(pane);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->setSpacing(2);
-    layout->addWidget(title);
-    layout->addWidget(chart, 1);
-    return pane;
-}
 
 // "iterations 2–5", "iteration 2", or "the warm-up iteration", for the sentences.
 QString countedIterations(const LiveMeasurements& m) {
@@ -83,9 +74,9 @@ LiveRunWindow::LiveRunWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     measuredTitle_ = new QLabel(this);
 
     auto* charts = new QSplitter(Qt::Vertical, this);
-    charts->addWidget(titled(new QLabel(tr("<b>Simulated</b>"), this), simulated_, charts));
-    charts->addWidget(titled(measuredTitle_, measured_, charts));
-    charts->addWidget(titled(
+    charts->addWidget(titledPane(new QLabel(tr("<b>Simulated</b>"), this), simulated_, charts));
+    charts->addWidget(titledPane(measuredTitle_, measured_, charts));
+    charts->addWidget(titledPane(
         new QLabel(tr("<b>Measured ÷ simulated</b> per instruction, at the simulated times"), this), heatMap_, charts));
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(charts);

@@ -22,6 +22,7 @@
 #include "app/gui/ChartExport.h"
 #include "app/gui/CompareWindow.h"
 #include "app/gui/ConfigPanel.h"
+#include "app/gui/ExecutorProbe.h"
 #include "app/gui/FileMenu.h"
 #include "app/gui/HelpMenu.h"
 #include "app/gui/LiveRun.h"
@@ -385,16 +386,18 @@ void MainWindow::buildMenus() {
                         tuner()->raise();
                     })
         ->setObjectName("tune");
-    // Live profiling (executor issue): the current schedule on CPU threads, or every device on
-    // one GPU with a stream each (the executor says in the window when this LibTorch has no CUDA).
+    // Live profiling: the current schedule on CPU threads, or on one GPU (below).
     tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })
         ->setObjectName("runOnCpu");
-    tools
-        ->addAction(tr("Run on one &GPU (executor)"), this,
-                    [this] {
-                        runLive(tr("Run on one GPU"), {QStringLiteral("--backend"), QStringLiteral("cuda")});
-                    })
-        ->setObjectName("runOnGpu");
+    // One GPU, each pipeline device on its own SM partition; disabled, with the reason as its
+    // tooltip, until the executor says it can run CUDA (it is asked in the background).
+    runOnGpu_ = tools->addAction(tr("Run on one &GPU (executor)"), this,
+                                 [this] { runLive(tr("Run on one GPU"), gpuRunArguments(*executorProbe_)); });
+    runOnGpu_->setObjectName("runOnGpu");
+    executorProbe_ = new ExecutorProbe(this);
+    connect(executorProbe_, &ExecutorProbe::answered, this, [this] { describeGpuAction(runOnGpu_, *executorProbe_); });
+    describeGpuAction(runOnGpu_, *executorProbe_);
+    executorProbe_->ask(ExecutorProbe::findExecutable(QCoreApplication::applicationDirPath()));
     addHelpMenu(this, menuBar());
 
     auto* toolbar = addToolBar(tr("Timeline"));
@@ -406,9 +409,7 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
-    const QDir bin(QCoreApplication::applicationDirPath());
-    QString exe = bin.filePath("../executor/mario-executor");
-    if (!QFileInfo(exe).isExecutable()) exe = bin.filePath("mario-executor");
+    const QString exe = ExecutorProbe::findExecutable(QCoreApplication::applicationDirPath());
     const QString plan =
         QDir::temp().filePath(QStringLiteral("mario-live-%1.mario.json").arg(QCoreApplication::applicationPid()));
     if (!document_.hasSchedule() || !QFileInfo(exe).isExecutable())

@@ -18,6 +18,7 @@ class MemoryChart;
 namespace mario::gui {
 
 class ConfigPanel;
+class ExecutorProbe;
 class FileMenu;
 class PassPanel;
 class PassStepper;
@@ -94,6 +95,8 @@ private:
     QWidget* charts_;
     FileMenu* files_ = nullptr;
     QAction* editMode_ = nullptr;
+    QAction* runOnGpu_ = nullptr;
+    ExecutorProbe* executorProbe_ = nullptr;
     QWidget* notice_ = nullptr;
     QLabel* noticeText_ = nullptr;
     QWidget* openProgress_ = nullptr;

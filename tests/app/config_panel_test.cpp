@@ -214,6 +214,28 @@ private slots:
         QCOMPARE(window.summary()->stepTimeText(), stepBefore);
     }
 
+    // Issue 14: with a plan file (or nothing) open, the greyed-out settings showed another
+    // schedule's values (gpt3-1.6b, gpipe, PP 1); now there are none to show.
+    void aPlanFileShowsNoSettingsInsteadOfWrongOnes() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto* pp = window.configPanel()->findChild<QSpinBox*>("pp");
+        QVERIFY(pp->isHidden());  // nothing open yet
+        QVERIFY(window.openFile(kLlamaConfig));
+        QVERIFY(pp->isVisible());
+        QCOMPARE(pp->value(), window.document()->state().config->parallel.pp);
+        QTemporaryDir dir;
+        const QString plan = dir.filePath("llama.mario.json");
+        QString error;
+        QVERIFY2(window.document()->saveAs(plan, &error), qPrintable(error));
+        QVERIFY(window.openFile(plan));
+        QVERIFY(pp->isHidden());
+        QVERIFY(!window.configPanel()->isEnabled());
+    }
+
     // Issue 14: the wheel over a spin box changed PP while the user scrolled the panel.
     void theWheelOverASettingChangesItOnlyWhenItHasFocus() {
         MainWindow window;
