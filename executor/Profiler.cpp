@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "core/cost/ProfileCostModel.h"
+#include "core/util/Median.h"
 #include "executor/AllocationTracker.h"
 #include "executor/BlasThreads.h"
 #include "executor/BusyNeighbours.h"
@@ -25,12 +26,6 @@
 
 namespace mario::exec {
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct Measured {
     double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;

@@ -17,8 +17,6 @@ namespace {
 constexpr double kZoomStep = 0.85;
 constexpr double kPanStep = 0.2;
 
-QString defaultFormat(double ms) { return QString::number(ms, 'g', 4) + QStringLiteral(" ms"); }
-
 }  // namespace
 
 GanttNavigation::GanttNavigation(QCustomPlot* plot, QScrollBar* laneScroll)
@@ -120,7 +118,7 @@ void GanttNavigation::drawMeasurement() {
     band_->topLeft->setCoords(start, 0);
     band_->bottomRight->setCoords(end, 1);
     bandLabel_->position->setCoords((start + end) / 2, 0.01);
-    bandLabel_->setText(QStringLiteral("Δ %1").arg((format_ ? format_(end - start) : defaultFormat(end - start))));
+    bandLabel_->setText(QStringLiteral("Δ %1").arg(formatDuration(end - start, timeBase_, 4)));
 }
 
 void GanttNavigation::stepRowHeight(int steps) {

@@ -12,9 +12,10 @@
 // Editing is not here: GanttView lets a press on a box start a box drag only in edit mode.
 #include <QObject>
 #include <QPoint>
-#include <functional>
 #include <optional>
 #include <utility>
+
+#include "views/TimeBase.h"
 
 class QCustomPlot;
 class QCPItemRect;
@@ -51,8 +52,8 @@ public:
     std::optional<std::pair<double, double>> measurement() const { return measured_; }
     void setMeasurement(std::optional<std::pair<double, double>> range);
 
-    // Formats a duration for the measurement label; the view sets it so units match the axes.
-    void setDurationFormatter(std::function<QString(double)> format) { format_ = std::move(format); }
+    // The measurement label is written in the same time base as the axes.
+    void setTimeBase(TimeBase base) { timeBase_ = base; }
 
 signals:
     void measurementChanged();
@@ -76,7 +77,7 @@ private:
     std::optional<std::pair<double, double>> measured_;
     std::optional<double> measureAnchor_;  // the Shift+press time while measuring
     bool syncingScroll_ = false;
-    std::function<QString(double)> format_;
+    TimeBase timeBase_ = TimeBase::Milliseconds;
     std::optional<QPoint> lastMouse_;  // for W/S about the cursor
 };
 

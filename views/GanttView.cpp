@@ -9,7 +9,6 @@
 #include <QScrollBar>
 #include <QToolTip>
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <qcustomplot.h>
 
@@ -18,7 +17,6 @@
 #include "views/GanttNavigation.h"
 #include "views/GanttPlottable.h"
 #include "views/PlotStyle.h"
-#include "views/SwatchLegendItem.h"
 #include "views/TimeAxis.h"
 
 namespace mario::views {
@@ -51,7 +49,6 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     // Its event filter runs after ours (installed first); ours leaves Shift+presses to it,
     // so Shift+drag measures even when it starts on a box.
     navigation_ = new GanttNavigation(plot_, laneScroll);
-    navigation_->setDurationFormatter([this](double span) { return formatDuration(span, timeBase_, 4); });
     dropLabel_ = new QCPItemText(plot_);
     dropLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
     dropLabel_->setColor(QColor(0x8a, 0x00, 0x10));
@@ -108,6 +105,7 @@ void GanttView::setDropChecker(DropChecker checker) { dropChecker_ = std::move(c
 
 void GanttView::setTimeBase(TimeBase base) {
     timeBase_ = base;
+    navigation_->setTimeBase(base);
     applyTimeAxis(plot_->xAxis, base);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -168,8 +166,6 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
                              noteOf(wait).toHtmlEscaped());
         }
     }
-    if (!dependencyArrows(timeline_, ref).empty())
-        text += QStringLiteral("<br><i>arrows: where its data came from and where its results go</i>");
     return text;
 }
 
@@ -299,8 +295,11 @@ void GanttView::hover(const QPoint& pos, const QPoint& globalPos) {
     boxes_->setArrows(box ? dependencyArrows(timeline_, *box) : std::vector<Arrow>{});
     plot_->replot(QCustomPlot::rpQueuedReplot);
     emit boxHovered(box);
-    if (box) QToolTip::showText(globalPos, tooltipFor(*box), plot_);
-    else QToolTip::hideText();
+    if (!box) return QToolTip::hideText();
+    QString tip = tooltipFor(*box);
+    if (!boxes_->arrows().empty())
+        tip += QStringLiteral("<br><i>arrows: where its data came from and where its results go</i>");
+    QToolTip::showText(globalPos, tip, plot_);
 }
 
 void GanttView::moveDrag(const QPoint& pos) {

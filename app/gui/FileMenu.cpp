@@ -8,6 +8,7 @@
 
 #include "app/gui/AutosaveFile.h"
 #include "app/gui/MainWindow.h"
+#include "core/session/ScheduleFiles.h"
 
 namespace mario::gui {
 
@@ -73,9 +74,11 @@ QString FileMenu::suggestedSavePath() const {
             base.chop(int(qstrlen(suffix)));
             break;
         }
-    // A config keeps its settings; a plan keeps everything, hand edits included.
-    const bool asConfig = document_->state().config && document_->state().edits.empty();
-    return info.dir().filePath(base + (asConfig ? QStringLiteral(".config.json") : QStringLiteral(".mario.json")));
+    // A config where it can hold the work (settings and passes); a plan otherwise, which
+    // keeps everything, hand edits included.
+    const QString config = info.dir().filePath(base + QStringLiteral(".config.json"));
+    if (!saveRefusal(config.toStdString(), document_->state())) return config;
+    return info.dir().filePath(base + QStringLiteral(".mario.json"));
 }
 
 bool FileMenu::save() {

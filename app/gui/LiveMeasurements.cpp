@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/util/Median.h"
+
 namespace mario::gui {
 namespace {
 
@@ -10,14 +12,6 @@ namespace {
 constexpr int kMaxStoredIterations = 10000;
 
 }  // namespace
-
-double median(std::vector<double> values) {
-    const std::size_t n = values.size();
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n / 2), values.end());
-    const double upper = values[n / 2];
-    if (n % 2) return upper;
-    return (upper + *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n / 2))) / 2;
-}
 
 void LiveMeasurements::reset(const Plan& plan, const SimResult& simulated) {
     plan_ = plan;
@@ -33,6 +27,7 @@ void LiveMeasurements::reset(const Plan& plan, const SimResult& simulated) {
     times_.clear();
     computeCounts_.clear();
     iterations_.clear();
+    counted_.reset();
 }
 
 LiveMeasurements::Iteration& LiveMeasurements::iteration(int index) {
@@ -53,6 +48,7 @@ void LiveMeasurements::record(int device, int index, double startMs, double endM
     if (device < 0 || device >= static_cast<int>(plan_.devices.size())) return;
     if (index < 0 || index >= static_cast<int>(plan_.devices[static_cast<std::size_t>(device)].program.size())) return;
     this->iteration(iteration);
+    counted_.reset();
     auto& slot =
         times_[static_cast<std::size_t>(iteration)][static_cast<std::size_t>(device)][static_cast<std::size_t>(index)];
     if (!slot && isCompute(plan_.devices[static_cast<std::size_t>(device)].program[static_cast<std::size_t>(index)].op))
@@ -63,6 +59,7 @@ void LiveMeasurements::record(int device, int index, double startMs, double endM
 void LiveMeasurements::finishIteration(int index, double stepMs, double loss) {
     if (index < 0 || index >= kMaxStoredIterations) return;
     Iteration& it = iteration(index);
+    counted_.reset();
     it.finished = true;
     it.step_ms = stepMs;
     it.loss = loss;
@@ -74,16 +71,18 @@ int LiveMeasurements::latestIteration() const {
     return -1;
 }
 
-std::vector<int> LiveMeasurements::countedIterations() const {
+const std::vector<int>& LiveMeasurements::countedIterations() const {
+    if (counted_) return *counted_;
     std::vector<int> later, warm;
     for (int i = 0; i < static_cast<int>(times_.size()); ++i)
         if (measuredCount(i) > 0 || iterations_[static_cast<std::size_t>(i)].finished)
             (i < kWarmupIterations ? warm : later).push_back(i);
-    return later.empty() ? warm : later;
+    counted_ = later.empty() ? std::move(warm) : std::move(later);
+    return *counted_;
 }
 
 bool LiveMeasurements::warmupOnly() const {
-    const std::vector<int> counted = countedIterations();
+    const std::vector<int>& counted = countedIterations();
     return !counted.empty() && counted.front() < kWarmupIterations;
 }
 
@@ -127,14 +126,17 @@ double LiveMeasurements::simulatedDuration(int device, int index) const {
     return t.end - t.start;
 }
 
+bool LiveMeasurements::comparable(int device, int index) const {
+    // simulatedDuration is 0 outside the plan, so the program lookup below is in range.
+    return simulatedDuration(device, index) > 0 &&
+           isCompute(plan_.devices[static_cast<std::size_t>(device)].program[static_cast<std::size_t>(index)].op);
+}
+
 std::optional<double> LiveMeasurements::ratio(int device, int index) const {
-    const double simulated = simulatedDuration(device, index);
-    if (!(simulated > 0) ||
-        !isCompute(plan_.devices[static_cast<std::size_t>(device)].program[static_cast<std::size_t>(index)].op))
-        return std::nullopt;
+    if (!comparable(device, index)) return std::nullopt;
     const auto measuredMs = medianDuration(device, index);
     if (!measuredMs) return std::nullopt;
-    return *measuredMs / simulated;
+    return *measuredMs / simulatedDuration(device, index);
 }
 
 double LiveMeasurements::medianStepMs() const {
@@ -152,9 +154,11 @@ std::vector<LiveMeasurements::DeviceDeviation> LiveMeasurements::perDevice() con
         const int device = static_cast<int>(d);
         for (std::size_t i = 0; i < plan_.devices[d].program.size(); ++i) {
             const int index = static_cast<int>(i);
-            if (!ratio(device, index)) continue;
+            if (!comparable(device, index)) continue;
+            const auto measuredMs = medianDuration(device, index);
+            if (!measuredMs) continue;
             out[d].simulated_ms += simulatedDuration(device, index);
-            out[d].measured_ms += *medianDuration(device, index);
+            out[d].measured_ms += *measuredMs;
             ++out[d].instructions;
         }
     }

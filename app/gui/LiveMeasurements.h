@@ -61,7 +61,10 @@ public:
     // When the simulation ran it ({0, 0} outside the plan), and the simulated step.
     InstructionTiming simulatedTiming(int device, int index) const;
     double simulatedMakespan() const { return makespan_; }
-    // Median measured ÷ simulated, for compute instructions with a positive simulated duration.
+    // Whether an instruction's measurement can be set against the simulation: a compute
+    // instruction of the plan with a positive simulated duration.
+    bool comparable(int device, int index) const;
+    // Median measured ÷ simulated, for comparable instructions that were measured.
     std::optional<double> ratio(int device, int index) const;
     // The median step of the counted finished iterations; 0 before any finished.
     double medianStepMs() const;
@@ -73,7 +76,8 @@ private:
     using Times = std::vector<std::vector<std::optional<std::pair<double, double>>>>;  // [device][index]
     Iteration& iteration(int index);
     // The iterations medians use: the measured ones past the warm-up, else the warm-up.
-    std::vector<int> countedIterations() const;
+    // Asked for every instruction on every repaint, so it is kept until a measurement arrives.
+    const std::vector<int>& countedIterations() const;
 
     Plan plan_;
     std::vector<std::vector<InstructionTiming>> simulated_;  // [device][index]
@@ -81,9 +85,7 @@ private:
     std::vector<Times> times_;        // [iteration]
     std::vector<int> computeCounts_;  // [iteration]: measuredCount, kept as events arrive
     std::vector<Iteration> iterations_;
+    mutable std::optional<std::vector<int>> counted_;  // countedIterations(), until the next change
 };
-
-// The median of a non-empty list (the mean of the middle two for an even count).
-double median(std::vector<double> values);
 
 }  // namespace mario::gui

@@ -224,7 +224,7 @@ QString LiveRunWindow::deviationSentence() const {
     int n = 0;
     for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
         for (int i = 0; i < static_cast<int>(plan_.devices[static_cast<std::size_t>(d)].program.size()); ++i)
-            if (auto median = measurements_.medianDuration(d, i); median && measurements_.ratio(d, i)) {
+            if (auto median = measurements_.comparable(d, i) ? measurements_.medianDuration(d, i) : std::nullopt) {
                 sum += std::abs(simulationError(measurements_.simulatedDuration(d, i), *median));
                 ++n;
             }

@@ -117,9 +117,7 @@ views::TimeBase ScheduleDocument::timeBase() const {
 }
 
 bool ScheduleDocument::canSaveInPlace() const {
-    if (path_.isEmpty() || AutosaveFile::isAutosavePath(path_)) return false;
-    if (path_.endsWith(QStringLiteral(".config.json"))) return state_.config && state_.edits.empty();
-    return true;
+    return !path_.isEmpty() && !AutosaveFile::isAutosavePath(path_) && !saveRefusal(path_.toStdString(), state_);
 }
 
 QString ScheduleDocument::dropRefusal(int device, int programIndex, double dropTimeMs) {

@@ -51,16 +51,21 @@ OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& preset
     }
 }
 
+std::optional<std::string> saveRefusal(const std::string& path, const ScheduleInput& input) {
+    if (!path.ends_with(".config.json")) return std::nullopt;
+    // A config regenerates the plan: it cannot hold hand edits, and a schedule opened from a
+    // plan has no config. Refused rather than saved short, so nothing is lost silently.
+    if (!input.config)
+        return path + ": this schedule was opened from a plan and has no config; save it as a plan (*.mario.json)";
+    if (!input.edits.empty())
+        return path + ": a config cannot hold the " + std::to_string(input.edits.size()) +
+               " hand edit(s); save a plan (*.mario.json) to keep them";
+    return std::nullopt;
+}
+
 Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan* shown) {
+    if (auto refusal = saveRefusal(path, input)) return makeError(*refusal);
     if (path.ends_with(".config.json")) {
-        // A config regenerates the plan: it cannot hold hand edits, and a schedule opened from
-        // a plan has no config. Refused rather than saved short, so nothing is lost silently.
-        if (!input.config)
-            return makeError(path + ": this schedule was opened from a plan and has no config; save it as a plan "
-                                    "(*.mario.json)");
-        if (!input.edits.empty())
-            return makeError(path + ": a config cannot hold the " + std::to_string(input.edits.size()) +
-                             " hand edit(s); save a plan (*.mario.json) to keep them");
         Config config = *input.config;
         config.passes = passNames(input.passes);
         return writeTextFile(path, writeConfig(config).dump(2) + "\n", "the config");

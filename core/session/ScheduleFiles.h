@@ -3,6 +3,7 @@
 // or a plan file and checking that the plan can run, and saving the user's work. The CLI, the
 // window's open, save and compare all come through here, so a file that one refuses the others
 // refuse with the same words.
+#include <optional>
 #include <string>
 
 #include "core/model/PresetLibrary.h"
@@ -25,10 +26,14 @@ struct OpenedSchedule {
 // Never throws: whatever escapes the readers (memory on a hostile file) becomes the error line.
 OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
 
-// A path ending in ".config.json" writes the input's config with its current passes; refused
-// when the schedule came from a plan (no config) or has hand edits (a config cannot hold them).
-// Any other path writes `shown`, the schedule as shown (passes and edits applied), which is null
-// while nothing has been computed yet. Written whole or not at all.
+// Why `input` cannot be saved whole at `path`, or nothing when it can: a path ending in
+// ".config.json" cannot hold hand edits, nor a schedule opened from a plan (it has no config).
+// A plan path holds everything. The window asks it before offering to save in place.
+std::optional<std::string> saveRefusal(const std::string& path, const ScheduleInput& input);
+
+// A path ending in ".config.json" writes the input's config with its current passes (unless
+// saveRefusal says why not); any other path writes `shown`, the schedule as shown (passes and
+// edits applied), which is null while nothing has been computed yet. Written whole or not at all.
 Result<bool> saveSchedule(const std::string& path, const ScheduleInput& input, const Plan* shown);
 
 }  // namespace mario

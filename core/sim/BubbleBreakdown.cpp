@@ -4,56 +4,35 @@
 #include <limits>
 #include <string>
 
-#include "core/sim/MessageGraph.h"
-
 namespace mario {
 
 Result<std::vector<DeviceBubbles>> bubbleBreakdown(const Plan& plan, const SimResult& result) {
     if (result.deadlocked) return makeError("the plan deadlocks: its devices never finish the step");
-    // The graph checks that the result belongs to the plan; it also gives each RECV's arrival.
-    auto messages = MessageGraph::build(plan, result);
-    if (!messages) return messages.error();
+    if (result.devices.size() != plan.devices.size())
+        return makeError("the simulation is of another plan (" + std::to_string(result.devices.size()) +
+                         " devices, the plan has " + std::to_string(plan.devices.size()) + ")");
 
     std::vector<DeviceBubbles> devices;
     devices.reserve(plan.devices.size());
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& program = plan.devices[d].program;
-        const auto& timings = result.devices[d].timings;
+        const DeviceStats& stats = result.devices[d];
+        if (stats.timings.size() != program.size())
+            return makeError("the simulation is of another plan (device " + std::to_string(d) + ")");
+        // The recompute totals are the simulator's, so the breakdown and the summary's
+        // "recompute hidden" can never disagree; only fill and drain are found here.
         DeviceBubbles bubbles;
         bubbles.device = plan.devices[d].index;
+        bubbles.recompute_ms = stats.recompute_ms;
+        bubbles.recompute_hidden_ms = stats.recompute_hidden_ms;
+        bubbles.compute_ms = stats.busy_ms - stats.recompute_ms;
         double first = std::numeric_limits<double>::infinity(), last = 0;
-        // The recomputations since the device's last other compute, as the simulator counts
-        // them: when the run started, how long it is, how much of it lay before an arrival.
-        double runStart = 0, runLength = 0, runHidden = 0;
-        auto closeRun = [&] {
-            bubbles.recompute_hidden_ms += runHidden;
-            runStart = runLength = runHidden = 0;
-        };
         for (std::size_t i = 0; i < program.size(); ++i) {
-            const Instruction& ins = program[i];
-            const InstructionTiming& t = timings[i];
-            if (isRecv(ins.op)) {
-                const Message* message = messages->receivedBy({static_cast<int>(d), static_cast<int>(i)});
-                if (message && runLength > 0)
-                    runHidden = std::max(runHidden, std::clamp(message->arrived_ms - runStart, 0.0, runLength));
-                continue;
-            }
-            if (!isCompute(ins.op)) continue;
-            const double duration = t.end - t.start;
-            if (ins.op == Op::Recompute) {
-                if (runLength == 0) runStart = t.start;
-                runLength += duration;
-                bubbles.recompute_ms += duration;
-            } else {
-                closeRun();
-                bubbles.compute_ms += duration;
-            }
-            if (duration > 0) {
-                first = std::min(first, t.start);
-                last = std::max(last, t.end);
-            }
+            const InstructionTiming& t = stats.timings[i];
+            if (!isCompute(program[i].op) || !(t.end > t.start)) continue;
+            first = std::min(first, t.start);
+            last = std::max(last, t.end);
         }
-        closeRun();
         if (first > last) {  // nothing computed: the whole step is idle
             bubbles.idle_before_ms = result.makespan_ms;
         } else {

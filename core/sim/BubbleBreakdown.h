@@ -6,9 +6,9 @@
 // and a better order attack). The summary panel shows it per device.
 //
 // Recomputation that ran while the device would otherwise have waited for a message costs
-// nothing: it is reported as hidden, by the simulator's rule (core/sim/Simulator.cpp) — a
-// run of recomputations followed by a RECV hides as much of itself as lies before the
-// message's arrival.
+// nothing: it is reported as hidden, as the simulator counts it per device
+// (DeviceStats::recompute_hidden_ms) — a run of recomputations followed by a RECV hides as
+// much of itself as lies before the message's arrival.
 #include <vector>
 
 #include "core/schedule/Plan.h"

@@ -24,6 +24,11 @@ struct DeviceStats {
     int index = 0;
     double busy_ms = 0;  // compute instructions only
     double idle_ms = 0;  // makespan - busy
+    // Recomputation, and the part of it that ran while the device would otherwise have
+    // waited for a receive (a run of Rs followed by a RECV hides as much of itself as lies
+    // before the message's arrival); SimResult's recompute totals are their sums.
+    double recompute_ms = 0;
+    double recompute_hidden_ms = 0;
     double static_bytes = 0;
     double peak_dynamic_bytes = 0;
     double peak_bytes = 0;                   // static + peak dynamic

@@ -119,7 +119,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     };
     std::vector<RecomputeRun> recomputeRun(deviceCount);
     auto closeRun = [&](int d) {
-        result.recompute_hidden_ms += recomputeRun[d].hidden;
+        result.devices[d].recompute_hidden_ms += recomputeRun[d].hidden;
         recomputeRun[d] = {};
     };
     for (int d = 0; d < deviceCount; ++d) {
@@ -193,7 +193,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                 RecomputeRun& run = recomputeRun[d];
                 if (run.duration == 0) run.start = t;
                 run.duration += duration;
-                result.recompute_ms += duration;
+                stats.recompute_ms += duration;
             } else {
                 closeRun(d);
             }
@@ -223,6 +223,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         stats.peak_bytes = stats.static_bytes + stats.peak_dynamic_bytes;
         idle += stats.idle_ms;
         result.busiest_device_ms = std::max(result.busiest_device_ms, stats.busy_ms);
+        result.recompute_ms += stats.recompute_ms;
+        result.recompute_hidden_ms += stats.recompute_hidden_ms;
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {

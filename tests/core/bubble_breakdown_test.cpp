@@ -15,11 +15,7 @@
 namespace mario {
 namespace {
 
-SimResult simulate(const Plan& plan) {
-    auto result = Simulator::run(plan);
-    EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
-    return result.ok() ? std::move(result).value() : SimResult{};
-}
+using test::simulate;
 
 std::vector<DeviceBubbles> breakdown(const Plan& plan) {
     auto bubbles = bubbleBreakdown(plan, simulate(plan));

@@ -17,11 +17,7 @@
 namespace mario {
 namespace {
 
-SimResult simulate(const Plan& plan) {
-    auto result = Simulator::run(plan);
-    EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
-    return result.ok() ? std::move(result).value() : SimResult{};
-}
+using test::simulate;
 
 // "D3:3F0": the device and the action string of each compute step, as a person reads a Gantt.
 std::vector<std::string> computeNames(const Plan& plan, const CriticalPath& path) {

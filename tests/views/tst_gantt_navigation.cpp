@@ -8,6 +8,7 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "tests/views/ShownGantt.h"
 #include "tests/views/ViewTestPlans.h"
 #include "views/GanttNavigation.h"
 #include "views/GanttPlottable.h"
@@ -15,26 +16,14 @@
 
 using namespace mario;
 using namespace mario::views;
+using mario::viewtest::msPerPixel;
+using mario::viewtest::showView;
 
 namespace {
-
-std::unique_ptr<GanttView> showView(Timeline timeline, QSize size = {1000, 420}) {
-    auto view = std::make_unique<GanttView>();
-    view->resize(size);
-    view->show();
-    if (!QTest::qWaitForWindowExposed(view.get())) qWarning("window not exposed");
-    view->setTimeline(std::move(timeline));
-    view->plot()->replot();
-    return view;
-}
 
 // Plot pixel of (time, lane), from the axes alone.
 QPoint plotPixel(const GanttView& view, double time, double lane) {
     return {qRound(view.plot()->xAxis->coordToPixel(time)), qRound(view.plot()->yAxis->coordToPixel(lane))};
-}
-
-double msPerPixel(const GanttView& view) {
-    return view.plot()->xAxis->range().size() / view.plot()->axisRect()->width();
 }
 
 void wheel(QWidget* plot, QPoint at, int notches, Qt::KeyboardModifiers modifiers) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "tests/views/ShownGantt.h"
 #include "tests/views/ViewTestPlans.h"
 #include "views/ColorMode.h"
 #include "views/GanttPlottable.h"
@@ -15,18 +16,9 @@
 
 using namespace mario;
 using namespace mario::views;
+using mario::viewtest::showView;
 
 namespace {
-
-std::unique_ptr<GanttView> showView(Timeline timeline) {
-    auto view = std::make_unique<GanttView>();
-    view->resize(1000, 420);
-    view->show();
-    if (!QTest::qWaitForWindowExposed(view.get())) qWarning("window not exposed");
-    view->setTimeline(std::move(timeline));
-    view->plot()->replot();
-    return view;
-}
 
 QStringList legendLabels(QCustomPlot* plot) {
     QStringList labels;

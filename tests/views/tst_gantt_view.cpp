@@ -5,6 +5,7 @@
 #include <memory>
 #include <qcustomplot.h>
 
+#include "tests/views/ShownGantt.h"
 #include "tests/views/ViewTestPlans.h"
 #include "views/GanttPlottable.h"
 #include "views/GanttView.h"
@@ -13,6 +14,8 @@
 
 using namespace mario;
 using namespace mario::views;
+using mario::viewtest::msPerPixel;
+using mario::viewtest::showView;
 
 namespace {
 
@@ -22,25 +25,11 @@ int indexOf(const Plan& plan, int device, Instruction ins) {
     return it == program.end() ? -1 : static_cast<int>(it - program.begin());
 }
 
-std::unique_ptr<GanttView> showView(Timeline timeline, QSize size = {1000, 420}) {
-    auto view = std::make_unique<GanttView>();
-    view->resize(size);
-    view->show();
-    if (!QTest::qWaitForWindowExposed(view.get())) qWarning("window not exposed");
-    view->setTimeline(std::move(timeline));
-    view->plot()->replot();
-    return view;
-}
-
 // Widget pixel of (time, lane), computed from the axes alone.
 QPoint pixelOf(const GanttView& view, double time, double lane) {
     const QPoint plotPos(qRound(view.plot()->xAxis->coordToPixel(time)),
                          qRound(view.plot()->yAxis->coordToPixel(lane)));
     return view.plot()->mapTo(&view, plotPos);
-}
-
-double msPerPixel(const GanttView& view) {
-    return view.plot()->xAxis->range().size() / view.plot()->axisRect()->width();
 }
 
 }  // namespace
