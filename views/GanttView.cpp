@@ -91,6 +91,7 @@ void GanttView::setTimeline(Timeline timeline) {
     const bool similar = oldMakespan > 0 && std::abs(timeline_.makespan - oldMakespan) <= 0.25 * oldMakespan;
     if (similar && userZoomed_) plot_->replot();
     else fitToView();
+    emit boxesChanged();
 }
 
 void GanttView::setEditMode(bool edit) {
@@ -205,6 +206,7 @@ void GanttView::setColorMode(ColorMode mode) {
     boxes_->setColorMode(mode);
     updateLegend();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+    emit boxesChanged();
 }
 
 void GanttView::setShowCriticalPath(bool show) {

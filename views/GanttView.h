@@ -86,6 +86,8 @@ signals:
     // dropped box's new centre.
     void moveRequested(int lane, int programIndex, double dropTimeMs);
     void timeRangeChanged(double lower, double upper);
+    // A new timeline or another colour mode: what an overview of the boxes must redraw.
+    void boxesChanged();
     void boxHovered(std::optional<mario::views::BoxRef> box);
     void editModeChanged(bool edit);
 

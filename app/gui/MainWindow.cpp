@@ -32,6 +32,7 @@
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
 #include "core/session/ScheduleFiles.h"
+#include "views/GanttOverview.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
 
@@ -49,7 +50,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     banner_->hide();
     buildNotice();
     auto* splitter = new QSplitter(Qt::Vertical, charts_);
-    gantt_ = new views::GanttView(splitter);
+    // The overview strip sits right under the Gantt it navigates, above the memory charts.
+    auto* ganttPane = new QWidget(splitter);
+    auto* ganttLayout = new QVBoxLayout(ganttPane);
+    ganttLayout->setContentsMargins(0, 0, 0, 0);
+    ganttLayout->setSpacing(2);
+    gantt_ = new views::GanttView(ganttPane);
+    overview_ = new views::GanttOverview(gantt_, ganttPane);
+    ganttLayout->addWidget(gantt_, 1);
+    ganttLayout->addWidget(overview_);
     memory_ = new views::MemoryChart(splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);

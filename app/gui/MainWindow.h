@@ -11,6 +11,7 @@ class QProgressBar;
 class QPushButton;
 
 namespace mario::views {
+class GanttOverview;
 class GanttView;
 class MemoryChart;
 }  // namespace mario::views
@@ -34,6 +35,7 @@ public:
 
     ScheduleDocument* document() { return &document_; }
     views::GanttView* gantt() const { return gantt_; }
+    views::GanttOverview* overview() const { return overview_; }  // the strip under the Gantt
     views::MemoryChart* memoryChart() const { return memory_; }
     PassPanel* passPanel() const { return passes_; }
     SummaryPanel* summary() const { return summary_; }
@@ -82,6 +84,7 @@ private:
 
     ScheduleDocument document_;
     views::GanttView* gantt_;
+    views::GanttOverview* overview_;
     views::MemoryChart* memory_;
     ConfigPanel* config_;
     PassPanel* passes_;

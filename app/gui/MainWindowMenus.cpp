@@ -12,6 +12,7 @@
 #include "app/gui/HelpMenu.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/TunerPanel.h"
+#include "views/GanttOverview.h"
 #include "views/GanttView.h"
 
 namespace mario::gui {
@@ -73,6 +74,12 @@ void MainWindow::buildMenus() {
     critical->setToolTip(tr("Critical path (C): the chain of instructions and transfers that ends last; shortening "
                             "anything else does not shorten the step"));
     connect(critical, &QAction::toggled, gantt_, &views::GanttView::setShowCriticalPath);
+    QAction* overview = view->addAction(tr("&Overview strip"));
+    overview->setObjectName("overviewStrip");
+    overview->setCheckable(true);
+    overview->setChecked(true);
+    overview->setToolTip(tr("The whole step in a strip under the chart, with a rectangle over what the chart shows"));
+    connect(overview, &QAction::toggled, overview_, &QWidget::setVisible);
     shadeBubbles_ = view->addAction(tr("&Shade bubbles"));
     shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);

@@ -9,6 +9,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <qcustomplot.h>
 
 #include <QComboBox>
 #include <QSpinBox>
@@ -20,6 +21,7 @@
 #include "app/gui/SummaryPanel.h"
 #include "core/schedule/PlanEdit.h"
 #include "tests/common/ProgramLookup.h"
+#include "views/GanttOverview.h"
 #include "views/GanttView.h"
 
 using namespace mario;
@@ -91,6 +93,33 @@ private slots:
         QVERIFY(hide->isChecked());
         QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));  // base 1F1B: nothing to hide
         QCOMPARE(window.passPanel()->allBox()->checkState(), Qt::Unchecked);
+    }
+
+    // The strip under the Gantt: a click centres the window's chart, its scale follows a
+    // schedule that got longer (Figure 2: 21 units as 1F1B, 22 with the paper's passes), and
+    // View → Overview strip hides and shows it.
+    void theOverviewStripNavigatesAndFollowsTheSchedule() {
+        MainWindow window;
+        QVERIFY(showBaseFigure2(window));
+        views::GanttOverview* strip = window.overview();
+        QVERIFY(strip->isVisible());
+        window.gantt()->setTimeRange(2, 8);
+        const QRect area = strip->contentsRect();
+        const QPoint at(area.x() + area.width() * 3 / 4, area.center().y());
+        QTest::mouseClick(strip, Qt::LeftButton, {}, at);
+        const double clicked = (at.x() - area.x()) * 21.0 / area.width();
+        QVERIFY(std::abs(window.gantt()->plot()->xAxis->range().center() - clicked) <= 21.0 / area.width());
+        window.passPanel()->allBox()->click();
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
+        const QCPRange kept = window.gantt()->plot()->xAxis->range();  // zoomed in: the view stays
+        QVERIFY(std::abs(kept.size() - 6) < 1e-9);
+        QVERIFY(std::abs(strip->viewportRect().left() - (area.x() + kept.lower * area.width() / 22.0)) < 0.5);
+        auto* toggle = window.findChild<QAction*>("overviewStrip");
+        QVERIFY(toggle && toggle->isChecked());
+        toggle->trigger();
+        QVERIFY(!strip->isVisible());
+        toggle->trigger();
+        QVERIFY(strip->isVisible());
     }
 
     void draggingABoxMovesItInThePlanAndUndoRestoresIt() {
