@@ -90,7 +90,7 @@ void MemoryChart::setMemory(const SimResult& result, std::optional<double> limit
         if (!curve.empty() && curve.back().time_ms < makespan_) curve.push_back({makespan_, curve.back().bytes});
         raw_.push_back(std::move(curve));
     }
-    double top = limitBytes.value_or(0);
+    double top = std::max(limitBytes.value_or(0), scaleFloorBytes_);
     for (const DeviceStats& device : result.devices) top = std::max(top, device.peak_bytes);
     std::tie(unitBytes_, unitName_) = unitFor(top);
     curves_->yAxis->setLabel(QStringLiteral("memory (%1)").arg(unitName_));
@@ -106,12 +106,21 @@ void MemoryChart::setMemory(const SimResult& result, std::optional<double> limit
     peaks_->replot();
 }
 
+double MemoryChart::tallestBytes(const SimResult& result, std::optional<double> limitBytes) {
+    double top = limitBytes.value_or(0);
+    for (const DeviceStats& device : result.devices) {
+        top = std::max(top, device.peak_bytes);
+        for (const MemoryPoint& p : device.memory) top = std::max(top, p.bytes);
+    }
+    return top;
+}
+
 void MemoryChart::rebuildCurves() {
     clearLegend(curves_->legend);  // the graphs' entries, and a gradient strip of the last plan
     curves_->clearGraphs();
     curves_->clearItems();
     const int devices = static_cast<int>(raw_.size());
-    double top = limitBytes_.value_or(0);
+    double top = std::max(limitBytes_.value_or(0), scaleFloorBytes_);
     for (int d = 0; d < devices; ++d) {
         QCPGraph* graph = curves_->addGraph();
         graph->setLineStyle(QCPGraph::lsStepLeft);
@@ -194,7 +203,7 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
     over->setBrush(kOverLimit);
 
     const int devices = static_cast<int>(result.devices.size());
-    double top = limitBytes_.value_or(0);
+    double top = std::max(limitBytes_.value_or(0), scaleFloorBytes_);
     for (int d = 0; d < devices; ++d) {
         const double peak = result.devices[d].peak_bytes;
         top = std::max(top, peak);

@@ -40,6 +40,14 @@ public:
     QString overLimitText() const;
     QLabel* overLimitLabel() const { return overLimitLabel_; }
 
+    // The value both plots' y axes reach at least, in bytes, whatever this schedule's own
+    // peak: two charts given the same floor draw equal bytes at equal heights, in one unit
+    // (the compare window). 0, the default: each chart scales to its own peak and limit.
+    // Takes effect at the next setMemory.
+    void setScaleFloorBytes(double bytes) { scaleFloorBytes_ = bytes; }
+    // The tallest value a chart of `result` shows: its highest curve point or peak, or the limit.
+    static double tallestBytes(const SimResult& result, std::optional<double> limitBytes);
+
     // The curves as simulated (static + dynamic bytes, extended to the makespan), before
     // thinning; the graphs of curvePlot() hold them thinned to the visible range, in GB.
     const std::vector<std::vector<MemoryPoint>>& curves() const { return raw_; }
@@ -73,6 +81,7 @@ private:
 
     std::vector<std::vector<MemoryPoint>> raw_;
     std::optional<double> limitBytes_;
+    double scaleFloorBytes_ = 0;
     double unitBytes_ = 1e9;
     QString unitName_ = QStringLiteral("GB");
     double makespan_ = 0;

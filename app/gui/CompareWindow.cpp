@@ -123,6 +123,13 @@ void CompareWindow::setSchedules(const NamedSchedule& top, const NamedSchedule& 
         std::all_of(difference_.devices.begin(), difference_.devices.end(),
                     [](const DeviceDifference& d) { return d.total() <= kOutlinedPerDeviceByDefault; }));
     applyOutlines();
+    // One memory scale for both: equal heights are equal bytes, in one unit, so the taller
+    // schedule's memory looks taller (each scaled to its own peak, both would fill the chart).
+    const double tallest =
+        std::max(views::MemoryChart::tallestBytes(topResult, top.plan.info.memory_limit_bytes),
+                 views::MemoryChart::tallestBytes(bottomResult, bottom.plan.info.memory_limit_bytes));
+    topMemory_->setScaleFloorBytes(tallest);
+    bottomMemory_->setScaleFloorBytes(tallest);
     topMemory_->setMemory(topResult, top.plan.info.memory_limit_bytes);
     bottomMemory_->setMemory(bottomResult, bottom.plan.info.memory_limit_bytes);
     table_->setComparison(top.plan, topResult, bottom.plan, bottomResult, difference_, base);

@@ -166,6 +166,38 @@ private slots:
         QTRY_COMPARE(window.bottomMemory()->curvePlot()->xAxis->range().lower, zoomed.lower);
     }
 
+    // Equal heights are equal bytes: A (1F1B, 2 devices, 2 micro-batches) peaks at 2000 bytes,
+    // B (GPipe, 4 micro-batches) holds all four forwards' activations on device 0: 4000 bytes.
+    // Both charts are in KB and reach 4 KB plus their headroom (×1.1 for the curves, ×1.15
+    // for the peak bars), A's too; on one time axis.
+    void bothMemoryChartsShareOneScale() {
+        const NamedSchedule a = schedule("1F1B", Scheme::OneFOneB);
+        NamedSchedule b;
+        b.name = "GPipe ×4";
+        b.plan = *test::makeUnitPlan(Scheme::GPipe, 2, 4);
+        b.result = *Simulator::run(b.plan, SimOptions{.record_memory_curve = true});
+        CompareWindow window;
+        window.setSchedules(a, b, views::TimeBase::Units);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        views::MemoryChart* top = window.topMemory();
+        views::MemoryChart* bottom = window.bottomMemory();
+        QCOMPARE(top->unitName(), QStringLiteral("KB"));
+        QCOMPARE(bottom->unitName(), QStringLiteral("KB"));
+        for (views::MemoryChart* chart : {top, bottom}) {
+            QCOMPARE(chart->curvePlot()->yAxis->range().lower, 0.0);
+            QVERIFY(qFuzzyCompare(chart->curvePlot()->yAxis->range().upper, 4.0 * 1.1));
+            QVERIFY(qFuzzyCompare(chart->peakPlot()->yAxis->range().upper, 4.0 * 1.15));
+        }
+        // A's own peak is half of that: its tallest curve reaches half the shared height.
+        double peakA = 0;
+        for (const auto& curve : top->curves())
+            for (const MemoryPoint& p : curve) peakA = std::max(peakA, p.bytes);
+        QCOMPARE(peakA, 2000.0);
+        QCOMPARE(top->curvePlot()->xAxis->range().lower, bottom->curvePlot()->xAxis->range().lower);
+        QCOMPARE(top->curvePlot()->xAxis->range().upper, bottom->curvePlot()->xAxis->range().upper);
+    }
+
     // The bundled examples against their base, as View → Compare with the base schedule opens
     // them: the base simulated without curves, both memory charts filled, and screenshots to
     // look at (/tmp/compare_NAME.png).
