@@ -92,6 +92,14 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
                       sim.recompute_ms, 100 * sim.recomputeHiddenShare());
         std::cout << line;
     }
+    if (prepared.hide_bound && prepared.hide_bound->bound_ms > 0) {
+        const RecomputeBound& bound = *prepared.hide_bound;
+        std::snprintf(line, sizeof line,
+                      "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (device %d; "
+                      "%.1f%% above)\n",
+                      bound.bound_ms, bound.device, 100.0 * (sim.makespan_ms / bound.bound_ms - 1));
+        std::cout << line;
+    }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
     std::cout << line;
     if (plan.info.sequence_length > 0)
@@ -123,6 +131,17 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::cout << "\n" << renderAsciiGantt(plan, sim, width);
 }
 
+// What hide could reach at best within its budget (null when hide did not run).
+nlohmann::json hideBoundJson(const PreparedPlan& prepared, const SimResult& sim) {
+    if (!prepared.hide_bound || prepared.hide_bound->bound_ms <= 0) return nullptr;
+    const RecomputeBound& bound = *prepared.hide_bound;
+    return {{"makespan", bound.bound_ms},
+            {"device", bound.device},
+            {"over", sim.makespan_ms / bound.bound_ms - 1},
+            {"droppable", bound.droppable},
+            {"recomputes", bound.recomputes}};
+}
+
 nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, double simulateUs) {
     nlohmann::json devices = nlohmann::json::array();
     for (const auto& device : sim.devices)
@@ -146,6 +165,7 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"critical_chain", sim.critical_chain_ms},
             {"tight_lower_bound", sim.tight_lower_bound_ms},
             {"over_lower_bound", sim.tight_lower_bound_ms > 0 ? sim.makespan_ms / sim.tight_lower_bound_ms - 1 : 0.0},
+            {"hide_bound", hideBoundJson(prepared, sim)},
             {"recompute_ms", sim.recompute_ms},
             {"recompute_hidden", sim.recomputeHiddenShare()},
             {"throughput", sim.samples_per_s},
@@ -167,7 +187,9 @@ int simulateCommand(const Args& args, const std::string& executable) {
     int width = 100;
     if (auto error = parsed.integerIn("width", 10, limits::kMaxAsciiWidth, width))
         return fail(error->code, error->message);
-    auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable, PrepareOptions{});
+    PrepareOptions options;
+    options.bound_hide = true;
+    auto prepared = preparePlan(parsed.positional()[0], parsed.value("passes"), executable, options);
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
     const PreparedPlan& plan = std::get<PreparedPlan>(prepared);
     const double simulateUs = timeSimulation(plan.plan);

@@ -16,6 +16,7 @@ usage:
         FILE is a config (*.config.json) or a plan (*.mario.json). Prints a summary and an
         ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
         tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
+        hide_bound (with the hide pass: no placement of the Rs within its budget is faster),
         throughput, simulate_us, passes_us, devices[{index, busy, idle, peak_memory_bytes}].
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)

@@ -8,6 +8,7 @@ ComputedSchedule computeSchedule(const ScheduleInput& input, quint64 generation)
     PrepareOptions options;
     options.simulate_base = true;
     options.record_memory_curve = true;
+    options.bound_hide = true;  // the summary says how close hide came to the best placement
     auto prepared = prepareSchedule(input, options);
     if (!prepared) {
         out.error = QString::fromStdString(prepared.error().message);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <limits>
 #include <string>
 #include <utility>
@@ -147,6 +148,14 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     if (selected(PassId::Hide) && !cancelled()) {
         auto budget = hideBudget(plan, selected(PassId::Relax));
         if (!budget) return budget.error();
+        if (options.bound_hide) {
+            const auto start = std::chrono::steady_clock::now();
+            auto bound = recomputeBound(plan, *budget);
+            if (!bound) return bound.error();
+            run.hide_bound = std::move(*bound);
+            run.hide_bound_us =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+        }
         auto report = hideRecompute(plan, *budget, options.cancel, options.hide_simulations);
         if (!report) return report.error();
         if (auto r = record(std::move(*report)); !r) return r.error();

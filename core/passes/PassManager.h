@@ -13,6 +13,7 @@
 #include "core/passes/PassReport.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/schedule/Plan.h"
+#include "core/sim/RecomputeBound.h"
 #include "core/util/Result.h"
 
 namespace mario {
@@ -34,11 +35,18 @@ struct PassManagerOptions {
     // At most this many simulations for hide-recompute; 0: no cap (it is linear in the
     // recomputations it moves).
     int hide_simulations = 0;
+    // Also bound what hide could reach at best (sim/RecomputeBound.h) on the plan hide starts
+    // from, within hide's budget: one more simulation and a sweep over each device's program.
+    bool bound_hide = false;
 };
 
 struct PassRun {
     std::vector<PassReport> steps;  // only the steps that changed something, in order
     int rounds = 0;
+    // With PassManagerOptions::bound_hide and hide selected: no placement of the Rs that hide
+    // may choose from runs faster than this.
+    std::optional<RecomputeBound> hide_bound;
+    double hide_bound_us = 0;  // what computing it took (not the passes' own time)
 };
 
 // Hide-recompute's memory budget per device: the plan's own peak there plus one activation set

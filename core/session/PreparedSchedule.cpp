@@ -28,11 +28,16 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     const auto passStart = Clock::now();
     PassManagerOptions passOptions;
     passOptions.validate_each_pass = false;  // the source was validated; each pass keeps it valid (tested)
+    passOptions.bound_hide = options.bound_hide;
     auto run = runPasses(out.plan, input.passes, passOptions);
     out.passes_us = microsecondsSince(passStart);
     if (!run) return run.error();
+    out.passes_us -= run->hide_bound_us;
     out.steps = std::move(run->steps);
+    out.hide_bound = std::move(run->hide_bound);
     out.skipped_edits = applyHandEdits(out.plan, input.edits);
+    // A hand edit may move forwards and backwards, which leaves the space the bound covers.
+    if (out.skipped_edits.size() < input.edits.size()) out.hide_bound.reset();
     if (options.simulate) {
         auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve});
         if (!result) return result.error();

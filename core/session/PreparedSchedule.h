@@ -4,10 +4,12 @@
 // the window's document, its compare view and the tuner panel all call prepareSchedule(), so
 // they can never disagree on what a schedule is. Pure and thread-safe: the window runs it off
 // the GUI thread.
+#include <optional>
 #include <vector>
 
 #include "core/passes/PassReport.h"
 #include "core/session/ScheduleInput.h"
+#include "core/sim/RecomputeBound.h"
 #include "core/sim/SimResult.h"
 #include "core/util/Result.h"
 
@@ -17,16 +19,18 @@ struct PrepareOptions {
     bool simulate = true;              // false: passes and edits only (export, validate)
     bool simulate_base = false;        // also simulate the source plan as it came (no memory curves)
     bool record_memory_curve = false;  // memory over time of `result`, for charts
+    bool bound_hide = false;           // PreparedSchedule::hide_bound, when hide is selected
 };
 
 struct PreparedSchedule {
-    Plan plan;                            // after passes and edits
-    SimResult result;                     // when PrepareOptions::simulate
-    SimResult base;                       // when PrepareOptions::simulate_base
-    std::vector<PassReport> steps;        // what each pass step changed
-    std::vector<HandEdit> skipped_edits;  // edits that no longer apply to this pass output
-    double passes_us = 0;                 // the passes alone
-    double total_ms = 0;                  // everything above
+    Plan plan;                                 // after passes and edits
+    SimResult result;                          // when PrepareOptions::simulate
+    SimResult base;                            // when PrepareOptions::simulate_base
+    std::vector<PassReport> steps;             // what each pass step changed
+    std::vector<HandEdit> skipped_edits;       // edits that no longer apply to this pass output
+    std::optional<RecomputeBound> hide_bound;  // see PassRun::hide_bound
+    double passes_us = 0;                      // the passes alone
+    double total_ms = 0;                       // everything above
 };
 
 // Errors: a pass or a simulation failed, or the schedule is too large to compute (memory).

@@ -9,6 +9,7 @@
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
 #include "core/schedule/PipelineTopology.h"
+#include "core/sim/RecomputeBound.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 #include "tests/core/RandomPlans.h"
@@ -112,6 +113,22 @@ TEST(Properties, HideKeepsPlansValidNeverSlowerAndWithinItsBudget) {
         ASSERT_FALSE(sim->deadlocked);
         EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + kEps) << "trial " << trial << " " << four.info.scheme;
         faster += sim->makespan_ms < fourSim->makespan_ms - 1e-6;
+        // Hide's output and its input are both placements of the Rs within the budget: neither
+        // may beat the recompute bound.
+        auto bound = recomputeBound(four, *budget);
+        ASSERT_TRUE(bound.ok()) << bound.error().message;
+        EXPECT_LE(bound->bound_ms, sim->makespan_ms + kEps) << "trial " << trial << " " << four.info.scheme;
+        EXPECT_LE(bound->bound_ms, fourSim->makespan_ms + kEps) << "trial " << trial;
+        // With no memory limit every R may go, and the plan without Rs is the best placement:
+        // the bound must be exactly its step (it is not a loose bound there).
+        if (four.overlap_factor == 0) {
+            Plan bare = four;
+            for (auto& device : bare.devices)
+                std::erase_if(device.program, [](const Instruction& ins) { return ins.op == Op::Recompute; });
+            auto unlimited = recomputeBound(four, std::vector<double>(four.devices.size(), 1e300));
+            ASSERT_TRUE(unlimited.ok());
+            EXPECT_NEAR(unlimited->bound_ms, Simulator::run(bare)->makespan_ms, 1e-6) << "trial " << trial;
+        }
         for (std::size_t d = 0; d < sim->devices.size(); ++d)
             EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] + 1e-6) << "trial " << trial << " device " << d;
         expectTimelineObeysTheModel(hidden, *sim);

@@ -1,0 +1,199 @@
+#include "core/sim/RecomputeBound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+
+#include "core/sim/ComputeTime.h"
+#include "core/sim/MessageGraph.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
+
+namespace mario {
+namespace {
+
+std::uint64_t keyOf(const Instruction& ins) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ins.stage)) << 32) |
+           static_cast<std::uint32_t>(ins.microbatch);
+}
+
+// Longest path from each instruction's start to the end of the step over the plan's
+// dependencies (the next instruction of the device; a SEND's message to its RECV, after the
+// transfer), each instruction taking its compute time and nothing else. Whatever else delays
+// a real run only adds to it.
+std::vector<std::vector<double>> remainingPaths(const Plan& plan, const SimResult& sim, const MessageGraph& messages) {
+    const std::size_t deviceCount = plan.devices.size();
+    std::vector<std::vector<double>> remaining(deviceCount);
+    std::vector<std::vector<int>> pendingSuccessors(deviceCount);
+    // The RECV each SEND feeds, with the transfer time.
+    std::vector<std::vector<std::pair<InstructionRef, double>>> delivery(deviceCount);
+    for (std::size_t d = 0; d < deviceCount; ++d) {
+        const std::size_t n = plan.devices[d].program.size();
+        remaining[d].assign(n, 0.0);
+        pendingSuccessors[d].assign(n, 0);
+        delivery[d].assign(n, {InstructionRef{}, 0.0});
+        for (std::size_t i = 0; i + 1 < n; ++i) pendingSuccessors[d][i] = 1;
+    }
+    for (const Message& message : messages.messages()) {
+        if (!message.send.valid() || !message.recv.valid()) continue;
+        delivery[message.send.device][message.send.program_index] = {message.recv,
+                                                                     message.arrived_ms - message.sent_ms};
+        ++pendingSuccessors[message.send.device][message.send.program_index];
+    }
+    // Predecessors, to walk the graph backwards from its sinks (Kahn's order, reversed).
+    std::vector<std::vector<InstructionRef>> fedBy(deviceCount);
+    for (std::size_t d = 0; d < deviceCount; ++d) fedBy[d].assign(plan.devices[d].program.size(), InstructionRef{});
+    for (std::size_t d = 0; d < deviceCount; ++d)
+        for (std::size_t i = 0; i < delivery[d].size(); ++i)
+            if (delivery[d][i].first.valid())
+                fedBy[delivery[d][i].first.device][delivery[d][i].first.program_index] = {static_cast<int>(d),
+                                                                                          static_cast<int>(i)};
+    std::vector<InstructionRef> ready;
+    for (std::size_t d = 0; d < deviceCount; ++d)
+        for (std::size_t i = 0; i < pendingSuccessors[d].size(); ++i)
+            if (pendingSuccessors[d][i] == 0) ready.push_back({static_cast<int>(d), static_cast<int>(i)});
+    auto release = [&](InstructionRef at) {
+        if (at.valid() && --pendingSuccessors[at.device][at.program_index] == 0) ready.push_back(at);
+    };
+    while (!ready.empty()) {
+        const InstructionRef at = ready.back();
+        ready.pop_back();
+        const auto& program = plan.devices[at.device].program;
+        const std::size_t i = static_cast<std::size_t>(at.program_index);
+        double after = i + 1 < program.size() ? remaining[at.device][i + 1] : 0.0;
+        const auto& [recv, transfer] = delivery[at.device][i];
+        if (recv.valid()) after = std::max(after, transfer + remaining[recv.device][recv.program_index]);
+        remaining[at.device][i] = computeMs(plan, program, i) + after;
+        if (i > 0) release({at.device, at.program_index - 1});
+        release(fedBy[at.device][i]);
+    }
+    (void)sim;
+    return remaining;
+}
+
+struct Recomputation {
+    std::size_t forward = 0, backward = 0;  // indices in the program without its Rs
+    double ms = 0;
+    std::size_t memoryFrom = 0, memoryTo = 0;  // [from, to) in the memory program, see below
+    double extraBytes = 0;                     // what keeping the activations instead costs
+    bool matched = false;                      // its backward is on the device
+};
+
+// The most Rs of one device that can go at once: dropping one holds its forward's full
+// activations from the forward to where its R stood, and the budget caps the sum at every
+// point. Counted with every R just before its backward (each kept R then costs the least
+// memory) and with each dropped R costing the smallest extra of the device's Rs, so the
+// count can only be too high. Earliest end first is exact for intervals under per-point
+// capacities (an exchange argument, docs/hide-recompute.md).
+int mostDroppable(const std::vector<Recomputation>& rs, const std::vector<double>& levels, double room) {
+    if (rs.empty()) return 0;
+    double smallest = rs.front().extraBytes;
+    for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
+    if (smallest <= 0) return static_cast<int>(rs.size());
+    std::vector<int> capacity(levels.size()), load(levels.size(), 0);
+    for (std::size_t p = 0; p < levels.size(); ++p)
+        capacity[p] = static_cast<int>(
+            std::min<double>(std::floor(std::max(0.0, room - levels[p]) / smallest + 1e-9), rs.size()));
+    std::vector<const Recomputation*> byEnd;
+    for (const auto& r : rs) byEnd.push_back(&r);
+    std::sort(byEnd.begin(), byEnd.end(), [](const Recomputation* a, const Recomputation* b) {
+        return a->memoryTo != b->memoryTo ? a->memoryTo < b->memoryTo : a->memoryFrom > b->memoryFrom;
+    });
+    int count = 0;
+    for (const Recomputation* r : byEnd) {
+        bool fits = true;
+        for (std::size_t p = r->memoryFrom; p < r->memoryTo && fits; ++p) fits = load[p] < capacity[p];
+        if (!fits) continue;
+        for (std::size_t p = r->memoryFrom; p < r->memoryTo; ++p) ++load[p];
+        ++count;
+    }
+    return count;
+}
+
+}  // namespace
+
+Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget) {
+    RecomputeBound out;
+    out.droppable.assign(plan.devices.size(), 0);
+    out.recomputes.assign(plan.devices.size(), 0);
+    if (plan.overlap_factor > 0) return out;
+    // Without its Rs the plan's every instruction starts no later than in any plan that adds
+    // Rs to it (more work on a device only delays what follows), and the dependencies after an
+    // instruction stay at least as long.
+    Plan bare = plan;
+    for (auto& device : bare.devices)
+        std::erase_if(device.program, [](const Instruction& ins) { return ins.op == Op::Recompute; });
+    auto sim = Simulator::run(bare, SimOptions::timelineOnly());
+    if (!sim) return sim.error();
+    if (sim->deadlocked) return makeError("recompute bound: the plan without its recomputations deadlocks");
+    auto messages = MessageGraph::build(bare, *sim);
+    if (!messages) return messages.error();
+    const auto remaining = remainingPaths(bare, *sim, *messages);
+
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        const auto& original = plan.devices[d].program;
+        const auto& program = bare.devices[d].program;
+        std::unordered_map<std::uint64_t, std::size_t> recomputed;  // (stage, mb) -> R's index in original
+        for (std::size_t i = 0; i < original.size(); ++i)
+            if (original[i].op == Op::Recompute) recomputed[keyOf(original[i])] = i;
+        // The memory program: every R moved to just before its backward.
+        std::vector<Instruction> memoryProgram;
+        std::vector<Recomputation> rs;
+        std::unordered_map<std::uint64_t, std::size_t> pending;  // (stage, mb) -> index in rs
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            const Instruction& ins = program[i];
+            const auto r = recomputed.find(keyOf(ins));
+            if (r != recomputed.end() && ins.op == Op::Forward) {
+                const StageCost& c = plan.stages[ins.stage].cost;
+                pending[keyOf(ins)] = rs.size();
+                rs.push_back({i, 0, computeMs(plan, original, r->second), memoryProgram.size(), 0,
+                              c.activation_bytes - c.checkpoint_bytes, false});
+            }
+            if (isBackwardStart(ins.op)) {
+                if (auto p = pending.find(keyOf(ins)); p != pending.end()) {
+                    rs[p->second].backward = i;
+                    rs[p->second].matched = true;
+                    rs[p->second].memoryTo = memoryProgram.size();
+                    memoryProgram.push_back({Op::Recompute, ins.stage, ins.microbatch});
+                    pending.erase(p);
+                }
+            }
+            memoryProgram.push_back(ins);
+        }
+        std::erase_if(rs, [](const Recomputation& r) { return !r.matched; });
+        out.recomputes[d] = static_cast<int>(rs.size());
+        const double room = (d < budget.size() ? budget[d] : INFINITY) - staticBytesOf(plan, static_cast<int>(d));
+        const int droppable =
+            std::isfinite(room) ? mostDroppable(rs, memoryLevels(plan, memoryProgram), room) : out.recomputes[d];
+        out.droppable[d] = droppable;
+        double longestR = 0;
+        for (const auto& r : rs) longestR = std::max(longestR, r.ms);
+        // Every stretch i..j of the device's program runs one instruction after another, with
+        // the Rs whose forward and backward both lie in it, less those the budget lets go:
+        // the step is at least its earliest start, that work, and the path after j.
+        std::vector<std::vector<const Recomputation*>> endingAt(program.size());
+        for (const auto& r : rs) endingAt[r.backward].push_back(&r);
+        const auto& timings = sim->devices[d].timings;
+        for (std::size_t i = 0; i < program.size(); ++i) {
+            if (!isCompute(program[i].op)) continue;
+            double work = 0, inside = 0;
+            int insideCount = 0;
+            for (std::size_t j = i; j < program.size(); ++j) {
+                const double ms = computeMs(bare, program, j);
+                work += ms;
+                for (const Recomputation* r : endingAt[j])
+                    if (r->forward >= i) inside += r->ms, ++insideCount;
+                const double kept = std::max(0.0, inside - longestR * std::min(insideCount, droppable));
+                const double total = timings[i].start + work + kept + (remaining[d][j] - ms);
+                if (total > out.bound_ms) {
+                    out.bound_ms = total;
+                    out.device = static_cast<int>(d);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace mario

@@ -1,0 +1,31 @@
+#pragma once
+// How fast a plan could run if its recomputations were placed perfectly within a memory
+// budget: a lower bound on the makespan of every plan that keeps the order of the plan's
+// forwards, backwards and transfers on each device and only moves its recomputations (each
+// between its own forward and backward) or drops them where the budget holds the forward's
+// activations instead. That is the space hide-recompute searches (passes/HideRecompute.cpp),
+// so the bound says how much of hide's gap to the no-checkpointing step is the budget's and
+// how much is hide's own. docs/hide-recompute.md proves it; the tests check it against
+// exhaustive search over R placements on tiny plans.
+#include <vector>
+
+#include "core/schedule/Plan.h"
+#include "core/util/Result.h"
+
+namespace mario {
+
+struct RecomputeBound {
+    double bound_ms = 0;  // no placement of the Rs within the budget runs faster
+    int device = -1;      // the device whose program sets the bound
+    // Per device: at most this many Rs can go (the budget cannot hold more forwards'
+    // activations at once, counted exactly over the device's program).
+    std::vector<int> droppable;
+    std::vector<int> recomputes;  // the Rs each device has now
+};
+
+// `budget`: bytes per device (static + dynamic), as hideBudget gives it. Fails when the plan
+// does not simulate or deadlocks. Plans with overlapped F/B pairs (overlap_factor > 0) get
+// the bound of their forwards and backwards alone, which an overlap can undercut: 0 there.
+Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget);
+
+}  // namespace mario
