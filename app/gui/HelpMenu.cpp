@@ -22,14 +22,17 @@ QDialog* pageWindow(QMainWindow* window, const QString& name, const QString& tit
     dialog->setWindowTitle(title);
     auto* browser = new QTextBrowser(dialog);
     browser->setObjectName("helpText");
-    // Links between the compiled-in pages are followed; others name a page of docs/ that is
-    // not compiled in, and are left alone.
+    // Every page of docs/ is compiled in, so links between them are followed (with their
+    // #section); a link out of docs/ (a source file) has nothing to open here and is left alone.
     browser->setOpenLinks(false);
     QObject::connect(browser, &QTextBrowser::anchorClicked, browser, [browser](const QUrl& url) {
         const QString target = QStringLiteral(":/help/") + url.fileName();
-        if (url.isRelative() && QFile::exists(target))
+        if (url.isRelative() && !url.fileName().isEmpty() && QFile::exists(target)) {
             browser->setSource(QUrl(QStringLiteral("qrc") + target), QTextDocument::MarkdownResource);
-        else if (url.hasFragment() && url.fileName().isEmpty()) browser->scrollToAnchor(url.fragment());
+            if (url.hasFragment()) browser->scrollToAnchor(url.fragment());
+        } else if (url.hasFragment() && url.fileName().isEmpty()) {
+            browser->scrollToAnchor(url.fragment());
+        }
     });
     browser->setSource(QUrl(QStringLiteral("qrc:/help/") + page), QTextDocument::MarkdownResource);
     auto* layout = new QVBoxLayout(dialog);

@@ -282,6 +282,10 @@ private slots:
         const QString keys = window.findChild<QDialog*>("keysWindow")->findChild<QTextBrowser*>()->toPlainText();
         QVERIFY(keys.contains("Shift+drag"));
         QVERIFY(window.findChild<QDialog*>("aboutWindow")->isVisible());
+        // A link to another page of docs/ opens it: the glossary's link to hide-recompute.md.
+        auto* browser = glossary->findChild<QTextBrowser*>("helpText");
+        emit browser->anchorClicked(QUrl(QStringLiteral("hide-recompute.md")));
+        QVERIFY2(browser->toPlainText().contains("The recompute bound"), qPrintable(browser->toPlainText().left(200)));
     }
 };
 
