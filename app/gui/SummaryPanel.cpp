@@ -74,7 +74,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
         text += tr("pipeline bound %1, %2 above it<br>").arg(time(r.tight_lower_bound_ms)).arg(percent(tightGap));
     // With hide: no placement of the Rs within hide's budget beats this (sim/RecomputeBound.h).
     if (s.hide_bound && s.hide_bound->bound_ms > 0)
-        text += tr("best placement of the recomputes within the budget: ≥ %1, %2 above it<br>")
+        text += tr("best placement of Rs ≥ %1, %2 above it<br>")
                     .arg(time(s.hide_bound->bound_ms))
                     .arg(percent(r.makespan_ms / s.hide_bound->bound_ms - 1));
     if (r.recompute_ms > 0)
