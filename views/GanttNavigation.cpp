@@ -81,6 +81,11 @@ void GanttNavigation::setVisibleLanes(int visible) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void GanttNavigation::scrollLanesTo(double top) {
+    placeLanes(top);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void GanttNavigation::placeLanes(double top) {
     const int hidden = std::max(lanes_ - visible_, 0);
     top = std::clamp(top, 0.0, double(hidden));

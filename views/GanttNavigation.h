@@ -40,6 +40,8 @@ public:
     int visibleLanes() const { return visible_; }
     void setVisibleLanes(int visible);
     int firstVisibleLane() const;
+    // Shows the rows from `top` on (clamped to the schedule), as the lane scroll bar does.
+    void scrollLanesTo(double top);
     // Taller rows for positive steps (about 15% fewer lanes on screen each), shorter for negative.
     void stepRowHeight(int steps);
 

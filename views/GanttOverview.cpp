@@ -129,12 +129,16 @@ void GanttOverview::alignWithPlot() {
     invalidate();
 }
 
+QSize GanttOverview::cacheSize() const {
+    // Device pixels, so a high-DPI screen gets every row it can show.
+    const qreal ratio = devicePixelRatioF();
+    return {qRound(contentsRect().width() * ratio), qRound(contentsRect().height() * ratio)};
+}
+
 void GanttOverview::renderBoxes() {
     stale_ = false;
     const QRect area = contentsRect();
-    const qreal ratio = devicePixelRatioF();
-    // Device pixels, so a high-DPI screen gets every row it can show.
-    const QSize pixels(qRound(area.width() * ratio), qRound(area.height() * ratio));
+    const QSize pixels = cacheSize();
     boxes_ = QImage(pixels.expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
     boxes_.fill(Qt::transparent);
     const Timeline& timeline = view_->timeline();
@@ -179,9 +183,7 @@ void GanttOverview::paintEvent(QPaintEvent*) {
     const QRect area = contentsRect();
     painter.fillRect(rect(), palette().window());
     painter.fillRect(area, kStripBackground);
-    if (stale_ ||
-        boxes_.size() != QSize(qRound(area.width() * devicePixelRatioF()), qRound(area.height() * devicePixelRatioF())))
-        renderBoxes();
+    if (stale_ || boxes_.size() != cacheSize().expandedTo(QSize(1, 1))) renderBoxes();
     painter.drawImage(QRectF(area), boxes_);
     drawCaption(painter);
     const QRectF viewport = viewportRect();
@@ -212,13 +214,10 @@ void GanttOverview::centreOn(const QPoint& pos) {
     const QCPRange time = view_->plot()->xAxis->range();
     const double centre = timeAt(pos.x());
     view_->setTimeRange(centre - time.size() / 2, centre + time.size() / 2);
-    const GanttNavigation* navigation = view_->navigation();
+    GanttNavigation* navigation = view_->navigation();
     if (navigation->visibleLanes() < laneCount() && laneHeight() > 0) {
         const double lane = (pos.y() - contentsRect().y()) / laneHeight();
-        const double top = std::round(lane - navigation->visibleLanes() / 2.0);
-        // The navigation clamps the lane window to the schedule.
-        view_->plot()->yAxis->setRange(top - 0.5, top - 0.5 + navigation->visibleLanes());
-        view_->plot()->replot(QCustomPlot::rpQueuedReplot);
+        navigation->scrollLanesTo(std::round(lane - navigation->visibleLanes() / 2.0));
     }
 }
 
@@ -227,12 +226,9 @@ void GanttOverview::moveView(const Grab& from, const QPoint& to) {
     if (area.width() <= 0) return;
     const double shift = (to.x() - from.pressPos.x()) * view_->timeline().makespan / area.width();
     view_->setTimeRange(from.lower + shift, from.upper + shift);
-    const int visible = view_->navigation()->visibleLanes();
-    if (visible < laneCount() && laneHeight() > 0) {
-        const double top = std::round(from.firstLane + (to.y() - from.pressPos.y()) / laneHeight());
-        view_->plot()->yAxis->setRange(top - 0.5, top - 0.5 + visible);
-        view_->plot()->replot(QCustomPlot::rpQueuedReplot);
-    }
+    GanttNavigation* navigation = view_->navigation();
+    if (navigation->visibleLanes() < laneCount() && laneHeight() > 0)
+        navigation->scrollLanesTo(std::round(from.firstLane + (to.y() - from.pressPos.y()) / laneHeight()));
 }
 
 void GanttOverview::mousePressEvent(QMouseEvent* event) {
@@ -242,7 +238,7 @@ void GanttOverview::mousePressEvent(QMouseEvent* event) {
     // pans, a click (no drag) centres on release.
     if (!viewportRect().contains(pos)) centreOn(pos);
     const QCPRange time = view_->plot()->xAxis->range();
-    grab_ = Grab{pos, time.lower, time.upper, view_->plot()->yAxis->range().lower + 0.5};
+    grab_ = Grab{pos, time.lower, time.upper, double(view_->navigation()->firstVisibleLane())};
     setCursor(Qt::ClosedHandCursor);
     event->accept();
 }

@@ -56,7 +56,8 @@ private:
         double firstLane = 0;
     };
 
-    void invalidate();  // the schedule or the colours changed: redraw the boxes next paint
+    void invalidate();        // the schedule or the colours changed: redraw the boxes next paint
+    QSize cacheSize() const;  // the cached image's size for the contents rect
     void renderBoxes();
     void drawCaption(QPainter& painter);
     // The Gantt's time axis starts after its device labels: the strip's contents follow its

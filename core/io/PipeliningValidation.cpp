@@ -28,17 +28,13 @@ public:
     using Slots = std::array<int, kKinds>;
 
     Slots& at(int stage, int microbatch) {
-        auto [it, inserted] = slots_.try_emplace(key(stage, microbatch));
+        auto [it, inserted] = slots_.try_emplace(stageMicrobatchKey(stage, microbatch));
         if (inserted) it->second.fill(-1);
         return it->second;
     }
-    const Slots& get(int stage, int microbatch) const { return slots_.at(key(stage, microbatch)); }
+    const Slots& get(int stage, int microbatch) const { return slots_.at(stageMicrobatchKey(stage, microbatch)); }
 
 private:
-    static std::uint64_t key(int stage, int microbatch) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
-               static_cast<std::uint32_t>(microbatch);
-    }
     std::unordered_map<std::uint64_t, Slots> slots_;
 };
 

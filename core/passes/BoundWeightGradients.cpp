@@ -34,18 +34,14 @@ std::optional<std::size_t> firstAbove(const std::vector<double>& levels, double 
 // The W, after `at`, whose I stands earliest before `at`: the oldest deferral. One scan each
 // way, O(program) per move.
 std::optional<std::size_t> oldestPendingWeight(const std::vector<Instruction>& program, std::size_t at) {
-    auto key = [](const Instruction& ins) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ins.stage)) << 32) |
-               static_cast<std::uint32_t>(ins.microbatch);
-    };
     std::unordered_map<std::uint64_t, std::size_t> inputAt;
     for (std::size_t i = 0; i < at; ++i)
-        if (program[i].op == Op::BackwardInput) inputAt.emplace(key(program[i]), i);
+        if (program[i].op == Op::BackwardInput) inputAt.emplace(stageMicrobatchKey(program[i]), i);
     std::optional<std::size_t> best;
     std::size_t bestInput = std::numeric_limits<std::size_t>::max();
     for (std::size_t j = at + 1; j < program.size(); ++j) {
         if (program[j].op != Op::BackwardWeight) continue;
-        const auto input = inputAt.find(key(program[j]));
+        const auto input = inputAt.find(stageMicrobatchKey(program[j]));
         if (input != inputAt.end() && input->second < bestInput) {
             bestInput = input->second;
             best = j;

@@ -118,10 +118,6 @@ private:
         std::vector<double> levels;                                // memoryLevels of the program
         std::unordered_map<std::uint64_t, std::size_t> forwardAt;  // (stage, micro-batch) -> index of its F
     };
-    static std::uint64_t keyOf(const Instruction& ins) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ins.stage)) << 32) |
-               static_cast<std::uint32_t>(ins.microbatch);
-    }
     ProgramIndex& indexOf(int d) {
         ProgramIndex& index = indices_[d];
         if (index.fresh) return index;
@@ -129,7 +125,7 @@ private:
         index.levels = memoryLevels(plan_, program);
         index.forwardAt.clear();
         for (std::size_t i = 0; i < program.size(); ++i)
-            if (program[i].op == Op::Forward) index.forwardAt[keyOf(program[i])] = i;
+            if (program[i].op == Op::Forward) index.forwardAt[stageMicrobatchKey(program[i])] = i;
         index.fresh = true;
         return index;
     }
@@ -144,7 +140,7 @@ private:
         for (std::size_t i = move.from; i > move.to; --i) index.levels[i] = index.levels[i - 1] + extra;
         index.levels[move.to] = (move.to > 0 ? index.levels[move.to - 1] : 0.0) + extra;
         for (std::size_t i = move.to + 1; i <= move.from; ++i)
-            if (program[i].op == Op::Forward) index.forwardAt[keyOf(program[i])] = i;
+            if (program[i].op == Op::Forward) index.forwardAt[stageMicrobatchKey(program[i])] = i;
     }
 
     // The earliest receive from the device's cursor on that device d waited on and that an R
@@ -171,7 +167,7 @@ private:
                 if (program[r].op != Op::Recompute) continue;
                 ++seen;
                 const Instruction& ins = program[r];
-                auto forward = index.forwardAt.find(keyOf(ins));
+                auto forward = index.forwardAt.find(stageMicrobatchKey(ins));
                 if (forward == index.forwardAt.end() || forward->second >= at) continue;
                 if (!tried_.insert(Tried{d, ins.stage, ins.microbatch, at}).second) continue;
                 const StageCost& cost = plan_.stages[ins.stage].cost;

@@ -5,27 +5,20 @@
 #include "core/passes/Passes.h"
 
 namespace mario {
-namespace {
-
-std::uint64_t pairKey(int stage, int microbatch) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
-           static_cast<std::uint32_t>(microbatch);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 PassReport applyCheckpoint(Plan& plan) {
     PassReport report{PassId::Checkpoint, 0, {}};
     for (auto& device : plan.devices) {
         std::unordered_set<std::uint64_t> forwarded, recomputed;
         for (const auto& ins : device.program) {
-            if (ins.op == Op::Forward) forwarded.insert(pairKey(ins.stage, ins.microbatch));
-            if (ins.op == Op::Recompute) recomputed.insert(pairKey(ins.stage, ins.microbatch));
+            if (ins.op == Op::Forward) forwarded.insert(stageMicrobatchKey(ins.stage, ins.microbatch));
+            if (ins.op == Op::Recompute) recomputed.insert(stageMicrobatchKey(ins.stage, ins.microbatch));
         }
         std::vector<Instruction> program;
         program.reserve(device.program.size() + forwarded.size());
         for (const auto& ins : device.program) {
-            const auto key = pairKey(ins.stage, ins.microbatch);
+            const auto key = stageMicrobatchKey(ins.stage, ins.microbatch);
             if (isBackwardStart(ins.op) && forwarded.count(key) && !recomputed.count(key)) {
                 const Instruction recompute{Op::Recompute, ins.stage, ins.microbatch};
                 // The backward of an overlapped pair: the recomputation goes before the pair.

@@ -45,8 +45,7 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
         const bool timed =
             timeline && timeline->devices.size() > d && timeline->devices[d].timings.size() == program.size();
         for (std::size_t r = 0; r < program.size(); ++r) {
-            const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(program[r].stage)) << 32) |
-                             static_cast<std::uint32_t>(program[r].microbatch);
+            const auto key = stageMicrobatchKey(program[r]);
             if (program[r].op == Op::Forward) forwardAt[key] = r;
             if (program[r].op != Op::Recompute) continue;
             const auto forward = forwardAt.find(key);

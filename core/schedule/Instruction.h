@@ -53,6 +53,16 @@ constexpr bool hasMicrobatch(Op op) { return op != Op::ReduceGrad && op != Op::O
 // The instruction that consumes a stage's activations first in the backward direction.
 constexpr bool isBackwardStart(Op op) { return op == Op::Backward || op == Op::BackwardInput; }
 
+// One number for a (stage, micro-batch) pair: the key of the maps that find a forward's
+// recomputation or backward, or check that each pair appears once.
+constexpr std::uint64_t stageMicrobatchKey(int stage, int microbatch) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
+           static_cast<std::uint32_t>(microbatch);
+}
+constexpr std::uint64_t stageMicrobatchKey(const Instruction& ins) {
+    return stageMicrobatchKey(ins.stage, ins.microbatch);
+}
+
 // The TYPE part of an action string ("F", "SEND_F", "REDUCE_GRAD", ...).
 std::string_view opName(Op op);
 

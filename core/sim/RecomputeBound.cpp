@@ -13,16 +13,11 @@
 namespace mario {
 namespace {
 
-std::uint64_t keyOf(const Instruction& ins) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(ins.stage)) << 32) |
-           static_cast<std::uint32_t>(ins.microbatch);
-}
-
 // Longest path from each instruction's start to the end of the step over the plan's
 // dependencies (the next instruction of the device; a SEND's message to its RECV, after the
 // transfer), each instruction taking its compute time and nothing else. Whatever else delays
 // a real run only adds to it.
-std::vector<std::vector<double>> remainingPaths(const Plan& plan, const SimResult& sim, const MessageGraph& messages) {
+std::vector<std::vector<double>> remainingPaths(const Plan& plan, const MessageGraph& messages) {
     const std::size_t deviceCount = plan.devices.size();
     std::vector<std::vector<double>> remaining(deviceCount);
     std::vector<std::vector<int>> pendingSuccessors(deviceCount);
@@ -68,7 +63,6 @@ std::vector<std::vector<double>> remainingPaths(const Plan& plan, const SimResul
         if (i > 0) release({at.device, at.program_index - 1});
         release(fedBy[at.device][i]);
     }
-    (void)sim;
     return remaining;
 }
 
@@ -129,29 +123,29 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
     if (sim->deadlocked) return makeError("recompute bound: the plan without its recomputations deadlocks");
     auto messages = MessageGraph::build(bare, *sim);
     if (!messages) return messages.error();
-    const auto remaining = remainingPaths(bare, *sim, *messages);
+    const auto remaining = remainingPaths(bare, *messages);
 
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& original = plan.devices[d].program;
         const auto& program = bare.devices[d].program;
         std::unordered_map<std::uint64_t, std::size_t> recomputed;  // (stage, mb) -> R's index in original
         for (std::size_t i = 0; i < original.size(); ++i)
-            if (original[i].op == Op::Recompute) recomputed[keyOf(original[i])] = i;
+            if (original[i].op == Op::Recompute) recomputed[stageMicrobatchKey(original[i])] = i;
         // The memory program: every R moved to just before its backward.
         std::vector<Instruction> memoryProgram;
         std::vector<Recomputation> rs;
         std::unordered_map<std::uint64_t, std::size_t> pending;  // (stage, mb) -> index in rs
         for (std::size_t i = 0; i < program.size(); ++i) {
             const Instruction& ins = program[i];
-            const auto r = recomputed.find(keyOf(ins));
+            const auto r = recomputed.find(stageMicrobatchKey(ins));
             if (r != recomputed.end() && ins.op == Op::Forward) {
                 const StageCost& c = plan.stages[ins.stage].cost;
-                pending[keyOf(ins)] = rs.size();
+                pending[stageMicrobatchKey(ins)] = rs.size();
                 rs.push_back({i, 0, computeMs(plan, original, r->second), memoryProgram.size(), 0,
                               c.activation_bytes - c.checkpoint_bytes, false});
             }
             if (isBackwardStart(ins.op)) {
-                if (auto p = pending.find(keyOf(ins)); p != pending.end()) {
+                if (auto p = pending.find(stageMicrobatchKey(ins)); p != pending.end()) {
                     rs[p->second].backward = i;
                     rs[p->second].matched = true;
                     rs[p->second].memoryTo = memoryProgram.size();

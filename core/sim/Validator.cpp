@@ -23,9 +23,11 @@ class Positions {
 public:
     static constexpr int kKinds = 9;  // Op values 0..8 carry micro-batches
     explicit Positions(std::size_t expected) { slots_.reserve(expected); }
-    int& at(Op op, int stage, int microbatch) { return slots_[key(stage, microbatch)][static_cast<int>(op)]; }
+    int& at(Op op, int stage, int microbatch) {
+        return slots_[stageMicrobatchKey(stage, microbatch)][static_cast<int>(op)];
+    }
     int get(Op op, int stage, int microbatch) const {
-        const auto it = slots_.find(key(stage, microbatch));
+        const auto it = slots_.find(stageMicrobatchKey(stage, microbatch));
         return it == slots_.end() ? -1 : it->second[static_cast<int>(op)];
     }
     // Every (stage, micro-batch) with an instruction, stage-major: the order issues are reported in.
@@ -45,10 +47,6 @@ private:
         int& operator[](int kind) { return at[kind]; }
         int operator[](int kind) const { return at[kind]; }
     };
-    static std::uint64_t key(int stage, int microbatch) {
-        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(stage)) << 32) |
-               static_cast<std::uint32_t>(microbatch);
-    }
     std::unordered_map<std::uint64_t, Slots> slots_;
 };
 
