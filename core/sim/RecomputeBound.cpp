@@ -161,24 +161,44 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         const int droppable =
             std::isfinite(room) ? mostDroppable(rs, memoryLevels(plan, memoryProgram), room) : out.recomputes[d];
         out.droppable[d] = droppable;
-        double longestR = 0;
-        for (const auto& r : rs) longestR = std::max(longestR, r.ms);
         // Every stretch i..j of the device's program runs one instruction after another, with
-        // the Rs whose forward and backward both lie in it, less those the budget lets go:
-        // the step is at least its earliest start, that work, and the path after j.
+        // the Rs whose backward lies in it (i < backward <= j), less those that may run
+        // elsewhere: one whose forward lies before i may run before i or go, but either way
+        // its forward's full activations are held just before i, where the budget has room
+        // for at most `roomBefore[i]` of them; one whose forward lies in the stretch runs in
+        // it unless it goes (at most `droppable`). The step is at least i's earliest start,
+        // that work, and the path after j.
+        const auto levels = memoryLevels(plan, memoryProgram);
+        double smallest = INFINITY;
+        for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
+        std::vector<int> roomBefore(program.size(), static_cast<int>(rs.size()));
+        if (std::isfinite(room) && smallest > 0)
+            for (std::size_t i = 0, at = 0; i < program.size(); ++i, ++at) {
+                if (at < memoryProgram.size() && memoryProgram[at].op == Op::Recompute) ++at;
+                const double level = at > 0 ? levels[at - 1] : 0.0;
+                roomBefore[i] = static_cast<int>(
+                    std::min<double>(std::floor(std::max(0.0, room - level) / smallest + 1e-9), rs.size()));
+            }
         std::vector<std::vector<const Recomputation*>> endingAt(program.size());
         for (const auto& r : rs) endingAt[r.backward].push_back(&r);
         const auto& timings = sim->devices[d].timings;
         for (std::size_t i = 0; i < program.size(); ++i) {
             if (!isCompute(program[i].op)) continue;
-            double work = 0, inside = 0;
-            int insideCount = 0;
+            double work = 0, before = 0, within = 0, longestBefore = 0, longestWithin = 0;
+            int beforeCount = 0, withinCount = 0;
             for (std::size_t j = i; j < program.size(); ++j) {
                 const double ms = computeMs(bare, program, j);
                 work += ms;
-                for (const Recomputation* r : endingAt[j])
-                    if (r->forward >= i) inside += r->ms, ++insideCount;
-                const double kept = std::max(0.0, inside - longestR * std::min(insideCount, droppable));
+                if (j > i)
+                    for (const Recomputation* r : endingAt[j]) {
+                        if (r->forward < i) {
+                            before += r->ms, ++beforeCount, longestBefore = std::max(longestBefore, r->ms);
+                        } else {
+                            within += r->ms, ++withinCount, longestWithin = std::max(longestWithin, r->ms);
+                        }
+                    }
+                const double kept = std::max(0.0, before - longestBefore * std::min(beforeCount, roomBefore[i])) +
+                                    std::max(0.0, within - longestWithin * std::min(withinCount, droppable));
                 const double total = timings[i].start + work + kept + (remaining[d][j] - ms);
                 if (total > out.bound_ms) {
                     out.bound_ms = total;
