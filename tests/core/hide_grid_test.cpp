@@ -1,0 +1,107 @@
+// Hide-recompute on issue 11's public grid (the configurations tests/bench/recompute_grid.py
+// reports): GPT-3 1.6B and LLaMA-2 3B on A100-40G, 1F1B, Chimera and interleaved (2 chunks),
+// 4 and 8 devices, m = PP, 2·PP and 4·PP micro-batches of size 1, analytical costs.
+//
+// The reference is the recompute bound (core/sim/RecomputeBound.h), computed independently of
+// hide: a proof that no placement or drop of the Rs within hide's budget runs faster. Where
+// hide's step equals it, hide is optimal in its search space; the assertions say how close it
+// must stay, so a weaker hide (or a bound that lost its memory coupling, which only moves it
+// down) fails here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
+#include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+
+namespace mario {
+namespace {
+
+struct GridPlan {
+    std::string name;
+    Plan plan;
+};
+
+std::vector<GridPlan> publicGrid() {
+    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    std::vector<GridPlan> grid;
+    for (const char* model : {"gpt3-1.6b", "llama2-3b"})
+        for (const char* scheme : {"1f1b", "chimera", "interleaved"})
+            for (int pp : {4, 8})
+                for (int m : {pp, 2 * pp, 4 * pp}) {
+                    nlohmann::json parallel = {
+                        {"scheme", scheme},      {"pp", pp}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
+                        {"global_batch_size", m}};
+                    if (std::string(scheme) == "interleaved") parallel["chunks"] = 2;
+                    const nlohmann::json json = {{"format", "mario-config"}, {"version", 1},  {"model", model},
+                                                 {"hardware", "a100-40g"},   {"devices", pp}, {"parallel", parallel}};
+                    auto config = readConfig(json, presets);
+                    EXPECT_TRUE(config.ok()) << config.error().message;
+                    if (!config) continue;
+                    auto plan = buildPlan(*config);
+                    EXPECT_TRUE(plan.ok()) << plan.error().message;
+                    if (!plan) continue;
+                    grid.push_back(
+                        {std::string(model) + " " + scheme + " " + std::to_string(pp) + "x" + std::to_string(m),
+                         std::move(*plan)});
+                }
+    return grid;
+}
+
+TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
+    const auto grid = publicGrid();
+    ASSERT_EQ(grid.size(), 36u);
+    std::vector<double> gaps;
+    int atBound = 0, withinOnePercent = 0;
+    for (const GridPlan& entry : grid) {
+        Plan four = entry.plan;
+        ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok()) << entry.name;
+        const auto fourSim = Simulator::run(four, SimOptions::timelineOnly());
+        ASSERT_TRUE(fourSim.ok());
+        auto budget = hideBudget(four, false);
+        ASSERT_TRUE(budget.ok()) << entry.name;
+
+        Plan hidden = four;
+        PassManagerOptions options;
+        options.bound_hide = true;
+        auto run = runPasses(hidden, {PassId::Hide}, options);
+        ASSERT_TRUE(run.ok()) << entry.name << ": " << run.error().message;
+        ASSERT_TRUE(run->hide_bound.has_value()) << entry.name;
+        ASSERT_TRUE(Validator::validate(hidden).ok()) << entry.name;
+        const auto sim = Simulator::run(hidden, SimOptions::timelineOnly());
+        ASSERT_TRUE(sim.ok());
+        ASSERT_FALSE(sim->deadlocked) << entry.name;
+
+        EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + 1e-9) << entry.name << ": slower than the four passes";
+        for (std::size_t d = 0; d < sim->devices.size(); ++d)
+            EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] * (1 + 1e-12)) << entry.name << " device " << d;
+        const double bound = run->hide_bound->bound_ms;
+        EXPECT_LE(bound, sim->makespan_ms * (1 + 1e-9)) << entry.name << ": the bound is above a reachable step";
+        const double gap = sim->makespan_ms / bound - 1;
+        gaps.push_back(gap);
+        atBound += gap <= 1e-3;
+        withinOnePercent += gap <= 0.01;
+    }
+    std::sort(gaps.begin(), gaps.end());
+    const double median = (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2;
+    std::printf("[ hide grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; median gap %.2f%%, "
+                "worst %.2f%%\n",
+                atBound, gaps.size(), withinOnePercent, 100 * median, 100 * gaps.back());
+    // Issue 11's targets, against what any placement of the Rs within the budget can reach.
+    EXPECT_LE(median, 0.02);
+    EXPECT_LE(gaps.back(), 0.06);
+    EXPECT_GE(atBound, 18) << "hide should be provably optimal on at least half of the grid";
+    // Moves first alone came within 1% on 31 (LLaMA-2 3B 1F1B 4×8 and 4×16 were 3.4% and 3.0%
+    // above); trying drops first as well brings them in.
+    EXPECT_GE(withinOnePercent, 33);
+}
+
+}  // namespace
+}  // namespace mario
