@@ -21,6 +21,10 @@ struct RecomputeBound {
     // activations at once, counted exactly over the device's program).
     std::vector<int> droppable;
     std::vector<int> recomputes;  // the Rs each device has now
+
+    // A step this close to the bound (0.01%, rounding of summed times) is optimal among the
+    // placements the bound covers: the CLI and the window say "reached".
+    bool reachedBy(double makespan_ms) const { return bound_ms > 0 && makespan_ms <= bound_ms * (1 + 1e-4); }
 };
 
 // `budget`: bytes per device (static + dynamic), as hideBudget gives it. Fails when the plan

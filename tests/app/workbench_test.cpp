@@ -82,6 +82,7 @@ private slots:
         window.document()->setSynchronous(true);
         QVERIFY(window.openFile(kFigure2));
         QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
+        QVERIFY(!window.headlineText().contains("placement"));
         QCheckBox* hide = window.passPanel()->checkBox(PassId::Hide);
         QVERIFY(hide);
         QVERIFY(!hide->isChecked());
@@ -89,6 +90,9 @@ private slots:
         QVERIFY(hide->isChecked());
         // Figure 2 with hide: 21, one unit below the paper's 22 (tests/core/hide_recompute_test).
         QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));
+        // 21 is the step without checkpointing (the paper's Figure 2): no placement of the Rs
+        // beats it, so the headline says hide's placement is optimal; without hide it says nothing.
+        QVERIFY2(window.headlineText().contains("Rs placed optimally"), qPrintable(window.headlineText()));
         window.passPanel()->allBox()->click();  // the paper's four off; hide, beyond the paper, stays
         QVERIFY(hide->isChecked());
         QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));  // base 1F1B: nothing to hide

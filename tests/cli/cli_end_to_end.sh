@@ -34,6 +34,14 @@ for key in bubble_ratio lower_bound throughput simulate_us passes_us peak_memory
     check "json has $key" grep -q "\"$key\"" "$work/out"
 done
 
+# Figure 2 with hide: the no-checkpointing step (21, the paper's figure) is the best any
+# placement of the Rs can do, and hide reaches it.
+run "$mario" simulate "$example" --passes all,hide
+check "hide bound is Figure 2's step without checkpointing, reached" \
+    grep -q "^hide bound   21 ms: .*reached, so this placement is optimal" "$work/out"
+run "$mario" simulate "$example" --passes all,hide --json
+check "json hide_bound reached" grep -q '"reached": *true' "$work/out"
+
 run "$mario" simulate "$example"
 check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|' "$work/out")" = 4
 check "text output has the summary" grep -q "step time *22 ms" "$work/out"
