@@ -158,8 +158,8 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         std::erase_if(rs, [](const Recomputation& r) { return !r.matched; });
         out.recomputes[d] = static_cast<int>(rs.size());
         const double room = (d < budget.size() ? budget[d] : INFINITY) - staticBytesOf(plan, static_cast<int>(d));
-        const int droppable =
-            std::isfinite(room) ? mostDroppable(rs, memoryLevels(plan, memoryProgram), room) : out.recomputes[d];
+        const auto levels = memoryLevels(plan, memoryProgram);
+        const int droppable = std::isfinite(room) ? mostDroppable(rs, levels, room) : out.recomputes[d];
         out.droppable[d] = droppable;
         // Every stretch i..j of the device's program runs one instruction after another, with
         // the Rs whose backward lies in it (i < backward <= j), less those that may run
@@ -168,7 +168,6 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         // for at most `roomBefore[i]` of them; one whose forward lies in the stretch runs in
         // it unless it goes (at most `droppable`). The step is at least i's earliest start,
         // that work, and the path after j.
-        const auto levels = memoryLevels(plan, memoryProgram);
         double smallest = INFINITY;
         for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
         std::vector<int> roomBefore(program.size(), static_cast<int>(rs.size()));
