@@ -16,6 +16,7 @@
 #include "core/session/ScheduleFingerprint.h"
 #include "core/sim/Simulator.h"
 #include "core/tune/Tuner.h"
+#include "tests/core/RecomputeGrid.h"
 
 namespace mario {
 namespace {
@@ -130,29 +131,14 @@ BENCHMARK(passesLlama3Interleaved32x128)->Arg(0)->Arg(1)->Unit(benchmark::kMilli
 // when hide may spend k activation sets per device instead of one (docs/hide-recompute.md,
 // "Memory"): the counters are the median and worst gap in percent. Arg: k; 0 means no limit.
 void hideMemorySweep(benchmark::State& state) {
-    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    std::vector<Plan> plans;
-    for (const char* model : {"gpt3-1.6b", "llama2-3b"})
-        for (const char* scheme : {"1f1b", "chimera", "interleaved"})
-            for (int pp : {4, 8})
-                for (int m : {pp, 2 * pp, 4 * pp}) {
-                    nlohmann::json parallel = {
-                        {"scheme", scheme},      {"pp", pp}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
-                        {"global_batch_size", m}};
-                    if (std::string(scheme) == "interleaved") parallel["chunks"] = 2;
-                    nlohmann::json json = {{"format", "mario-config"}, {"version", 1},  {"model", model},
-                                           {"hardware", "a100-40g"},   {"devices", pp}, {"parallel", parallel}};
-                    auto config = readConfig(json, presets);
-                    if (!config) std::abort();
-                    auto plan = buildPlan(*config);
-                    if (!plan) std::abort();
-                    plans.push_back(std::move(*plan));
-                }
+    const auto grid = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    if (!grid) std::abort();
     const double sets = state.range(0) > 0 ? static_cast<double>(state.range(0)) : 1e9;
     std::vector<double> gaps;
     for (auto _ : state) {
         gaps.clear();
-        for (const Plan& base : plans) {
+        for (const test::GridPlan& entry : *grid) {
+            const Plan& base = entry.plan;
             const double tBase = Simulator::run(base)->makespan_ms;
             Plan plan = base;
             if (!runPasses(plan, kAll, {.validate_each_pass = false})) std::abort();

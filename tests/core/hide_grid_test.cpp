@@ -1,6 +1,5 @@
-// Hide-recompute on issue 11's public grid (the configurations tests/bench/recompute_grid.py
-// reports): GPT-3 1.6B and LLaMA-2 3B on A100-40G, 1F1B, Chimera and interleaved (2 chunks),
-// 4 and 8 devices, m = PP, 2·PP and 4·PP micro-batches of size 1, analytical costs.
+// Hide-recompute on issue 11's public grid (tests/core/RecomputeGrid.h, the configurations
+// tests/bench/recompute_grid.py reports).
 //
 // The reference is the recompute bound (core/sim/RecomputeBound.h), computed independently of
 // hide: a proof that no placement or drop of the Rs within hide's budget runs faster. Where
@@ -14,53 +13,22 @@
 #include <string>
 #include <vector>
 
-#include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
+#include "tests/core/RecomputeGrid.h"
 
 namespace mario {
 namespace {
 
-struct GridPlan {
-    std::string name;
-    Plan plan;
-};
-
-std::vector<GridPlan> publicGrid() {
-    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    std::vector<GridPlan> grid;
-    for (const char* model : {"gpt3-1.6b", "llama2-3b"})
-        for (const char* scheme : {"1f1b", "chimera", "interleaved"})
-            for (int pp : {4, 8})
-                for (int m : {pp, 2 * pp, 4 * pp}) {
-                    nlohmann::json parallel = {
-                        {"scheme", scheme},      {"pp", pp}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
-                        {"global_batch_size", m}};
-                    if (std::string(scheme) == "interleaved") parallel["chunks"] = 2;
-                    const nlohmann::json json = {{"format", "mario-config"}, {"version", 1},  {"model", model},
-                                                 {"hardware", "a100-40g"},   {"devices", pp}, {"parallel", parallel}};
-                    auto config = readConfig(json, presets);
-                    EXPECT_TRUE(config.ok()) << config.error().message;
-                    if (!config) continue;
-                    auto plan = buildPlan(*config);
-                    EXPECT_TRUE(plan.ok()) << plan.error().message;
-                    if (!plan) continue;
-                    grid.push_back(
-                        {std::string(model) + " " + scheme + " " + std::to_string(pp) + "x" + std::to_string(m),
-                         std::move(*plan)});
-                }
-    return grid;
-}
-
 TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
-    const auto grid = publicGrid();
+    const auto built = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    const auto& grid = *built;
     ASSERT_EQ(grid.size(), 36u);
     std::vector<double> gaps;
     int atBound = 0, withinOnePercent = 0;
-    for (const GridPlan& entry : grid) {
+    for (const test::GridPlan& entry : grid) {
         Plan four = entry.plan;
         ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok()) << entry.name;
         const auto fourSim = Simulator::run(four, SimOptions::timelineOnly());
