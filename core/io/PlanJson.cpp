@@ -84,6 +84,11 @@ Result<bool> readInfo(const json& root, Plan& plan) {
         in.number("memory_limit_bytes", limit, Need::Required, Check::Positive);
         info.memory_limit_bytes = limit;
     }
+    if (in.ok() && in.has("device_memory_bytes")) {  // absent from plans written before it existed
+        double card = 0;
+        in.number("device_memory_bytes", card, Need::Required, Check::Positive);
+        info.device_memory_bytes = card;
+    }
     if (in.ok() && in.has("passes_applied")) {
         const json& passes = root["passes_applied"];
         if (!passes.is_array()) return makeError("passes_applied: expected an array of pass names");
@@ -215,6 +220,7 @@ nlohmann::json writePlan(const Plan& plan) {
     root["sequence_length"] = plan.info.sequence_length;
     root["data_parallel"] = plan.info.data_parallel;
     if (plan.info.memory_limit_bytes) root["memory_limit_bytes"] = *plan.info.memory_limit_bytes;
+    if (plan.info.device_memory_bytes) root["device_memory_bytes"] = *plan.info.device_memory_bytes;
     root["passes_applied"] = plan.info.passes_applied;
     if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
     if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;

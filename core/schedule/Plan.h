@@ -41,6 +41,10 @@ struct PlanInfo {
     int sequence_length = 0;
     int data_parallel = 1;
     std::optional<double> memory_limit_bytes;
+    // The card's memory (the hardware preset's memory_gb), when the plan was built for real
+    // hardware. Only the memory verdict reads it, when no limit is set (sim/MemoryFit.h): the
+    // passes keep to memory_limit_bytes alone, so a plan without a limit schedules as before.
+    std::optional<double> device_memory_bytes;
     std::vector<std::string> passes_applied;
     std::string notes;
 };

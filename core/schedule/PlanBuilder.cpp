@@ -78,6 +78,9 @@ Result<Plan> buildPlan(const Config& config) {
     plan.info.sequence_length = config.unit_costs ? 0 : config.model.sequence_length;
     plan.info.data_parallel = config.parallel.dp;
     plan.info.memory_limit_bytes = config.memory_limit_bytes;
+    // Unit costs count abstract bytes, which no card's gigabytes can judge.
+    if (!config.unit_costs && config.hardware.memory_gb > 0)
+        plan.info.device_memory_bytes = config.hardware.memory_gb * 1e9;
     if (layout.chains.size() > 1) plan.pipelines = layout.chains;
     plan.link = pipelineLink(config);
     plan.overlap_factor = config.parallel.overlap_factor;

@@ -69,6 +69,7 @@ public:
         add(info.sequence_length);
         add(info.data_parallel);
         add(info.memory_limit_bytes);
+        add(info.device_memory_bytes);
         add(info.passes_applied);
         add(info.notes);
     }

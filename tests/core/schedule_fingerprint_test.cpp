@@ -23,6 +23,7 @@ Plan planWithEveryField() {
     plan.info.sequence_length = 1024;
     plan.info.data_parallel = 2;
     plan.info.memory_limit_bytes = 1e9;
+    plan.info.device_memory_bytes = 4e10;
     plan.info.passes_applied = {"checkpoint"};
     plan.info.notes = "n";
     plan.pipelines = {{0, 1}};
