@@ -68,6 +68,30 @@ void printPassSteps(const std::vector<PassReport>& steps) {
     }
 }
 
+// The memory line: against the limit when there is one, else against one card (the plan's
+// device_memory_bytes), else nothing to judge.
+void printMemoryVerdict(const MemoryFit& fit) {
+    if (!fit.budget_bytes) return;
+    const std::string budget = humanBytes(*fit.budget_bytes);
+    const bool card = fit.basis == MemoryFit::Basis::Card;
+    std::cout << "memory       ";
+    if (fit.fits())
+        std::cout << (card ? "no limit set; every device fits one card's " + budget
+                           : "every device fits the " + budget + " limit")
+                  << " (highest peak " << humanBytes(fit.highest_peak_bytes) << " on device " << fit.fullest_device
+                  << ")\n";
+    else
+        std::cout << (card ? "no limit set, and " : "") << fit.devices_over << " of " << fit.devices
+                  << " devices exceed " << (card ? "one card's " + budget : "the " + budget + " limit")
+                  << " (worst: device " << fit.fullest_device << ", " << humanBytes(fit.highest_peak_bytes)
+                  << ") — this schedule would run out of memory"
+                  << (card ? "; set memory_limit_gb so the passes keep within it" : "") << "\n";
+}
+
+const char* overMark(const MemoryFit& fit) {
+    return fit.basis == MemoryFit::Basis::Card ? "  over the card" : "  over the limit";
+}
+
 void printSummary(const PreparedPlan& prepared, const SimResult& sim, double simulateUs, int width) {
     const Plan& plan = prepared.plan;
     char line[256];
@@ -116,22 +140,13 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n",
                   simulateUs, prepared.passes_us, prepared.load_us);
     std::cout << line;
-    const MemoryFit fit = memoryFit(sim, plan.info.memory_limit_bytes);
-    if (fit.limit_bytes) {
-        if (fit.fits())
-            std::cout << "memory       every device fits the " << humanBytes(*fit.limit_bytes)
-                      << " limit (highest peak " << humanBytes(fit.highest_peak_bytes) << " on device "
-                      << fit.fullest_device << ")\n";
-        else
-            std::cout << "memory       " << fit.devices_over_limit << " of " << fit.devices << " devices exceed the "
-                      << humanBytes(*fit.limit_bytes) << " limit (worst: device " << fit.fullest_device << ", "
-                      << humanBytes(fit.highest_peak_bytes) << ") — this schedule would run out of memory\n";
-    }
+    const MemoryFit fit = memoryFit(sim, plan.info);
+    printMemoryVerdict(fit);
     printPassSteps(prepared.steps);
     std::cout << "\ndevice      busy ms     idle ms   peak memory\n";
     for (const auto& device : sim.devices) {
         std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s%s\n", device.index, device.busy_ms, device.idle_ms,
-                      humanBytes(device.peak_bytes).c_str(), fit.isOver(device) ? "  over the limit" : "");
+                      humanBytes(device.peak_bytes).c_str(), fit.isOver(device) ? overMark(fit) : "");
         std::cout << line;
     }
     std::cout << "\n" << renderAsciiGantt(plan, sim, width);
@@ -159,8 +174,14 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
                            {"static_bytes", device.static_bytes}});
     nlohmann::json passes = nlohmann::json::array();
     for (PassId pass : prepared.passes) passes.push_back(std::string(passName(pass)));
-    const MemoryFit fit = memoryFit(sim, prepared.plan.info.memory_limit_bytes);
-    return {{"memory_limit_bytes", fit.limit_bytes ? nlohmann::json(*fit.limit_bytes) : nlohmann::json(nullptr)},
+    const PlanInfo& info = prepared.plan.info;
+    const MemoryFit fit = memoryFit(sim, info);
+    auto optional = [](const std::optional<double>& bytes) {
+        return bytes ? nlohmann::json(*bytes) : nlohmann::json(nullptr);
+    };
+    return {{"memory_limit_bytes", optional(info.memory_limit_bytes)},
+            {"device_memory_bytes", optional(info.device_memory_bytes)},
+            {"memory_basis", std::string(basisName(fit.basis))},
             {"fits_memory", fit.fits()},
             {"name", prepared.plan.info.name},
             {"scheme", prepared.plan.info.scheme},

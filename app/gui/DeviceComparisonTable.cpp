@@ -3,8 +3,8 @@
 #include <QHeaderView>
 #include <QScrollBar>
 #include <QStyle>
-#include <optional>
 
+#include "core/sim/MemoryFit.h"
 #include "core/util/HumanBytes.h"
 
 namespace mario::gui {
@@ -23,15 +23,18 @@ const DeviceStats* statsOf(const SimResult& result, std::size_t device) {
     return device < result.devices.size() ? &result.devices[device] : nullptr;
 }
 
-QTableWidgetItem* peakCell(const DeviceStats* stats, std::optional<double> limit) {
+// Marked over the plan's limit, or over one card when it has none (core/sim/MemoryFit.h).
+QTableWidgetItem* peakCell(const DeviceStats* stats, const MemoryFit& fit) {
     if (!stats) return cell(QStringLiteral("—"));
     QTableWidgetItem* item = cell(QString::fromStdString(humanBytes(stats->peak_bytes)));
-    if (limit && stats->peak_bytes > *limit) {
+    if (fit.isOver(*stats)) {
         item->setForeground(kOverLimit);
         QFont bold = item->font();
         bold.setBold(true);
         item->setFont(bold);
-        item->setToolTip(QObject::tr("over the %1 limit").arg(QString::fromStdString(humanBytes(*limit))));
+        const QString budget = QString::fromStdString(humanBytes(*fit.budget_bytes));
+        item->setToolTip(fit.basis == MemoryFit::Basis::Card ? QObject::tr("over one card's %1").arg(budget)
+                                                             : QObject::tr("over the %1 limit").arg(budget));
     }
     return item;
 }
@@ -60,6 +63,7 @@ void DeviceComparisonTable::setComparison(const Plan& a, const SimResult& result
                                           const SimResult& resultB, const ScheduleDifference& difference,
                                           views::TimeBase base) {
     const std::size_t devices = difference.devices.size();
+    const MemoryFit fitA = memoryFit(resultA, a.info), fitB = memoryFit(resultB, b.info);
     setRowCount(static_cast<int>(devices));
     for (std::size_t d = 0; d < devices; ++d) {
         const int row = static_cast<int>(d);
@@ -74,8 +78,8 @@ void DeviceComparisonTable::setComparison(const Plan& a, const SimResult& result
             differItem->setFont(bold);
         }
         setItem(row, Differ, differItem);
-        setItem(row, PeakA, peakCell(sa, a.info.memory_limit_bytes));
-        setItem(row, PeakB, peakCell(sb, b.info.memory_limit_bytes));
+        setItem(row, PeakA, peakCell(sa, fitA));
+        setItem(row, PeakB, peakCell(sb, fitB));
         setItem(row, IdleA, idleCell(sa, base));
         setItem(row, IdleB, idleCell(sb, base));
     }

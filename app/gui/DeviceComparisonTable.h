@@ -1,6 +1,6 @@
 #pragma once
 // The compare window's per-device table: for each device how many instructions differ, its
-// peak memory in A and B (over the limit in vermilion, as the memory chart marks it) and its
+// peak memory in A and B (over the limit, or one card without one, in vermilion) and its
 // idle time in A and B — what decides the step and whether it fits, side by side.
 #include <QTableWidget>
 

@@ -18,6 +18,37 @@ QString bytesText(double bytes) { return QString::fromStdString(humanBytes(bytes
 
 QString percent(double ratio) { return QStringLiteral("%1%").arg(100 * ratio, 0, 'f', 1); }
 
+QString overInRed(const QString& text) {
+    return QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(text);
+}
+
+// What the peaks are judged against, in the words of `mario simulate`'s memory line: the
+// limit, else one card's memory (no limit set), else nothing.
+QString budgetText(const MemoryFit& fit) {
+    const QString bytes = bytesText(fit.budget_bytes.value_or(0));
+    return fit.basis == MemoryFit::Basis::Card ? QObject::tr("one card's %1").arg(bytes)
+                                               : QObject::tr("the %1 limit").arg(bytes);
+}
+
+QString memoryVerdict(const MemoryFit& fit) {
+    if (!fit.budget_bytes) return {};
+    const bool card = fit.basis == MemoryFit::Basis::Card;
+    const QString fits =
+        fit.fits() ? QObject::tr("fits %1").arg(budgetText(fit))
+                   : overInRed(QObject::tr("%1 device(s) over %2").arg(fit.devices_over).arg(budgetText(fit)));
+    // Short: the side panel is narrow. `mario simulate` adds the advice to set a limit.
+    return (card ? QObject::tr("<br>no limit set: %1") : QStringLiteral("<br>%1")).arg(fits);
+}
+
+// The headline's memory part: the peak against what it is judged by, or the devices over it.
+QString headlinePeak(const MemoryFit& fit) {
+    const QString peak = bytesText(fit.highest_peak_bytes);
+    if (!fit.budget_bytes) return QObject::tr("peak %1").arg(peak);
+    if (!fit.fits()) return overInRed(QObject::tr("%1 device(s) over %2").arg(fit.devices_over).arg(budgetText(fit)));
+    return fit.basis == MemoryFit::Basis::Card ? QObject::tr("peak %1 of %2").arg(peak, budgetText(fit))
+                                               : QObject::tr("peak %1 of %2").arg(peak, bytesText(*fit.budget_bytes));
+}
+
 }  // namespace
 
 SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
@@ -51,6 +82,8 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
 
 QString SummaryPanel::stepTimeText() const { return stepTime_->text(); }
 
+QString SummaryPanel::detailsText() const { return details_->text(); }
+
 void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base) {
     const SimResult& r = s.result;
     // Times in the unit their size asks for ("6.03 s", never "3.296e+04 ms"), and in time
@@ -59,7 +92,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
     stepTime_->setText(tr("step %1").arg(views::formatDuration(r.makespan_ms, base, 6)));
     const double change = s.base.makespan_ms > 0 ? r.makespan_ms / s.base.makespan_ms - 1 : 0;
     const double gap = r.lower_bound_ms > 0 ? r.makespan_ms / r.lower_bound_ms - 1 : 0;
-    const MemoryFit fit = memoryFit(r, s.plan.info.memory_limit_bytes);
+    const MemoryFit fit = memoryFit(r, s.plan.info);
     const double basePeak = memoryFit(s.base, std::nullopt).highest_peak_bytes;
     QString text;
     text += tr("vs base schedule: <b>%1%2</b> (base %3)<br>")
@@ -91,11 +124,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
                     .arg(QLocale().toString(r.tokens_per_s, 'f', 0));
     else text += tr("throughput %1 samples/s<br>").arg(QLocale().toString(r.samples_per_s, 'f', 2));
     text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
-    if (fit.limit_bytes)
-        text += fit.fits() ? tr("<br>fits the %1 limit").arg(bytesText(*fit.limit_bytes))
-                           : tr("<br><span style='color:#b00020'><b>%1 device(s) over the %2 limit</b></span>")
-                                 .arg(fit.devices_over_limit)
-                                 .arg(bytesText(*fit.limit_bytes));
+    text += memoryVerdict(fit);
     details_->setText(text);
     // The same numbers in one line for the strip above the charts: what a user judges a
     // schedule by, visible without scrolling the side panel.
@@ -108,12 +137,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
     if (s.hide_bound && s.hide_bound->reachedBy(r.makespan_ms)) parts << tr("Rs placed optimally");
     else if (s.hide_bound && s.hide_bound->bound_ms > 0)
         parts << tr("%1 above the best placement of Rs").arg(percent(r.makespan_ms / s.hide_bound->bound_ms - 1));
-    parts << (fit.limit_bytes ? tr("peak %1 of %2").arg(bytesText(fit.highest_peak_bytes), bytesText(*fit.limit_bytes))
-                              : tr("peak %1").arg(bytesText(fit.highest_peak_bytes)));
-    if (fit.limit_bytes && !fit.fits())
-        parts.back() = tr("<span style='color:#b00020'><b>%1 device(s) over the %2 limit</b></span>")
-                           .arg(fit.devices_over_limit)
-                           .arg(bytesText(*fit.limit_bytes));
+    parts << headlinePeak(fit);
     headline_ = parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
     showDevices(s, fit, base);
 }
@@ -130,7 +154,10 @@ void SummaryPanel::showDevices(const ComputedSchedule& s, const MemoryFit& fit, 
         const auto& d = r.devices[row];
         devices_->setItem(row, 0, new QTableWidgetItem(QString::number(d.index)));
         auto* memory = new QTableWidgetItem(bytesText(d.peak_bytes));
-        if (fit.isOver(d)) memory->setForeground(QColor("#b00020"));
+        if (fit.isOver(d)) {
+            memory->setForeground(QColor("#b00020"));
+            memory->setToolTip(tr("over %1").arg(budgetText(fit)));
+        }
         devices_->setItem(row, 1, memory);
         if (!bubbles || row >= static_cast<int>(bubbles->size())) continue;
         const DeviceBubbles& b = (*bubbles)[static_cast<std::size_t>(row)];

@@ -21,6 +21,8 @@ public:
     explicit SummaryPanel(QWidget* parent = nullptr);
     void showSchedule(const ComputedSchedule& schedule, views::TimeBase base = views::TimeBase::Milliseconds);
     QString stepTimeText() const;
+    // The rich text under the step time, ending with the memory verdict (for tests).
+    QString detailsText() const;
     // One line of rich text with the numbers that matter most (step, vs base, gap to the
     // bound, hidden recompute, peak against the limit), for the strip above the charts.
     QString headline() const { return headline_; }

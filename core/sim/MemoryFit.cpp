@@ -2,9 +2,24 @@
 
 namespace mario {
 
-MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes) {
+std::string_view basisName(MemoryFit::Basis basis) {
+    switch (basis) {
+        case MemoryFit::Basis::Limit: return "limit";
+        case MemoryFit::Basis::Card: return "card";
+        case MemoryFit::Basis::None: break;
+    }
+    return "none";
+}
+
+MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes, std::optional<double> card_bytes) {
     MemoryFit fit;
-    fit.limit_bytes = limit_bytes;
+    if (limit_bytes) {
+        fit.basis = MemoryFit::Basis::Limit;
+        fit.budget_bytes = limit_bytes;
+    } else if (card_bytes) {
+        fit.basis = MemoryFit::Basis::Card;
+        fit.budget_bytes = card_bytes;
+    }
     fit.devices = static_cast<int>(result.devices.size());
     bool first = true;
     for (const DeviceStats& device : result.devices) {
@@ -13,9 +28,13 @@ MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes) 
             fit.fullest_device = device.index;
             first = false;
         }
-        fit.devices_over_limit += fit.isOver(device);
+        fit.devices_over += fit.isOver(device);
     }
     return fit;
+}
+
+MemoryFit memoryFit(const SimResult& result, const PlanInfo& info) {
+    return memoryFit(result, info.memory_limit_bytes, info.device_memory_bytes);
 }
 
 }  // namespace mario

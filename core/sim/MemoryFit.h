@@ -1,23 +1,40 @@
 #pragma once
-// Does a simulated schedule fit its memory limit, and where is it tightest? The CLI's memory
-// line, the window's summary and compare view and the tuner's feasibility all read these
-// values, so "highest peak" and "devices over the limit" mean one thing everywhere.
+// Does a simulated schedule fit in memory, and where is it tightest? The CLI's memory line and
+// --json, the window's summary and compare view and the tuner's feasibility all read these
+// values, so "highest peak", "devices over" and what they are judged against mean one thing
+// everywhere.
 #include <optional>
+#include <string_view>
 
+#include "core/schedule/Plan.h"
 #include "core/sim/SimResult.h"
 
 namespace mario {
 
 struct MemoryFit {
+    // What the peaks are judged against. The explicit limit when the plan has one (it is also
+    // what the passes keep within); else the card's own memory, since a schedule over the card
+    // cannot run whatever anyone intended; else nothing, and every schedule fits.
+    enum class Basis { None, Limit, Card };
+
     double highest_peak_bytes = 0;  // of the fullest device (0 with no devices)
     int fullest_device = 0;         // its index; the first one on ties
     int devices = 0;
-    int devices_over_limit = 0;  // 0 without a limit
-    std::optional<double> limit_bytes;
-    bool fits() const { return devices_over_limit == 0; }
-    bool isOver(const DeviceStats& device) const { return limit_bytes && device.peak_bytes > *limit_bytes; }
+    int devices_over = 0;  // over budget_bytes; 0 without one
+    Basis basis = Basis::None;
+    std::optional<double> budget_bytes;  // the limit or the card's memory, per basis
+
+    bool fits() const { return devices_over == 0; }
+    bool isOver(const DeviceStats& device) const { return budget_bytes && device.peak_bytes > *budget_bytes; }
 };
 
-MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes);
+// "limit", "card" or "none": the basis in --json and wherever it is named in one word.
+std::string_view basisName(MemoryFit::Basis basis);
+
+// Against `limit_bytes` when given, else against `card_bytes`, else nothing.
+MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes,
+                    std::optional<double> card_bytes = std::nullopt);
+// The plan's own limit, else its card (PlanInfo::device_memory_bytes).
+MemoryFit memoryFit(const SimResult& result, const PlanInfo& info);
 
 }  // namespace mario

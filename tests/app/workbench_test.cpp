@@ -2,11 +2,13 @@
 // exports and the screenshot mode.
 #include <QCheckBox>
 #include <QImage>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <qcustomplot.h>
@@ -32,6 +34,11 @@ namespace {
 const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/figure2.config.json");
 
 using mario::test::indexOf;
+
+QJsonObject readJsonObject(const QString& path) {
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
+}
 
 // Drags the box of `action` on `device` to `dropTimeMs` with real mouse events, in edit mode.
 void drag(MainWindow& window, int device, const char* action, double dropTimeMs) {
@@ -262,6 +269,52 @@ private slots:
                  qPrintable(window.statusBar()->currentMessage()));
         QVERIFY(!window.exportTo(dir.filePath("chart.bmp")));
         QVERIFY(window.errorText().contains("unknown export format"));
+    }
+
+    // Without a memory limit the summary judges the peaks against one card, red when over:
+    // LLaMA-2 13B 1F1B on 8 A100-40G with no passes. The expected count comes from the
+    // simulated peaks and the preset's memory_gb, read here from its file.
+    void theSummaryJudgesThePeaksAgainstTheCardWithoutALimit() {
+        QJsonObject config = readJsonObject(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
+        config.remove("memory_limit_gb");
+        config["hardware"] = "a100-40g";
+        config["passes"] = QJsonArray();
+        QTemporaryDir dir;
+        QFile file(dir.filePath("nolimit.config.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(config).toJson());
+        file.close();
+        const double cardGb =
+            readJsonObject(MARIO_TEST_SOURCE_DIR "/profiles/hardware/a100-40g.json")["memory_gb"].toDouble();
+        QVERIFY(cardGb > 0);
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY2(window.openFile(file.fileName()), qPrintable(window.errorText()));
+        int over = 0;
+        for (const DeviceStats& device : window.document()->current().result.devices)
+            over += device.peak_bytes > cardGb * 1e9;
+        QVERIFY(over > 0);
+        const QString verdict = QStringLiteral("%1 device(s) over one card's %2 GB").arg(over).arg(cardGb, 0, 'f', 2);
+        const QString details = window.summary()->detailsText();
+        QVERIFY2(details.contains("no limit set: <span style='color:#b00020'><b>" + verdict + "</b></span>"),
+                 qPrintable(details));
+        QVERIFY2(window.headlineText().contains(verdict), qPrintable(window.headlineText()));
+        // The device table marks the same devices, and says against what.
+        auto* table = window.summary()->findChild<QTableWidget*>("deviceTable");
+        QVERIFY(table);
+        int marked = 0;
+        for (int row = 0; row < table->rowCount(); ++row)
+            marked += table->item(row, 1)->toolTip().startsWith("over one card's");
+        QCOMPARE(marked, over);
+        // A limit takes over from the card, as in `mario simulate`.
+        config["memory_limit_gb"] = 1000;
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(QJsonDocument(config).toJson());
+        file.close();
+        QVERIFY(window.openFile(file.fileName()));
+        QVERIFY2(window.summary()->detailsText().contains("fits the 1.00 TB limit"),
+                 qPrintable(window.summary()->detailsText()));
+        QVERIFY(!window.summary()->detailsText().contains("card"));
     }
 
     void screenshotModeWritesANonEmptyPng() {

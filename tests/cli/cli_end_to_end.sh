@@ -54,6 +54,34 @@ run "$mario" simulate "$gpt3" --passes none
 check "base schedule is flagged as out of memory" grep -q "32 of 32 devices exceed the 40.00 GB limit" "$work/out"
 run "$mario" simulate "$gpt3" --json
 check "with all passes it fits" grep -q '"fits_memory": true' "$work/out"
+check "the limit is the basis" grep -q '"memory_basis": "limit"' "$work/out"
+
+# Without a limit the card judges: LLaMA-2 13B 1F1B on 8 A100-40G, no passes. The expected
+# verdict comes from the per-device peaks in --json and the preset's memory_gb.
+sed 's/"memory_limit_gb": 80,//; s/"passes": "all"/"passes": []/; s/a100-80g/a100-40g/' \
+    "$root/resources/examples/llama2-13b-1f1b.config.json" >"$work/nolimit.json"
+card_gb=$(grep -o '"memory_gb": *[0-9.]*' "$root/profiles/hardware/a100-40g.json" | sed 's/.*: *//')
+run "$mario" simulate "$work/nolimit.json" --json
+read -r over worst worst_gb < <(grep -o '"peak_memory_bytes": *[0-9.e+]*' "$work/out" | sed 's/.*: *//' |
+    awk -v card="$card_gb" '{ if ($1 > card * 1e9) n++; if (NR == 1 || $1 > best) { best = $1; d = NR - 1 } }
+                           END { printf "%d %d %.2f\n", n, d, best / 1e9 }')
+check "the card is the basis" grep -q '"memory_basis": "card"' "$work/out"
+check "over the card does not fit" grep -q '"fits_memory": false' "$work/out"
+check "json has the card" num_eq "$(json_number device_memory_bytes)" "$(awk -v g="$card_gb" 'BEGIN { print g * 1e9 }')"
+check "the example's peaks exceed the card" test "$over" -gt 0
+run "$mario" simulate "$work/nolimit.json"
+card_text=$(printf '%.2f GB' "$card_gb")
+check "no limit, $over of 8 over one card's $card_text" grep -q "^memory       no limit set, and $over of 8 devices exceed one card's $card_text (worst: device $worst, $worst_gb GB) — this schedule would run out of memory; set memory_limit_gb" "$work/out"
+check "$over device rows over the card" test "$(grep -c '  over the card$' "$work/out")" = "$over"
+# On 80 GB cards with the paper's passes the same model fits, and the line says so.
+sed 's/"memory_limit_gb": 80,//' "$root/resources/examples/llama2-13b-1f1b.config.json" >"$work/nolimit80.json"
+card80=$(printf '%.2f GB' "$(grep -o '"memory_gb": *[0-9.]*' "$root/profiles/hardware/a100-80g.json" | sed 's/.*: *//')")
+run "$mario" simulate "$work/nolimit80.json"
+check "no limit, every device fits one card's $card80" grep -q "^memory       no limit set; every device fits one card's $card80 (highest peak" "$work/out"
+check "no device row over" test "$(grep -c '  over the' "$work/out")" = 0
+# Unit costs have no card: no memory line, as before.
+run "$mario" simulate "$example" --json
+check "unit costs have no basis" grep -q '"memory_basis": "none"' "$work/out"
 
 # Plan, validate, export, import.
 run "$mario" plan "$example" -o "$work/fig2.mario.json"

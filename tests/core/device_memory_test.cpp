@@ -1,6 +1,6 @@
 // The card's memory on a plan (PlanInfo::device_memory_bytes): the builder takes it from the
 // hardware preset, the plan format writes and reads it, and plans written before it existed
-// still load without it.
+// still load (without it, so their memory verdict is what it was).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +10,8 @@
 #include "core/io/PlanJson.h"
 #include "core/model/PresetLibrary.h"
 #include "core/schedule/PlanBuilder.h"
+#include "core/sim/MemoryFit.h"
+#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -84,6 +86,12 @@ TEST(DeviceMemory, APlanWrittenBeforeItLoadsWithoutIt) {
     EXPECT_FALSE(plan->info.device_memory_bytes.has_value());
     EXPECT_EQ(plan->info.memory_limit_bytes, 2e10);
     EXPECT_FALSE(writePlan(*plan).contains("device_memory_bytes"));  // nothing invented on the way out
+    // Its verdict is the limit's, as before: device 1 holds 1.4e10 static + 5e9 activations.
+    auto sim = Simulator::run(*plan);
+    ASSERT_TRUE(sim.ok()) << sim.error().message;
+    const MemoryFit fit = memoryFit(*sim, plan->info);
+    EXPECT_EQ(fit.basis, MemoryFit::Basis::Limit);
+    EXPECT_TRUE(fit.fits());
 }
 
 TEST(DeviceMemory, ANonPositiveValueIsRefusedByName) {

@@ -23,13 +23,52 @@ SimResult peaks(std::vector<double> bytes) {
 TEST(MemoryFit, CountsTheDevicesOverTheLimitAndNamesTheFirstFullest) {
     const MemoryFit fit = memoryFit(peaks({5, 9, 9, 8}), 8.0);
     EXPECT_EQ(fit.devices, 4);
-    EXPECT_EQ(fit.devices_over_limit, 2);  // 8 is at the limit, not over it
+    EXPECT_EQ(fit.devices_over, 2);  // 8 is at the limit, not over it
     EXPECT_DOUBLE_EQ(fit.highest_peak_bytes, 9);
     EXPECT_EQ(fit.fullest_device, 1);
     EXPECT_FALSE(fit.fits());
     EXPECT_TRUE(memoryFit(peaks({5, 9}), 9.0).fits());
     EXPECT_TRUE(memoryFit(peaks({5, 9}), std::nullopt).fits());  // no limit, nothing is over
     EXPECT_EQ(memoryFit(peaks({}), 1.0).highest_peak_bytes, 0);
+}
+
+// Peaks 5, 9 and 12 against a limit of 10 and a card of 8: the limit alone judges when it is
+// set (one device over, though two exceed the card); without it the card does (two over);
+// with neither nothing is judged and everything fits.
+TEST(MemoryFit, JudgesByTheLimitElseByTheCardAndSaysWhich) {
+    const SimResult result = peaks({5, 9, 12});
+    const MemoryFit byLimit = memoryFit(result, 10.0, 8.0);
+    EXPECT_EQ(byLimit.basis, MemoryFit::Basis::Limit);
+    EXPECT_EQ(byLimit.budget_bytes, 10.0);
+    EXPECT_EQ(byLimit.devices_over, 1);
+    EXPECT_FALSE(byLimit.isOver(result.devices[1]));
+    const MemoryFit byCard = memoryFit(result, std::nullopt, 8.0);
+    EXPECT_EQ(byCard.basis, MemoryFit::Basis::Card);
+    EXPECT_EQ(byCard.budget_bytes, 8.0);
+    EXPECT_EQ(byCard.devices_over, 2);
+    EXPECT_TRUE(byCard.isOver(result.devices[1]));
+    EXPECT_EQ(byCard.fullest_device, 2);
+    const MemoryFit unjudged = memoryFit(result, std::nullopt, std::nullopt);
+    EXPECT_EQ(unjudged.basis, MemoryFit::Basis::None);
+    EXPECT_FALSE(unjudged.budget_bytes);
+    EXPECT_TRUE(unjudged.fits());
+    // A limit above the card is still the limit: it is what the user asked the passes to keep.
+    EXPECT_EQ(memoryFit(result, 20.0, 8.0).basis, MemoryFit::Basis::Limit);
+    EXPECT_TRUE(memoryFit(result, 20.0, 8.0).fits());
+    EXPECT_EQ(basisName(MemoryFit::Basis::Limit), "limit");
+    EXPECT_EQ(basisName(MemoryFit::Basis::Card), "card");
+    EXPECT_EQ(basisName(MemoryFit::Basis::None), "none");
+}
+
+TEST(MemoryFit, APlanInfoGivesItsLimitElseItsCard) {
+    const SimResult result = peaks({5, 9});
+    PlanInfo info;
+    info.device_memory_bytes = 8.0;
+    EXPECT_EQ(memoryFit(result, info).basis, MemoryFit::Basis::Card);
+    EXPECT_EQ(memoryFit(result, info).devices_over, 1);
+    info.memory_limit_bytes = 9.0;
+    EXPECT_EQ(memoryFit(result, info).basis, MemoryFit::Basis::Limit);
+    EXPECT_TRUE(memoryFit(result, info).fits());
 }
 
 TuneOutcome outcome(bool checkpoint, int pp) {
