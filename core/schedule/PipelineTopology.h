@@ -31,7 +31,9 @@ public:
 
     // find_prev_inst: the instruction on another stage that must finish before `instruction`
     // may run (F waits for the previous stage's F, B/I for the next stage's B/I). Returns
-    // false when the dependency is local (first F, last stage's backward).
+    // false when the dependency is local (first F, last stage's backward). A backward's
+    // dependency is named with the same kind; the next stage may have run the other one
+    // (DualPipe runs some micro-batches whole on one device and split on its neighbour).
     bool crossStageDependency(const Instruction& instruction, Instruction& dependency) const;
 
     // The stage a SEND delivers to, or -1 when it has no receiver in the chain.
