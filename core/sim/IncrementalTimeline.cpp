@@ -201,7 +201,9 @@ void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, 
         } else {
             rotateBlock(tails_[device], from, to, count);
             // When the Rs started when the tails were taken: what can reach their place then ended
-            // no later (the same simulation's numbers, so an equal end is equal, not rounded past).
+            // no later. Not to the last bit: an update keeps the old times past an instruction that
+            // ends when it did up to rounding, so an end may sit a last bit past the start of the R
+            // that follows it (propagate compares with same()).
             for (std::size_t k = to; k < to + count; ++k) horizon_ = std::max(horizon_, tails_[device][k].startThen);
         }
     }
@@ -302,7 +304,8 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(double giveUpAbove) 
             double ahead = workAhead_[d][k];
             if (!tails_.empty()) {
                 const Tail& tail = tails_[d][k];
-                ahead = std::max(ahead, tail.endThen > horizon_ ? tail.full : tail.withoutRecompute);
+                const bool pastMovedRs = tail.endThen > horizon_ && !same(tail.endThen, horizon_);
+                ahead = std::max(ahead, pastMovedRs ? tail.full : tail.withoutRecompute);
             }
             if (next.end + ahead > giveUpAbove && !same(next.end + ahead, giveUpAbove)) {
                 evaluations_ += work;

@@ -126,8 +126,8 @@ private:
         double endThen = 0;
     };
     // Per instruction, or empty. `full` holds for instructions that ended after `horizon_` when
-    // the tails were taken: they cannot reach where any R moved since then stood (a chain from
-    // them starts later), so no chain after them lost an R.
+    // the tails were taken, beyond rounding: they cannot reach where any R moved since then stood
+    // (a chain from them starts later), so no chain after them lost an R.
     std::vector<std::vector<Tail>> tails_;
     std::vector<std::size_t> left_;  // takeTails's buffers
     std::vector<int> parked_;
