@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "core/model/RankLayout.h"
 #include "core/schedule/PipelineTopology.h"
 #include "executor/BlasThreads.h"
 #include "executor/DeviceWorker.h"
@@ -16,7 +17,6 @@
 #include "executor/TcpTransport.h"
 #include "executor/TensorWire.h"
 #include "executor/dist/PeerWatch.h"
-#include "executor/dist/RankLayout.h"
 #include "executor/dist/TcpMesh.h"
 #ifdef MARIO_HAVE_NCCL
 #include "executor/NcclTransport.h"
@@ -47,7 +47,7 @@ Result<std::map<std::string, std::vector<int>>> reduceGroups(const std::vector<S
     std::map<std::string, std::vector<int>> groups;
     for (int r = 0; r < replicas; ++r) {
         for (const auto& st : stages) {
-            const int rank = dist::rankOf({topology.deviceOf(st.index), r, 0}, 1, replicas);
+            const int rank = rankOf({topology.deviceOf(st.index), r, 0}, 1, replicas);
             auto& ranks = groups[st.slice.key()];
             if (std::find(ranks.begin(), ranks.end(), rank) != ranks.end())
                 return makeError("device " + std::to_string(topology.deviceOf(st.index)) +
@@ -67,7 +67,7 @@ class ProcessSteps final : public StepLoop {
 public:
     struct Mesh {
         dist::TcpMesh& mesh;
-        const dist::RankPlace& place;
+        const RankPlace& place;
         std::function<int(int)> rankOfDevice;
         const std::map<std::string, std::vector<int>>& groups;
     };
@@ -105,7 +105,7 @@ protected:
         std::vector<WorkerMeasure> all;
         for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
             const auto& n = (*numbers)[r];
-            all.push_back({dist::placeOf(r, 1, inputs().replicas).device, n[0], n[1], n[2], n[3]});
+            all.push_back({placeOf(r, 1, inputs().replicas).device, n[0], n[1], n[2], n[3]});
         }
         return all;
     }
@@ -134,9 +134,9 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     if (options.data_parallel != 1 && options.data_parallel != replicas)
         return makeError("--dp " + std::to_string(options.data_parallel) + " disagrees with WORLD_SIZE=" +
                          std::to_string(env.world_size) + " over " + std::to_string(devices) + " devices");
-    const dist::RankPlace place = dist::placeOf(env.rank, 1, replicas);
+    const RankPlace place = placeOf(env.rank, 1, replicas);
     auto rankOfDevice = [replicas, replica = place.replica](int device) {
-        return dist::rankOf({device, replica, 0}, 1, replicas);
+        return rankOf({device, replica, 0}, 1, replicas);
     };
     at::set_num_threads(1);
     useOneBlasThread();

@@ -3,23 +3,23 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "executor/dist/RankLayout.h"
+#include "core/model/RankLayout.h"
 
 namespace mario::exec {
 
 NcclSetup makeNcclSetup(const NcclRankInputs& inputs, dist::TcpMesh& mesh, const dist::PeerWatch& watch) {
     NcclSetup setup;
     const int replicas = inputs.replicas;
-    const int replica = dist::placeOf(inputs.rank, 1, replicas).replica;
+    const int replica = placeOf(inputs.rank, 1, replicas).replica;
     setup.rank = inputs.rank;
     setup.device = inputs.device;
-    setup.rankOfDevice = [replicas, replica](int device) { return dist::rankOf({device, replica, 0}, 1, replicas); };
+    setup.rankOfDevice = [replicas, replica](int device) { return rankOf({device, replica, 0}, 1, replicas); };
     setup.topology = inputs.topology;
     setup.links = inputs.links;
     for (const auto& [key, ranks] : *inputs.groups) setup.reduceGroups.push_back({key, ranks});
     for (int r = 0; r < replicas; ++r)
         for (auto [from, to] : inputs.links->links())
-            setup.linkRanks.push_back({dist::rankOf({from, r, 0}, 1, replicas), dist::rankOf({to, r, 0}, 1, replicas)});
+            setup.linkRanks.push_back({rankOf({from, r, 0}, 1, replicas), rankOf({to, r, 0}, 1, replicas)});
     setup.messageShape = inputs.messageShape;
     setup.cudaDevice = inputs.localRank;
     setup.dtype = inputs.dtype;

@@ -141,8 +141,10 @@ int tuneCommand(const Args& args, const std::string& executable) {
         if (!parsed.has("json")) std::printf("wrote %s\n", out->c_str());
     }
     if (auto dir = parsed.value("export")) {
-        auto written =
-            writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, LaunchOptions{});
+        // The scripts lay ranks out on nodes of the size the cost model simulated.
+        LaunchOptions launch;
+        launch.gpus_per_node = config->hardware.gpus_per_node;
+        auto written = writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, launch);
         if (!written) return fail(kBadInput, written.error().message);
         if (!parsed.has("json"))
             std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n",

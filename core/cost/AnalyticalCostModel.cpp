@@ -3,6 +3,8 @@
 #include <optional>
 #include <string>
 
+#include "core/model/RankLayout.h"
+
 namespace mario {
 
 namespace {
@@ -19,7 +21,9 @@ constexpr double kOptimizerPasses = 3;
 
 AnalyticalCostModel::AnalyticalCostModel(const Config& config)
     : model_(config.model), hardware_(config.hardware), parallel_(config.parallel),
-      b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden) {}
+      b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
+      data_parallel_in_node_(
+          nodeLocality(parallel_.pp, parallel_.dp, parallel_.tp, hardware_.gpus_per_node).data_parallel_in_node) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -144,10 +148,10 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
 
     int dp = parallel_.dp;
     if (dp > 1) {
-        // Ring all-reduce of bf16 gradients. Ranks run tp, pp, dp from fastest to slowest, so
-        // the dp peers share a node only when the whole job fits in one.
-        bool oneNode = parallel_.pp * parallel_.tp * dp <= hardware_.gpus_per_node;
-        double bandwidth = oneNode ? hardware_.intra_node_gb_per_s : hardware_.inter_node_gb_per_s;
+        // Ring all-reduce of bf16 gradients among the replicas of one device. In Megatron-LM's
+        // rank order (RankLayout.h) they sit tp apart, so they share a node whenever tp · dp
+        // GPUs fit in one; a ring with one hop across nodes runs at InfiniBand's pace.
+        double bandwidth = data_parallel_in_node_ ? hardware_.intra_node_gb_per_s : hardware_.inter_node_gb_per_s;
         double bytes = 2.0 * (dp - 1) / dp * params * 2;
         cost.reduce_grad_ms = bytes / (bandwidth * 1e9) * 1e3 + 2.0 * (dp - 1) * hardware_.link_latency_ms;
     }

@@ -55,6 +55,8 @@ private:
     double b_;  // micro-batch size
     double s_;  // sequence length
     double h_;  // hidden size
+    // The replicas of one device share a node (RankLayout.h): the all-reduce runs over NVLink.
+    bool data_parallel_in_node_;
 };
 
 }  // namespace mario

@@ -5,6 +5,7 @@
 #include "core/cost/AnalyticalCostModel.h"
 #include "core/cost/ProfileCostModel.h"
 #include "core/model/PresetLibrary.h"
+#include "core/model/RankLayout.h"
 
 namespace mario {
 
@@ -62,8 +63,9 @@ Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std
 LinkSpec pipelineLink(const Config& config) {
     if (config.unit_costs) return LinkSpec{0, 0};
     const HardwareConfig& hw = config.hardware;
-    bool oneNode = config.parallel.pp * config.parallel.tp <= hw.gpus_per_node;
-    return LinkSpec{hw.link_latency_ms, oneNode ? hw.intra_node_gb_per_s : hw.inter_node_gb_per_s};
+    const ParallelConfig& p = config.parallel;
+    const bool inNode = nodeLocality(p.pp, p.dp, p.tp, hw.gpus_per_node).pipeline_in_node;
+    return LinkSpec{hw.link_latency_ms, inNode ? hw.intra_node_gb_per_s : hw.inter_node_gb_per_s};
 }
 
 }  // namespace mario

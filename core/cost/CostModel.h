@@ -20,10 +20,10 @@ namespace mario {
 // ProfileCostModel once and call it directly.
 Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
 
-// The point-to-point link between neighbouring pipeline stages. Ranks are assumed in the
-// order tp (fastest), then pp, then dp, so a pipeline of pp * tp GPUs stays inside one node
-// when it fits there and uses NVLink; otherwise neighbours may sit on different nodes and the
-// slower InfiniBand bandwidth sets the pace. Unit mode: a free link {0, 0}.
+// The point-to-point link between neighbouring pipeline stages, on the ranks of RankLayout.h
+// (Megatron-LM's order, the one launch exports run): NVLink when every pipeline hop stays
+// inside a node, else InfiniBand, since the slowest hop sets a pipeline's pace. Unit mode: a
+// free link {0, 0}.
 LinkSpec pipelineLink(const Config& config);
 
 }  // namespace mario

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/io/PlanJson.h"
+#include "core/model/RankLayout.h"
 
 namespace mario {
 namespace {
@@ -45,6 +46,15 @@ std::string worldComment(const TuneCandidate& candidate, const LaunchLayout& lay
         << "#   rank = tp_rank + tp * (dp_replica + dp * pipeline_device), so rank r runs\n"
         << "#   pipeline device r / (tp*dp) = r / " << candidate.tp * candidate.dp
         << " of data-parallel replica (r / tp) % dp.\n";
+    // The cost model judged the links on this same layout (core/model/RankLayout.h); say how, so
+    // a cluster engineer can tell what the simulated step time assumed of the network.
+    const NodeLocality locality = nodeLocality(candidate.pp, candidate.dp, candidate.tp, options.gpus_per_node);
+    out << "# Simulated links: pipeline hops "
+        << (locality.pipeline_in_node ? "all inside a node (NVLink)" : "cross nodes (InfiniBand paces them)");
+    if (candidate.dp > 1)
+        out << ", gradient all-reduce "
+            << (locality.data_parallel_in_node ? "inside a node (NVLink)" : "across nodes (InfiniBand)");
+    out << ".\n";
     if (candidate.tp > 1)
         out << "# tp = " << candidate.tp << ": the ranks of one tensor-parallel group run the same pipeline device\n"
             << "#   together, which needs an executor with tensor parallelism.\n";

@@ -4,13 +4,9 @@
 // torchrun / Slurm scripts that run the plan itself with `mario-executor`, which is the only
 // way to get Mario's schedule (bubble-aware checkpoint placement, prepose-forward, Chimera).
 //
-// Rank layout of the launch scripts, chosen to match Megatron-LM's default order
-// ("tp-cp-ep-dp-pp": tensor parallel fastest, pipeline slowest) so that a Megatron run and a
-// Mario run of the same candidate put the same work on the same GPU:
-//     rank = tp_rank + tp * (dp_replica + dp * pipeline_device)
-// i.e. pipeline device = rank / (tp * dp), dp replica = (rank / tp) % dp. Tensor-parallel peers
-// stay inside a node (tp <= GPUs per node), data-parallel replicas next, pipeline neighbours
-// furthest apart, as in Megatron.
+// Rank layout of the launch scripts: core/model/RankLayout.h, Megatron-LM's default order, so
+// that a Megatron run and a Mario run of the same candidate put the same work on the same GPU,
+// and the cost model costed the links of exactly this layout.
 #include <string>
 
 #include "core/model/Config.h"
@@ -21,8 +17,8 @@
 namespace mario {
 
 struct LaunchOptions {
-    int gpus_per_node = 8;
-    int nodes = 0;  // 0: derive from pp·dp·tp / gpus_per_node, rounded up
+    int gpus_per_node = 8;  // callers pass the config's hardware.gpus_per_node, the simulated one
+    int nodes = 0;          // 0: derive from pp·dp·tp / gpus_per_node, rounded up
     std::string executor = "mario-executor";
     std::string master_port = "29500";
     int iterations = 10;

@@ -164,13 +164,19 @@ TEST(CostModel, GradientAllReduceOnlyWithDataParallelism) {
     ASSERT_TRUE(alone.ok());
     EXPECT_EQ((*alone)[0].reduce_grad_ms, 0);
     EXPECT_GT((*alone)[0].optimizer_ms, 0);
-    // dp = 8 with pp = 2 spans two nodes: ring all-reduce over InfiniBand (10 GB/s here) of
-    // 2-byte gradients, 2·7/8 of the bytes, plus 2·7 link latencies.
+    // dp = 8 with pp = 2 on 8-GPU nodes: in Megatron-LM's rank order device 0's replicas are
+    // ranks 0–7, one node, so the ring all-reduce of 2-byte gradients runs over NVLink
+    // (100 GB/s here): 2·7/8 of the bytes, plus 2·7 link latencies.
     c.parallel.dp = 8;
     auto reduced = computeStageCosts(c, evenLayout(4, 2));
     ASSERT_TRUE(reduced.ok());
     const double params = 2 * (16384 + 32768 + 256) + 1000 * 64 + 128 * 64;
-    EXPECT_NEAR((*reduced)[0].reduce_grad_ms, 2.0 * 7 / 8 * params * 2 / 10e9 * 1e3 + 14 * 0.01, 1e-12);
+    EXPECT_NEAR((*reduced)[0].reduce_grad_ms, 2.0 * 7 / 8 * params * 2 / 100e9 * 1e3 + 14 * 0.01, 1e-12);
+    // dp = 16: device 0's replicas are ranks 0–15, two nodes, so InfiniBand (10 GB/s) paces it.
+    c.parallel.dp = 16;
+    auto across = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(across.ok());
+    EXPECT_NEAR((*across)[0].reduce_grad_ms, 2.0 * 15 / 16 * params * 2 / 10e9 * 1e3 + 30 * 0.01, 1e-12);
 }
 
 TEST(CostModel, EvenLayoutCoversAllLayersWithEndsMarked) {
@@ -316,6 +322,12 @@ TEST(CostModel, LinkIsNvlinkInsideANodeAndInfinibandAcross) {
     LinkSpec across = pipelineLink(presetConfig("gpt3-13b", "a100-40g", 16));
     EXPECT_EQ(across.bandwidth_gb_per_s, 25);
     EXPECT_EQ(pipelineLink(presetConfig("gpt3-13b", "h100", 16)).bandwidth_gb_per_s, 50);
+    // pp 8 × dp 2: 16 GPUs in Megatron-LM's order, the order launch exports run. Device d is
+    // ranks 2d and 2d + 1, so the hop from device 3 (ranks 6, 7) to 4 (ranks 8, 9) leaves the
+    // node: InfiniBand, though the 8 pipeline devices alone would fit one node.
+    EXPECT_EQ(pipelineLink(presetConfig("gpt3-13b", "a100-40g", 8, 2)).bandwidth_gb_per_s, 25);
+    // pp 4 × dp 2: all 8 ranks on one node.
+    EXPECT_EQ(pipelineLink(presetConfig("gpt3-13b", "a100-40g", 4, 2)).bandwidth_gb_per_s, 300);
 }
 
 TEST(CostModel, LayoutsOutsideTheModelAreErrors) {
