@@ -47,17 +47,28 @@ Result<std::vector<std::string>> readPasses(const json& value) {
     }
     if (!value.is_array()) return makeError("passes: expected an array of pass names, \"all\" or \"none\"");
     std::vector<std::string> passes;
+    std::vector<std::string> named;  // written out by name: only these can be "listed twice"
     for (std::size_t i = 0; i < value.size(); ++i) {
         std::string where = "passes[" + std::to_string(i) + "]";
         if (!value[i].is_string()) return makeError(where + ": expected a pass name");
         const std::string name = value[i].get<std::string>();
+        // As in `--passes all,hide`: "all" adds the paper's four where they are not listed yet,
+        // "none" adds nothing, so ["all", "hide"] means what a reader expects.
+        if (name == "all") {
+            for (const std::string& paper : passNames(paperPasses()))
+                if (std::find(passes.begin(), passes.end(), paper) == passes.end()) passes.push_back(paper);
+            continue;
+        }
+        if (name == "none") continue;
         // The pass manager owns the vocabulary; the file stores the short names.
         const auto pass = parsePassName(name);
-        if (!pass) return makeError(where + ": unknown pass \"" + name + "\" (expected " + passNameList() + ")");
+        if (!pass)
+            return makeError(where + ": unknown pass \"" + name + "\" (expected " + passNameList() + ", all or none)");
         const std::string shortName(passName(*pass));
-        if (std::find(passes.begin(), passes.end(), shortName) != passes.end())
+        if (std::find(named.begin(), named.end(), shortName) != named.end())
             return makeError(where + ": pass \"" + shortName + "\" is listed twice");
-        passes.push_back(shortName);
+        named.push_back(shortName);
+        if (std::find(passes.begin(), passes.end(), shortName) == passes.end()) passes.push_back(shortName);
     }
     return passes;
 }

@@ -10,6 +10,7 @@
 
 #include "core/io/ConfigJson.h"
 #include "core/model/PresetLibrary.h"
+#include "core/passes/PassVocabulary.h"
 
 namespace mario {
 namespace {
@@ -140,6 +141,16 @@ TEST(ConfigJson, PassListsAcceptAllNoneAndLongNames) {
     EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"checkpoint", "overlap"}));
     doc["passes"] = {"checkpoint", "checkpoint"};
     EXPECT_EQ(errorOf(doc).rfind("passes[1]:", 0), 0u);
+    // Inside a list, "all" and "none" mean what they mean on the command line (--passes all,hide):
+    // the paper's four in their order, then the rest; a pass "all" already added is not repeated.
+    doc["passes"] = {"all", "hide"};
+    EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"checkpoint", "overlap", "redundancy", "prepose", "hide"}));
+    doc["passes"] = {"prepose", "all"};
+    EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"prepose", "checkpoint", "overlap", "redundancy"}));
+    doc["passes"] = {"none", "hide"};
+    EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"hide"}));
+    doc["passes"] = {"all", "fast"};
+    EXPECT_EQ(errorOf(doc), "passes[1]: unknown pass \"fast\" (expected " + mario::passNameList() + ", all or none)");
 }
 
 void expectRoundTrip(const Config& original) {
