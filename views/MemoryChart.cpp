@@ -81,7 +81,16 @@ void MemoryChart::setTimeBase(TimeBase base) {
 }
 
 void MemoryChart::setMemory(const SimResult& result, std::optional<double> limitBytes) {
+    showAgainst(result, limitBytes, false);
+}
+
+void MemoryChart::setMemory(const SimResult& result, const MemoryFit& fit) {
+    showAgainst(result, fit.budget_bytes, fit.basis == MemoryFit::Basis::Card);
+}
+
+void MemoryChart::showAgainst(const SimResult& result, std::optional<double> limitBytes, bool againstCard) {
     limitBytes_ = limitBytes;
+    budgetIsCard_ = againstCard && limitBytes;
     makespan_ = result.makespan_ms;
     raw_.clear();
     for (const DeviceStats& device : result.devices) {
@@ -172,17 +181,27 @@ void MemoryChart::updateOverLimitLabel(const SimResult& result) {
                              .arg(unitName_)
                              .arg(highest);
     const int devices = static_cast<int>(result.devices.size());
+    // Without a limit the budget is one card: say so, since the passes did not aim at it.
+    const QString budget =
+        budgetIsCard_ ? QStringLiteral("one card's %1").arg(limit) : QStringLiteral("the %1 limit").arg(limit);
     if (overLimit_ > 0) {
-        overLimitLabel_->setText(QStringLiteral("%1 %2 over the %3 limit: %4 (%5)")
+        overLimitLabel_->setText(QStringLiteral("%1%2 %3 over %4: %5 (%6)")
+                                     .arg(budgetIsCard_ ? QStringLiteral("No limit set, and ") : QString())
                                      .arg(overLimit_)
                                      .arg(overLimit_ == 1 ? QStringLiteral("device") : QStringLiteral("devices"))
-                                     .arg(limit, over.join(QStringLiteral(", ")), peak));
+                                     .arg(budget, over.join(QStringLiteral(", ")), peak));
         overLimitLabel_->setStyleSheet(QStringLiteral("color: #B03020; font-weight: bold;"));
+    } else if (budgetIsCard_) {
+        overLimitLabel_->setText(QStringLiteral("No limit set; %1 %2 (%3)")
+                                     .arg(devices == 1 ? QStringLiteral("the device fits")
+                                                       : QStringLiteral("all %1 devices fit").arg(devices),
+                                          budget, peak));
+        overLimitLabel_->setStyleSheet(QStringLiteral("color: #404040;"));
     } else {
         overLimitLabel_->setText(
-            QStringLiteral("%1 within the %2 limit (%3)")
+            QStringLiteral("%1 within %2 (%3)")
                 .arg(devices == 1 ? QStringLiteral("The device is") : QStringLiteral("All %1 devices are").arg(devices),
-                     limit, peak));
+                     budget, peak));
         overLimitLabel_->setStyleSheet(QStringLiteral("color: #404040;"));
     }
     overLimitLabel_->setVisible(true);
@@ -193,8 +212,10 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
     peaks_->clearItems();
     auto* within = new QCPBars(peaks_->xAxis, peaks_->yAxis);
     auto* over = new QCPBars(peaks_->xAxis, peaks_->yAxis);
-    within->setName(limitBytes_ ? QStringLiteral("within limit") : QStringLiteral("peak"));
-    over->setName(QStringLiteral("over limit"));
+    within->setName(!limitBytes_    ? QStringLiteral("peak")
+                    : budgetIsCard_ ? QStringLiteral("within one card")
+                                    : QStringLiteral("within limit"));
+    over->setName(budgetIsCard_ ? QStringLiteral("over one card") : QStringLiteral("over limit"));
     for (auto* bars : {within, over}) {
         bars->setWidth(0.7);
         bars->setPen(Qt::NoPen);
@@ -241,7 +262,10 @@ void MemoryChart::addLimitLine(QCustomPlot* plot) {
     // Readable where it crosses a bar or a curve.
     label->setBrush(QColor(255, 255, 255, 220));
     label->setPadding(QMargins(3, 1, 3, 1));
-    label->setText(QStringLiteral("limit %1 %2").arg(limit, 0, 'g', 4).arg(unitName_));
+    label->setText(QStringLiteral("%1 %2 %3")
+                       .arg(budgetIsCard_ ? QStringLiteral("one card") : QStringLiteral("limit"))
+                       .arg(limit, 0, 'g', 4)
+                       .arg(unitName_));
 }
 
 void MemoryChart::rethin(bool force) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/sim/MemoryFit.h"
 #include "core/sim/SimResult.h"
 #include "views/TimeBase.h"
 
@@ -23,8 +24,12 @@ class MemoryChart : public QWidget {
 public:
     explicit MemoryChart(QWidget* parent = nullptr);
 
-    // `result` must have been simulated with record_memory_curve.
+    // `result` must have been simulated with record_memory_curve. The line and the verdict are
+    // drawn against `limitBytes`, the plan's explicit limit.
     void setMemory(const SimResult& result, std::optional<double> limitBytes);
+    // Against whatever `fit` judged by (core/sim/MemoryFit.h): the limit, or without one the
+    // card's own memory, named as such ("one card 40 GB", "over the card"), or nothing.
+    void setMemory(const SimResult& result, const MemoryFit& fit);
 
     // What the time axis counts: milliseconds (labelled µs/ms/s/min as the span asks) or the
     // abstract units of a unit-cost plan. Milliseconds until set.
@@ -36,7 +41,8 @@ public:
     int devicesOverLimit() const;
     // The sentence above the charts whenever a limit is set: "4 devices over the 40 GB limit:
     // 3, 7, 11, 15 (highest 52.3 GB on device 7)", or "All 32 devices are within the 40 GB
-    // limit (…)". Empty without a limit.
+    // limit (…)"; against a card, "No limit set, and 8 devices over one card's 40 GB: …".
+    // Empty with nothing to judge against.
     QString overLimitText() const;
     QLabel* overLimitLabel() const { return overLimitLabel_; }
 
@@ -60,6 +66,7 @@ public slots:
     void setTimeRange(double lower, double upper);
 
 private:
+    void showAgainst(const SimResult& result, std::optional<double> budgetBytes, bool againstCard);
     void setupCurvePlot();
     void setupPeakPlot();
     void rebuildCurves();
@@ -80,7 +87,8 @@ private:
     TimeBase timeBase_ = TimeBase::Milliseconds;
 
     std::vector<std::vector<MemoryPoint>> raw_;
-    std::optional<double> limitBytes_;
+    std::optional<double> limitBytes_;  // the limit, or one card's memory when budgetIsCard_
+    bool budgetIsCard_ = false;
     double scaleFloorBytes_ = 0;
     double unitBytes_ = 1e9;
     QString unitName_ = QStringLiteral("GB");

@@ -125,13 +125,14 @@ void CompareWindow::setSchedules(const NamedSchedule& top, const NamedSchedule& 
     applyOutlines();
     // One memory scale for both: equal heights are equal bytes, in one unit, so the taller
     // schedule's memory looks taller (each scaled to its own peak, both would fill the chart).
-    const double tallest =
-        std::max(views::MemoryChart::tallestBytes(topResult, top.plan.info.memory_limit_bytes),
-                 views::MemoryChart::tallestBytes(bottomResult, bottom.plan.info.memory_limit_bytes));
+    const MemoryFit topFit = memoryFit(topResult, top.plan.info);
+    const MemoryFit bottomFit = memoryFit(bottomResult, bottom.plan.info);
+    const double tallest = std::max(views::MemoryChart::tallestBytes(topResult, topFit.budget_bytes),
+                                    views::MemoryChart::tallestBytes(bottomResult, bottomFit.budget_bytes));
     topMemory_->setScaleFloorBytes(tallest);
     bottomMemory_->setScaleFloorBytes(tallest);
-    topMemory_->setMemory(topResult, top.plan.info.memory_limit_bytes);
-    bottomMemory_->setMemory(bottomResult, bottom.plan.info.memory_limit_bytes);
+    topMemory_->setMemory(topResult, topFit);
+    bottomMemory_->setMemory(bottomResult, bottomFit);
     table_->setComparison(top.plan, topResult, bottom.plan, bottomResult, difference_, base);
     // The table as wide as its columns, the charts the rest.
     const int total = std::max(split_->width(), width() - 24);  // before the first show, the window's

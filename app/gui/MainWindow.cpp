@@ -32,6 +32,7 @@
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
 #include "core/session/ScheduleFiles.h"
+#include "core/sim/MemoryFit.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
@@ -247,7 +248,7 @@ void MainWindow::showComputed() {
     gantt_->setTimeBase(document_.timeBase());
     memory_->setTimeBase(document_.timeBase());
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
-    memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
+    memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
     summary_->showSchedule(s, document_.timeBase());
     headline_->setText(summary_->headline());
     stepper_->setState(document_.state());
@@ -266,14 +267,14 @@ void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
         if (document_.hasSchedule()) {
             const ComputedSchedule& s = document_.current();
             gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
-            memory_->setMemory(s.result, s.plan.info.memory_limit_bytes);
+            memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
         }
         return;
     }
     gantt_->setTimeline(views::buildTimeline(snapshot->plan, snapshot->result));
     gantt_->setHighlights(snapshot->highlights);
     gantt_->setShadeBubbles(true);
-    memory_->setMemory(snapshot->result, snapshot->plan.info.memory_limit_bytes);
+    memory_->setMemory(snapshot->result, memoryFit(snapshot->result, snapshot->plan.info));
     statusBar()->showMessage(snapshot->caption, 30000);
 }
 

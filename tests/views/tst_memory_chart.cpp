@@ -26,6 +26,7 @@ private slots:
     void legendAtAnyDeviceCount();
     void statesTheDevicesOverTheLimit();
     void overLimitSentenceSitsAboveTheCharts();
+    void judgesAgainstOneCardWithoutALimit();
 
 private:
     static SimResult oneGigabytePerMicrobatch(int microbatches = 8, int devices = 4);
@@ -230,6 +231,39 @@ void MemoryChartTest::overLimitSentenceSitsAboveTheCharts() {
     QVERIFY(chart.overLimitLabel()->geometry().top() >= 0);
     chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
     QVERIFY(!chart.overLimitLabel()->isVisible());
+}
+
+void MemoryChartTest::judgesAgainstOneCardWithoutALimit() {
+    // Peaks 4.5, 3.5, 2.5, 1.5 GB (above). No limit, a 3 GB card: memoryFit judges by the card,
+    // and the chart says so rather than calling the card a limit the passes kept to.
+    const SimResult sim = oneGigabytePerMicrobatch();
+    PlanInfo info;
+    info.device_memory_bytes = 3.0e9;
+    MemoryChart chart;
+    chart.setMemory(sim, memoryFit(sim, info));
+    QCOMPARE(chart.devicesOverLimit(), 2);
+    QCOMPARE(chart.overLimitText(),
+             QStringLiteral("No limit set, and 2 devices over one card's 3 GB: 0, 1 (highest 4.5 GB on device 0)"));
+    QCustomPlot* peaks = chart.peakPlot();
+    QCPItemText* label = nullptr;
+    for (int i = 0; i < peaks->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(peaks->item(i))) label = text;
+    QVERIFY(label);
+    QCOMPARE(label->text(), QStringLiteral("one card 3 GB"));
+    QCOMPARE(qobject_cast<QCPBars*>(peaks->plottable(1))->name(), QStringLiteral("over one card"));
+    info.device_memory_bytes = 8.0e9;
+    chart.setMemory(sim, memoryFit(sim, info));
+    QCOMPARE(chart.overLimitText(),
+             QStringLiteral("No limit set; all 4 devices fit one card's 8 GB (highest 4.5 GB on device 0)"));
+    // A limit outranks the card, and is named a limit.
+    info.memory_limit_bytes = 4.0e9;
+    chart.setMemory(sim, memoryFit(sim, info));
+    QCOMPARE(chart.overLimitText(), QStringLiteral("1 device over the 4 GB limit: 0 (highest 4.5 GB on device 0)"));
+    label = nullptr;
+    for (int i = 0; i < peaks->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(peaks->item(i))) label = text;
+    QVERIFY(label);
+    QCOMPARE(label->text(), QStringLiteral("limit 4 GB"));
 }
 
 QTEST_MAIN(MemoryChartTest)
