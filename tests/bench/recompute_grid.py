@@ -11,7 +11,12 @@ max(T_base, lower_bound) (the plan's own bound; the tight bound beside it), the 
 to the larger of it and max(T_base, lower_bound), the peak per device against hide's memory budget,
 and the time the passes took.
 
-usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA]   (default build/app/mario)
+`--schemes zero-bubble` runs the same grid on the split-backward schedules people train with
+today (zb-h1, zbv, dualpipev, interleaved-zb with 2 chunks); a configuration a scheme refuses
+(dualpipev needs at least 2*PP micro-batches) is listed as skipped, with mario's reason.
+
+usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA] [--schemes paper|zero-bubble]
+       (default build/app/mario, hide, paper)
 """
 import json
 import os
@@ -21,14 +26,24 @@ import sys
 import tempfile
 
 MODELS = ["gpt3-1.6b", "llama2-3b"]
-SCHEMES = [("1f1b", None), ("chimera", None), ("interleaved", 2)]
+SCHEME_SETS = {
+    "paper": [("1f1b", None), ("chimera", None), ("interleaved", 2)],
+    "zero-bubble": [("zb-h1", None), ("zbv", None), ("dualpipev", None), ("interleaved-zb", 2)],
+}
 PIPELINES = [4, 8]
 
 
+class Refused(Exception):
+    """mario refused the configuration (exit 2, bad input): the scheme's own rules."""
+
+
 def simulate(mario, config_path, passes):
-    out = subprocess.run([mario, "simulate", config_path, "--passes", passes, "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    run = subprocess.run([mario, "simulate", config_path, "--passes", passes, "--json"],
+                         capture_output=True, text=True)
+    if run.returncode == 2:
+        raise Refused(run.stderr.strip().splitlines()[-1] if run.stderr.strip() else "refused")
+    run.check_returncode()
+    return json.loads(run.stdout)
 
 
 def config(model, scheme, chunks, pp, m):
@@ -46,17 +61,26 @@ def main():
         at = args.index("--passes")
         extra = args[at + 1]
         del args[at:at + 2]
+    schemes = SCHEME_SETS["paper"]
+    if "--schemes" in args:
+        at = args.index("--schemes")
+        schemes = SCHEME_SETS[args[at + 1]]
+        del args[at:at + 2]
     mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
-    rows, gaps_four, gaps_hide, rec_four, rec_hide, gaps_reach = [], [], [], [], [], []
+    rows, gaps_four, gaps_hide, rec_four, rec_hide, gaps_reach, skipped = [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for model in MODELS:
-            for scheme, chunks in SCHEMES:
+            for scheme, chunks in schemes:
                 for pp in PIPELINES:
                     for m in (pp, 2 * pp, 4 * pp):
                         path = os.path.join(tmp, "c.config.json")
                         with open(path, "w") as f:
                             json.dump(config(model, scheme, chunks, pp, m), f)
-                        base = simulate(mario, path, "none")
+                        try:
+                            base = simulate(mario, path, "none")
+                        except Refused as why:
+                            skipped.append(f"{model} {scheme} {pp}x{m}: {why}")
+                            continue
                         ckpt = simulate(mario, path, "checkpoint")
                         four = simulate(mario, path, "all")
                         hide = simulate(mario, path, "all," + extra)
@@ -91,6 +115,8 @@ def main():
         print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {r[4]:.1f} | {r[5]:.2f} | {r[6]:.2f} | "
               f"{100 * r[7]:+.1f}% | {100 * r[8]:+.1f}% | {100 * r[9]:+.1f}% | {r[10]:.1f} | {100 * r[11]:+.1f}% | "
               f"{100 * r[12]:+.1f}% | {r[13]:.3f} | {r[14]:.1f} | {r[15]:.1f} |")
+    for line in skipped:
+        print(f"skipped {line}")
     print()
     print("| | median | worst |")
     print("|---|---|---|")
