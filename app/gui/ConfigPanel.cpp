@@ -91,6 +91,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     model_ = new QComboBox(this);
     model_->setObjectName("model");
     hardware_ = new QComboBox(this);
+    hardware_->setObjectName("hardware");
     for (const auto& name : presets.modelNames()) model_->addItem(QString::fromStdString(name));
     for (const auto& name : presets.hardwareNames()) hardware_->addItem(QString::fromStdString(name));
     costs_ = new QComboBox(this);
@@ -120,6 +121,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     global_ = spin(this, 1, 1 << 20);
     microbatches_ = spin(this, 1, 4096);
     memory_ = new QDoubleSpinBox(this);
+    memory_->setObjectName("memory");
     memory_->setRange(0, 100000);
     memory_->setSuffix(" GB");
     memory_->setSpecialValueText(tr("no limit"));
@@ -175,6 +177,15 @@ void ConfigPanel::showCostMode(CostMode mode) {
     global_->setEnabled(!unit);
     model_->setEnabled(!unit);
     hardware_->setEnabled(!unit);
+    // Without a limit the verdict judges each device against one card (core/sim/MemoryFit.h):
+    // name that card's memory where the limit would be, so "no limit" never reads as "any size".
+    double cardGb = 0;
+    if (!unit && shown_) {
+        if (isFromConfig(hardware_)) cardGb = shown_->hardware.memory_gb;
+        else if (auto hardware = presets_.hardware(hardware_->currentText().toStdString()))
+            cardGb = hardware->memory_gb;
+    }
+    memory_->setSpecialValueText(cardGb > 0 ? tr("no limit (card %1 GB)").arg(cardGb, 0, 'g', 4) : tr("no limit"));
 }
 
 void ConfigPanel::addProfileEntry(const QString& path, bool fromConfig) {

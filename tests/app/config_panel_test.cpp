@@ -3,6 +3,7 @@
 // profile that does not fit the model is refused by name without touching the schedule.
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -109,6 +110,31 @@ private slots:
         const Config unit = edited.last().at(0).value<Config>();
         QVERIFY(unit.unit_costs && !unit.profile);
         QVERIFY(!panel.findChild<QComboBox*>("model")->isEnabled());
+    }
+
+    void noLimitNamesTheCardTheVerdictJudgesBy() {
+        // The LLaMA example without its limit: "no limit" names one card, the one the memory
+        // verdict then judges by, read from the preset files, and follows the hardware box.
+        ConfigPanel panel(presets_);
+        auto config = readConfigFile(kLlamaConfig.toStdString(), presets_);
+        QVERIFY(config.ok());
+        config->memory_limit_bytes.reset();
+        panel.showConfig(*config);
+        auto* memory = panel.findChild<QDoubleSpinBox*>("memory");
+        QVERIFY(memory);
+        auto cardText = [](const QString& hardware) {
+            const double gb =
+                readJsonObject(QStringLiteral(MARIO_TEST_SOURCE_DIR "/profiles/hardware/%1.json").arg(hardware))
+                    .value("memory_gb")
+                    .toDouble();
+            return QStringLiteral("no limit (card %1 GB)").arg(gb);
+        };
+        QCOMPARE(memory->text(), cardText(QString::fromStdString(config->hardware.name)));
+        panel.findChild<QComboBox*>("hardware")->setCurrentText("a100-40g");
+        QCOMPARE(memory->text(), cardText("a100-40g"));
+        // Unit costs have no card.
+        panel.costsBox()->setCurrentText("unit (teaching)");
+        QCOMPARE(memory->text(), QStringLiteral("no limit"));
     }
 
     void aConfigWithAProfileSelectsItAndRoundTrips() {
