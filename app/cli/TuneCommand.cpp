@@ -11,10 +11,10 @@
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
 #include "core/io/ConfigJson.h"
-#include "core/io/LaunchExport.h"
 #include "core/io/PlanJson.h"
 #include "core/model/Limits.h"
 #include "core/model/PresetLibrary.h"
+#include "core/tune/CandidateExport.h"
 #include "core/tune/TuneVerdict.h"
 #include "core/tune/Tuner.h"
 
@@ -141,10 +141,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
         if (!parsed.has("json")) std::printf("wrote %s\n", out->c_str());
     }
     if (auto dir = parsed.value("export")) {
-        // The scripts lay ranks out on nodes of the size the cost model simulated.
-        LaunchOptions launch;
-        launch.gpus_per_node = config->hardware.gpus_per_node;
-        auto written = writeLaunchBundle(*dir, Tuner::configFor(*config, winner, options), winner, *plan, launch);
+        auto written = writeCandidateBundle(*dir, *config, winner, options);
         if (!written) return fail(kBadInput, written.error().message);
         if (!parsed.has("json"))
             std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n",

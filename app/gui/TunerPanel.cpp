@@ -22,7 +22,6 @@
 #include "app/gui/TuneResultModel.h"
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TuneSummary.h"
-#include "core/schedule/PlanBuilder.h"
 #include "core/tune/Tuner.h"
 #include "views/ParetoChart.h"
 #include "views/TunerCurveChart.h"
@@ -61,8 +60,13 @@ TunerPanel::TunerPanel(ScheduleDocument* document, QWidget* parent) : QWidget(pa
     summary_->setTextFormat(Qt::RichText);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     showRejected_ = new QCheckBox(tr("show rejected"), results);
+    export_ = new QPushButton(tr("Export for cluster…"), results);
+    export_->setToolTip(tr("Write the selected candidate's plan, Megatron-LM arguments and torchrun and Slurm "
+                           "scripts into a folder"));
+    export_->setEnabled(false);
     summaryRow->addWidget(summary_, 1);
     summaryRow->addWidget(showRejected_, 0, Qt::AlignTop);
+    summaryRow->addWidget(export_, 0, Qt::AlignTop);
     model_ = new TuneResultModel(this);
     proxy_ = new TuneResultSortProxy(this);
     proxy_->setSourceModel(model_);
@@ -96,7 +100,10 @@ TunerPanel::TunerPanel(ScheduleDocument* document, QWidget* parent) : QWidget(pa
             [this](const QModelIndex& current) {
                 const int outcome = current.isValid() ? proxy_->outcomeAt(current.row()) : -1;
                 pareto_->setSelected(outcome >= 0 ? std::optional<int>(outcome) : std::nullopt);
+                const TuneOutcome* chosen = outcome >= 0 ? model_->outcome(outcome) : nullptr;
+                export_->setEnabled(chosen && chosen->feasible);
             });
+    connect(export_, &QPushButton::clicked, this, &TunerPanel::exportSelected);
     connect(pareto_, &views::ParetoChart::candidateClicked, this, &TunerPanel::selectOutcomeInTable);
     connect(document_, &ScheduleDocument::computed, this, &TunerPanel::syncWithDocument);
     setRunning(false);
@@ -265,6 +272,7 @@ bool TunerPanel::run() {
     runBase_ = base;
     runOptions_ = options;
     result_.reset();
+    export_->setEnabled(false);
     model_->clear();
     pareto_->clear();
     summary_->clear();
@@ -337,49 +345,6 @@ void TunerPanel::onFinished() {
     else setStatus(tr("Done: %1 in %2.").arg(candidates, took));
     summary_->setText(tuneSummaryHtml(r, evaluated));
     emit finished();
-}
-
-void TunerPanel::selectOutcomeInTable(int outcome) {
-    const int row = model_->rowOf(outcome);
-    if (row < 0) return;
-    const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
-    table_->selectRow(index.row());
-    table_->scrollTo(index);
-}
-
-bool TunerPanel::openCandidate(int outcome) {
-    const TuneOutcome* o = result_ && runBase_ ? model_->outcome(outcome) : nullptr;
-    if (!o) return false;
-    if (!o->feasible) {
-        setStatus(tr("%1 does not fit; only candidates that fit open as schedules.").arg(qstr(o->candidate.label())),
-                  true);
-        return false;
-    }
-    const Config config = Tuner::configFor(*runBase_, o->candidate, runOptions_);
-    // Built once here so that a failure never leaves an empty step on the undo stack.
-    if (auto plan = buildPlan(config); !plan) {
-        setStatus(tr("Cannot open %1: %2").arg(qstr(o->candidate.label()), qstr(plan.error().message)), true);
-        return false;
-    }
-    const QString label = qstr(o->candidate.label());
-    std::vector<PassId> passes;
-    if (o->candidate.checkpoint) passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
-    // One undo step: the candidate's settings and its passes together.
-    document_->undoStack()->beginMacro(tr("Open tuned candidate %1").arg(label));
-    QString error;
-    const bool ok = document_->setConfig(config, &error);
-    if (ok) document_->setPasses(passes, tr("Passes of %1").arg(label));
-    document_->undoStack()->endMacro();
-    if (!ok) {
-        setStatus(tr("Cannot open %1: %2").arg(label, error), true);
-        return false;
-    }
-    setStatus(tr("Opened %1 in the main window.").arg(label));
-    if (QWidget* window = parentWidget() ? parentWidget()->window() : nullptr) {
-        window->raise();
-        window->activateWindow();
-    }
-    return true;
 }
 
 }  // namespace mario::gui

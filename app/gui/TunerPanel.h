@@ -3,7 +3,7 @@
 // micro-batch size × checkpointing under a memory limit) on a background thread, with a live
 // best-so-far curve, cancel, a sortable ranked table, the Pareto scatter and a summary. A
 // double-click on a feasible row opens that candidate's schedule in the main window (one undo
-// step). Plan files and teaching (unit-cost) configs cannot be tuned: the panel says why.
+// step), and "Export for cluster…" writes its launch bundle. Plan files and teaching (unit-cost) configs cannot be tuned: the panel says why.
 #include <QPointF>
 #include <QVector>
 #include <QWidget>
@@ -55,6 +55,7 @@ public:
 
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
+    QPushButton* exportButton() const { return export_; }
     QSpinBox* devicesBox() const { return devices_; }
     QDoubleSpinBox* memoryBox() const { return memory_; }
     QCheckBox* tensorParallelBox() const { return tpSearch_; }
@@ -74,6 +75,10 @@ public slots:
     // Loads the candidate behind result()->outcomes[outcome] into the document; false (the
     // status says why) for a rejected candidate or when its schedule cannot be built.
     bool openCandidate(int outcome);
+    // Writes that candidate's launch bundle (core/tune/CandidateExport.h) into `directory`, as
+    // `mario tune --export` does; false (the status says why) for a rejected candidate or a
+    // bundle that cannot be written. "Export for cluster…" asks for the folder and calls this.
+    bool exportCandidate(int outcome, const QString& directory);
 
 signals:
     void started();
@@ -89,6 +94,7 @@ private:
     void showProgress(const QVector<QPointF>& improvements, const TuneProgress& latest);
     void onFinished();
     void selectOutcomeInTable(int outcome);
+    void exportSelected();
 
     ScheduleDocument* document_;
     QWidget* inputs_;
@@ -97,7 +103,7 @@ private:
     QCheckBox* tpSearch_;
     QSpinBox* threads_;
     std::vector<std::pair<Scheme, QCheckBox*>> schemeBoxes_;  // one per scheme in the catalog
-    QPushButton *run_, *cancel_;
+    QPushButton *run_, *cancel_, *export_;
     QProgressBar* progress_;
     int candidates_ = 0;  // the search space of the current run (refinement counted apart)
     QLabel *status_, *note_, *summary_;

@@ -17,6 +17,7 @@
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TunerPanel.h"
 #include "core/io/ConfigJson.h"
+#include "core/io/PlanJson.h"
 #include "core/tune/Tuner.h"
 #include "views/ParetoChart.h"
 #include "views/TunerCurveChart.h"
@@ -210,6 +211,59 @@ private slots:
         QCOMPARE(window.document()->current().plan.info.scheme, std::string("1f1b"));
         // The results stay: they were searched from the config the panel ran on.
         QVERIFY(panel->proxy()->rowCount() > 0);
+    }
+
+    void exportWritesTheSelectedCandidatesBundle() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kLlama));
+        TunerPanel* panel = window.tuner();
+        panel->show();
+        QVERIFY(QTest::qWaitForWindowExposed(panel));
+        QVERIFY(!panel->exportButton()->isEnabled());  // nothing tuned yet
+        QVERIFY(panel->run());
+        QVERIFY(waitForRun(*panel));
+        // The best row is selected after a run, and it fits: Export is offered.
+        QTRY_VERIFY(panel->exportButton()->isEnabled());
+        const int best = panel->proxy()->outcomeAt(0);
+        const TuneCandidate top = panel->result()->outcomes[best].candidate;
+
+        QTemporaryDir dir;
+        QVERIFY(panel->exportCandidate(best, dir.path()));
+        QVERIFY2(panel->statusText().startsWith(QStringLiteral("Exported")), qPrintable(panel->statusText()));
+        // The plan is the candidate's: its pipeline devices and scheme.
+        auto plan = readPlanFile(dir.filePath("plan.mario.json").toStdString());
+        QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().message.c_str());
+        QCOMPARE(plan->devices.size(), static_cast<std::size_t>(top.pp));
+        QCOMPARE(plan->info.scheme, std::string(schemeName(top.scheme)));
+        // The scripts run its world on nodes of the hardware's size (a100-80g: 8 GPUs a node).
+        QFile torchrun(dir.filePath("launch_torchrun.sh"));
+        QVERIFY(torchrun.open(QIODevice::ReadOnly));
+        const QString script = QString::fromUtf8(torchrun.readAll());
+        const QString world = QStringLiteral("# World size %1 = pp %2 x dp %3 x tp %4")
+                                  .arg(top.pp * top.dp * top.tp)
+                                  .arg(top.pp)
+                                  .arg(top.dp)
+                                  .arg(top.tp);
+        QVERIFY2(script.contains(world), qPrintable(script.left(600)));
+        QVERIFY2(script.contains(QStringLiteral("(nodes of 8 GPUs)")), qPrintable(script.left(600)));
+        QVERIFY(QFileInfo(dir.filePath("megatron_args.txt")).size() > 0);
+        QVERIFY(QFileInfo(dir.filePath("launch_slurm.sh")).isExecutable());
+
+        // A candidate that does not fit is refused by name, and Export is not offered for it.
+        int rejected = -1;
+        for (int i = 0; i < static_cast<int>(panel->result()->outcomes.size()) && rejected < 0; ++i)
+            if (!panel->result()->outcomes[i].feasible) rejected = i;
+        QVERIFY(rejected >= 0);  // 8 A100-80G cannot hold every layout of LLaMA-2 13B
+        QTemporaryDir other;
+        QVERIFY(!panel->exportCandidate(rejected, other.path()));
+        QVERIFY2(panel->statusText().contains(QStringLiteral("does not fit")), qPrintable(panel->statusText()));
+        QVERIFY(!QFileInfo::exists(other.filePath("plan.mario.json")));
+        panel->showRejectedBox()->setChecked(true);
+        const int row = panel->model()->rowOf(rejected);
+        QVERIFY(row >= 0);
+        panel->table()->setCurrentIndex(panel->proxy()->mapFromSource(panel->model()->index(row, 0)));
+        QVERIFY(!panel->exportButton()->isEnabled());
     }
 
     void aPlanFileDisablesThePanelWithANote() {

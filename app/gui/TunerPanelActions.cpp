@@ -1,0 +1,94 @@
+// The tuner's actions on one candidate (TunerPanel.h): select it, open its schedule in the
+// main window, or export it for a cluster. Apart from the panel's layout and run loop so
+// that each file stays readable.
+#include <QFileDialog>
+#include <QPushButton>
+#include <QTableView>
+
+#include "app/gui/ScheduleDocument.h"
+#include "app/gui/TuneResultModel.h"
+#include "app/gui/TuneResultSortProxy.h"
+#include "app/gui/TunerPanel.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/tune/CandidateExport.h"
+#include "core/tune/Tuner.h"
+
+namespace mario::gui {
+
+namespace {
+
+QString qstr(const std::string& s) { return QString::fromStdString(s); }
+
+}  // namespace
+
+void TunerPanel::selectOutcomeInTable(int outcome) {
+    const int row = model_->rowOf(outcome);
+    if (row < 0) return;
+    const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
+    table_->selectRow(index.row());
+    table_->scrollTo(index);
+}
+
+bool TunerPanel::openCandidate(int outcome) {
+    const TuneOutcome* o = result_ && runBase_ ? model_->outcome(outcome) : nullptr;
+    if (!o) return false;
+    if (!o->feasible) {
+        setStatus(tr("%1 does not fit; only candidates that fit open as schedules.").arg(qstr(o->candidate.label())),
+                  true);
+        return false;
+    }
+    const Config config = Tuner::configFor(*runBase_, o->candidate, runOptions_);
+    // Built once here so that a failure never leaves an empty step on the undo stack.
+    if (auto plan = buildPlan(config); !plan) {
+        setStatus(tr("Cannot open %1: %2").arg(qstr(o->candidate.label()), qstr(plan.error().message)), true);
+        return false;
+    }
+    const QString label = qstr(o->candidate.label());
+    std::vector<PassId> passes;
+    if (o->candidate.checkpoint) passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+    // One undo step: the candidate's settings and its passes together.
+    document_->undoStack()->beginMacro(tr("Open tuned candidate %1").arg(label));
+    QString error;
+    const bool ok = document_->setConfig(config, &error);
+    if (ok) document_->setPasses(passes, tr("Passes of %1").arg(label));
+    document_->undoStack()->endMacro();
+    if (!ok) {
+        setStatus(tr("Cannot open %1: %2").arg(label, error), true);
+        return false;
+    }
+    setStatus(tr("Opened %1 in the main window.").arg(label));
+    if (QWidget* window = parentWidget() ? parentWidget()->window() : nullptr) {
+        window->raise();
+        window->activateWindow();
+    }
+    return true;
+}
+
+bool TunerPanel::exportCandidate(int outcome, const QString& directory) {
+    const TuneOutcome* o = result_ && runBase_ ? model_->outcome(outcome) : nullptr;
+    if (!o) return false;
+    const QString label = qstr(o->candidate.label());
+    if (!o->feasible) {
+        setStatus(tr("%1 does not fit; only candidates that fit can be exported.").arg(label), true);
+        return false;
+    }
+    // The candidate as it was tuned: the run's base config and options, not the document's
+    // current state, which may have moved on since.
+    auto written = writeCandidateBundle(directory.toStdString(), *runBase_, o->candidate, runOptions_);
+    if (!written) {
+        setStatus(tr("Cannot export %1: %2").arg(label, qstr(written.error().message)), true);
+        return false;
+    }
+    setStatus(tr("Exported %1 to %2 (plan, Megatron-LM arguments, torchrun and Slurm scripts).").arg(label, directory));
+    return true;
+}
+
+void TunerPanel::exportSelected() {
+    const QModelIndex current = table_->currentIndex();
+    if (!current.isValid()) return;
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export the candidate into a folder"));
+    if (directory.isEmpty()) return;  // cancelled
+    exportCandidate(proxy_->outcomeAt(current.row()), directory);
+}
+
+}  // namespace mario::gui
