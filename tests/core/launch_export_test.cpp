@@ -216,6 +216,27 @@ TEST(LaunchScripts, TorchrunAndSlurmFor64GpusParseWithBash) {
     fs::remove_all(dir);
 }
 
+TEST(LaunchScripts, SayWhatTheSimulationAssumedOfTheLinks) {
+    // Megatron-LM's order on 8-GPU nodes, worked by hand: pp 8 x dp 2 puts device d on ranks 2d
+    // and 2d + 1, so devices 3 → 4 (ranks 6 → 8) cross nodes while each device's replicas share
+    // one; pp 4 x dp 2 is one node; pp 2 x dp 8 puts each device's 8 replicas on a node of its
+    // own, and every hop crosses.
+    const LaunchOptions options;  // 8 GPUs a node
+    auto links = [&](int pp, int dp) {
+        const std::string script =
+            torchrunScript(gpt3_13b(), candidate(Scheme::OneFOneB, pp, dp, 1, false), "p.json", options);
+        const auto at = script.find("# Simulated links: ");
+        return at == std::string::npos ? std::string() : script.substr(at, script.find('\n', at) - at);
+    };
+    EXPECT_EQ(links(8, 2), "# Simulated links: pipeline hops cross nodes (InfiniBand paces them), gradient "
+                           "all-reduce inside a node (NVLink).");
+    EXPECT_EQ(links(4, 2), "# Simulated links: pipeline hops all inside a node (NVLink), gradient all-reduce "
+                           "inside a node (NVLink).");
+    EXPECT_EQ(links(2, 8), "# Simulated links: pipeline hops cross nodes (InfiniBand paces them), gradient "
+                           "all-reduce inside a node (NVLink).");
+    EXPECT_EQ(links(8, 1), "# Simulated links: pipeline hops all inside a node (NVLink).");
+}
+
 TEST(LaunchScripts, AwkwardStringsAreQuoted) {
     LaunchOptions options;
     options.executor = "/opt/my tools/mario-executor";
