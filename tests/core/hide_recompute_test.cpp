@@ -124,10 +124,10 @@ TEST(HideRecompute, ReachesTheExhaustiveOptimumInMostTinyPlansAndTheBoundNeverEx
         Scheme scheme;
         int devices, microbatches, chunks;
     };
-    const Case cases[] = {{Scheme::OneFOneB, 2, 2, 1},   {Scheme::OneFOneB, 2, 3, 1}, {Scheme::OneFOneB, 2, 4, 1},
-                          {Scheme::OneFOneB, 3, 3, 1},   {Scheme::OneFOneB, 3, 4, 1}, {Scheme::GPipe, 2, 3, 1},
-                          {Scheme::GPipe, 3, 2, 1},      {Scheme::Chimera, 2, 2, 1},  {Scheme::Chimera, 2, 4, 1},
-                          {Scheme::Interleaved, 2, 2, 2}};
+    const Case cases[] = {{Scheme::OneFOneB, 2, 2, 1},    {Scheme::OneFOneB, 2, 3, 1}, {Scheme::OneFOneB, 2, 4, 1},
+                          {Scheme::OneFOneB, 3, 3, 1},    {Scheme::OneFOneB, 3, 4, 1}, {Scheme::GPipe, 2, 3, 1},
+                          {Scheme::GPipe, 3, 2, 1},       {Scheme::Chimera, 2, 2, 1},  {Scheme::Chimera, 2, 4, 1},
+                          {Scheme::Interleaved, 2, 2, 2}, {Scheme::ZbH1, 2, 3, 1},     {Scheme::ZbH1, 2, 4, 1}};
     std::mt19937 rng(2025);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
     int plans = 0, optimal = 0, boundTight = 0;
