@@ -65,6 +65,9 @@ public:
     // re-timed instructions to 2 900 on average; taking them again is a whole backward pass, which
     // hide does only when it rebuilds the timeline.
     void takeTails();
+    // After takeTails(): the longest chain of work after the instruction's end, every R counted
+    // (the recompute bound reads it on a plan without Rs, where nothing has moved).
+    double chainAfter(int device, std::size_t index) const { return tails_[device][index].full; }
 
     double makespan() const { return makespan_; }
     const std::vector<InstructionTiming>& timings(int device) const { return timings_[device]; }

@@ -8,9 +8,8 @@
 #include <vector>
 
 #include "core/sim/ComputeTime.h"
-#include "core/sim/MessageGraph.h"
+#include "core/sim/IncrementalTimeline.h"
 #include "core/sim/ProgramMemory.h"
-#include "core/sim/Simulator.h"
 
 namespace mario {
 namespace {
@@ -45,59 +44,6 @@ private:
     int k_;
     std::vector<std::pair<double, int>> counts_;  // distinct values, longest first, with counts
 };
-
-// Longest path from each instruction's start to the end of the step over the plan's
-// dependencies (the next instruction of the device; a SEND's message to its RECV, after the
-// transfer), each instruction taking its compute time and nothing else. Whatever else delays
-// a real run only adds to it.
-std::vector<std::vector<double>> remainingPaths(const Plan& plan, const MessageGraph& messages) {
-    const std::size_t deviceCount = plan.devices.size();
-    std::vector<std::vector<double>> remaining(deviceCount);
-    std::vector<std::vector<int>> pendingSuccessors(deviceCount);
-    // The RECV each SEND feeds, with the transfer time.
-    std::vector<std::vector<std::pair<InstructionRef, double>>> delivery(deviceCount);
-    for (std::size_t d = 0; d < deviceCount; ++d) {
-        const std::size_t n = plan.devices[d].program.size();
-        remaining[d].assign(n, 0.0);
-        pendingSuccessors[d].assign(n, 0);
-        delivery[d].assign(n, {InstructionRef{}, 0.0});
-        for (std::size_t i = 0; i + 1 < n; ++i) pendingSuccessors[d][i] = 1;
-    }
-    for (const Message& message : messages.messages()) {
-        if (!message.send.valid() || !message.recv.valid()) continue;
-        delivery[message.send.device][message.send.program_index] = {message.recv,
-                                                                     message.arrived_ms - message.sent_ms};
-        ++pendingSuccessors[message.send.device][message.send.program_index];
-    }
-    // Predecessors, to walk the graph backwards from its sinks (Kahn's order, reversed).
-    std::vector<std::vector<InstructionRef>> fedBy(deviceCount);
-    for (std::size_t d = 0; d < deviceCount; ++d) fedBy[d].assign(plan.devices[d].program.size(), InstructionRef{});
-    for (std::size_t d = 0; d < deviceCount; ++d)
-        for (std::size_t i = 0; i < delivery[d].size(); ++i)
-            if (delivery[d][i].first.valid())
-                fedBy[delivery[d][i].first.device][delivery[d][i].first.program_index] = {static_cast<int>(d),
-                                                                                          static_cast<int>(i)};
-    std::vector<InstructionRef> ready;
-    for (std::size_t d = 0; d < deviceCount; ++d)
-        for (std::size_t i = 0; i < pendingSuccessors[d].size(); ++i)
-            if (pendingSuccessors[d][i] == 0) ready.push_back({static_cast<int>(d), static_cast<int>(i)});
-    auto release = [&](InstructionRef at) {
-        if (at.valid() && --pendingSuccessors[at.device][at.program_index] == 0) ready.push_back(at);
-    };
-    while (!ready.empty()) {
-        const InstructionRef at = ready.back();
-        ready.pop_back();
-        const auto& program = plan.devices[at.device].program;
-        const std::size_t i = static_cast<std::size_t>(at.program_index);
-        double after = i + 1 < program.size() ? remaining[at.device][i + 1] : 0.0;
-        const auto& [recv, transfer] = delivery[at.device][i];
-        if (recv.valid()) after = std::max(after, transfer + remaining[recv.device][recv.program_index]);
-        remaining[at.device][i] = computeMs(plan, program, i) + after;
-        if (i > 0) release({at.device, at.program_index - 1});
-        release(fedBy[at.device][i]);
-    }
-    return remaining;
-}
 
 struct Recomputation {
     std::size_t forward = 0, backward = 0;  // indices in the program without its Rs
@@ -151,12 +97,13 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
     Plan bare = plan;
     for (auto& device : bare.devices)
         std::erase_if(device.program, [](const Instruction& ins) { return ins.op == Op::Recompute; });
-    auto sim = Simulator::run(bare, SimOptions::timelineOnly());
-    if (!sim) return sim.error();
-    if (sim->deadlocked) return makeError("recompute bound: the plan without its recomputations deadlocks");
-    auto messages = MessageGraph::build(bare, *sim);
-    if (!messages) return messages.error();
-    const auto remaining = remainingPaths(bare, *messages);
+    // Its timeline, and per instruction the longest chain of work that must follow its end (its
+    // device's later compute, the messages it sends and all they start): whatever else delays
+    // a real run only adds to it.
+    auto timeline = IncrementalTimeline::build(bare);
+    if (!timeline)
+        return makeError("recompute bound: the plan without its recomputations: " + timeline.error().message);
+    timeline->takeTails();
 
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& original = plan.devices[d].program;
@@ -213,7 +160,7 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             }
         std::vector<std::vector<const Recomputation*>> endingAt(program.size());
         for (const auto& r : rs) endingAt[r.backward].push_back(&r);
-        const auto& timings = sim->devices[d].timings;
+        const auto& timings = timeline->timings(static_cast<int>(d));
         for (std::size_t i = 0; i < program.size(); ++i) {
             if (!isCompute(program[i].op)) continue;
             double work = 0, before = 0, within = 0;
@@ -233,7 +180,7 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
                     }
                 const double kept =
                     std::max(0.0, before - leaveBefore.sum()) + std::max(0.0, within - leaveWithin.sum());
-                const double total = timings[i].start + work + kept + (remaining[d][j] - ms);
+                const double total = timings[i].start + work + kept + timeline->chainAfter(static_cast<int>(d), j);
                 if (total > out.bound_ms) {
                     out.bound_ms = total;
                     out.device = static_cast<int>(d);
