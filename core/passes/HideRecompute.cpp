@@ -234,9 +234,11 @@ private:
     std::vector<ProgramIndex> indices_;
 };
 
-}  // namespace
-
-namespace {
+// What is left of a cap of `maxSimulations` (0: none) after `used`; at least one, so that a
+// start the cap has already spent still ends its round.
+int simulationsLeft(int maxSimulations, int used) {
+    return maxSimulations > 0 ? std::max(1, maxSimulations - used) : 0;
+}
 
 // One order of hide's steps, from the plan as it stands: first within the memory the plan
 // already uses, then within the whole budget, whose result is kept only when it is faster
@@ -255,7 +257,7 @@ Result<Attempt> attempt(const Plan& input, const IncrementalTimeline& timeline, 
     auto report = first.run(dropsFirst);
     if (!report) return report.error();
     Plan wider = out.plan;
-    const int left = maxSimulations > 0 ? std::max(1, maxSimulations - report->simulations) : 0;
+    const int left = simulationsLeft(maxSimulations, report->simulations);
     Hider second(wider, first.timeline(), budget, cancel, left);
     auto widerReport = second.run(dropsFirst);
     if (!widerReport) return widerReport.error();
@@ -330,7 +332,7 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     std::optional<Attempt> best;
     int simulations = 0;
     for (bool dropsFirst : {false, true}) {
-        const int left = maxSimulations > 0 ? std::max(1, maxSimulations - simulations) : 0;
+        const int left = simulationsLeft(maxSimulations, simulations);
         auto tried = attempt(plan, *timeline, frugal, budget, dropsFirst, cancel, left);
         if (!tried) return tried.error();
         simulations += tried->report.simulations;
@@ -349,7 +351,7 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
             if (!start) return start.error();
             ++simulations;
             start->takeTails();
-            const int left = maxSimulations > 0 ? std::max(1, maxSimulations - simulations) : 0;
+            const int left = simulationsLeft(maxSimulations, simulations);
             Hider hider(third.plan, std::move(*start), budget, cancel, left);
             auto moved = hider.run(/*dropsFirst=*/false);
             if (!moved) return moved.error();
