@@ -53,21 +53,24 @@ struct Recomputation {
     bool matched = false;                      // its backward is on the device
 };
 
+// How many of the Rs' extra activations fit in what `room` leaves above `level`, each taken at
+// `smallest`, the least extra of the device's Rs (positive), so the count can only be too high.
+int fitAbove(double level, double room, double smallest, std::size_t count) {
+    return static_cast<int>(std::min<double>(std::floor(std::max(0.0, room - level) / smallest + 1e-9), count));
+}
+
 // The most Rs of one device that can go at once: dropping one holds its forward's full
 // activations from the forward to where its R stood, and the budget caps the sum at every
 // point. Counted with every R just before its backward (each kept R then costs the least
 // memory) and with each dropped R costing the smallest extra of the device's Rs, so the
 // count can only be too high. Earliest end first is exact for intervals under per-point
 // capacities (an exchange argument, docs/hide-recompute.md).
-int mostDroppable(const std::vector<Recomputation>& rs, const std::vector<double>& levels, double room) {
+int mostDroppable(const std::vector<Recomputation>& rs, const std::vector<double>& levels, double room,
+                  double smallest) {
     if (rs.empty()) return 0;
-    double smallest = rs.front().extraBytes;
-    for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
     if (smallest <= 0) return static_cast<int>(rs.size());
     std::vector<int> capacity(levels.size()), load(levels.size(), 0);
-    for (std::size_t p = 0; p < levels.size(); ++p)
-        capacity[p] = static_cast<int>(
-            std::min<double>(std::floor(std::max(0.0, room - levels[p]) / smallest + 1e-9), rs.size()));
+    for (std::size_t p = 0; p < levels.size(); ++p) capacity[p] = fitAbove(levels[p], room, smallest, rs.size());
     std::vector<const Recomputation*> byEnd;
     for (const auto& r : rs) byEnd.push_back(&r);
     std::sort(byEnd.begin(), byEnd.end(), [](const Recomputation* a, const Recomputation* b) {
@@ -139,7 +142,9 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         out.recomputes[d] = static_cast<int>(rs.size());
         const double room = (d < budget.size() ? budget[d] : INFINITY) - staticBytesOf(plan, static_cast<int>(d));
         const auto levels = memoryLevels(plan, memoryProgram);
-        const int droppable = std::isfinite(room) ? mostDroppable(rs, levels, room) : out.recomputes[d];
+        double smallest = INFINITY;
+        for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
+        const int droppable = std::isfinite(room) ? mostDroppable(rs, levels, room, smallest) : out.recomputes[d];
         out.droppable[d] = droppable;
         // Every stretch i..j of the device's program runs one instruction after another, with
         // the Rs whose backward lies in it (i < backward <= j), less those that may run
@@ -148,15 +153,12 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         // for at most `roomBefore[i]` of them; one whose forward lies in the stretch runs in
         // it unless it goes (at most `droppable`). The step is at least i's earliest start,
         // that work, and the path after j.
-        double smallest = INFINITY;
-        for (const auto& r : rs) smallest = std::min(smallest, r.extraBytes);
         std::vector<int> roomBefore(program.size(), static_cast<int>(rs.size()));
         if (std::isfinite(room) && smallest > 0)
             for (std::size_t i = 0, at = 0; i < program.size(); ++i, ++at) {
                 if (at < memoryProgram.size() && memoryProgram[at].op == Op::Recompute) ++at;
                 const double level = at > 0 ? levels[at - 1] : 0.0;
-                roomBefore[i] = static_cast<int>(
-                    std::min<double>(std::floor(std::max(0.0, room - level) / smallest + 1e-9), rs.size()));
+                roomBefore[i] = fitAbove(level, room, smallest, rs.size());
             }
         std::vector<std::vector<const Recomputation*>> endingAt(program.size());
         for (const auto& r : rs) endingAt[r.backward].push_back(&r);
