@@ -182,8 +182,8 @@ void MemoryChart::updateOverLimitLabel(const SimResult& result) {
                              .arg(highest);
     const int devices = static_cast<int>(result.devices.size());
     // Without a limit the budget is one card: say so, since the passes did not aim at it.
-    const QString budget =
-        budgetIsCard_ ? QStringLiteral("one card's %1").arg(limit) : QStringLiteral("the %1 limit").arg(limit);
+    const QString budget = QString::fromStdString(
+        budgetPhrase(budgetIsCard_ ? MemoryFit::Basis::Card : MemoryFit::Basis::Limit, limit.toStdString()));
     if (overLimit_ > 0) {
         overLimitLabel_->setText(QStringLiteral("%1%2 %3 over %4: %5 (%6)")
                                      .arg(budgetIsCard_ ? QStringLiteral("No limit set, and ") : QString())

@@ -72,19 +72,16 @@ void printPassSteps(const std::vector<PassReport>& steps) {
 // device_memory_bytes), else nothing to judge.
 void printMemoryVerdict(const MemoryFit& fit) {
     if (!fit.budget_bytes) return;
-    const std::string budget = humanBytes(*fit.budget_bytes);
+    const std::string budget = budgetPhrase(fit.basis, humanBytes(*fit.budget_bytes));
     const bool card = fit.basis == MemoryFit::Basis::Card;
     std::cout << "memory       ";
     if (fit.fits())
-        std::cout << (card ? "no limit set; every device fits one card's " + budget
-                           : "every device fits the " + budget + " limit")
-                  << " (highest peak " << humanBytes(fit.highest_peak_bytes) << " on device " << fit.fullest_device
-                  << ")\n";
+        std::cout << (card ? "no limit set; " : "") << "every device fits " << budget << " (highest peak "
+                  << humanBytes(fit.highest_peak_bytes) << " on device " << fit.fullest_device << ")\n";
     else
         std::cout << (card ? "no limit set, and " : "") << fit.devices_over << " of " << fit.devices
-                  << " devices exceed " << (card ? "one card's " + budget : "the " + budget + " limit")
-                  << " (worst: device " << fit.fullest_device << ", " << humanBytes(fit.highest_peak_bytes)
-                  << ") — this schedule would run out of memory"
+                  << " devices exceed " << budget << " (worst: device " << fit.fullest_device << ", "
+                  << humanBytes(fit.highest_peak_bytes) << ") — this schedule would run out of memory"
                   << (card ? "; set memory_limit_gb so the passes keep within it" : "") << "\n";
 }
 

@@ -32,9 +32,8 @@ QTableWidgetItem* peakCell(const DeviceStats* stats, const MemoryFit& fit) {
         QFont bold = item->font();
         bold.setBold(true);
         item->setFont(bold);
-        const QString budget = QString::fromStdString(humanBytes(*fit.budget_bytes));
-        item->setToolTip(fit.basis == MemoryFit::Basis::Card ? QObject::tr("over one card's %1").arg(budget)
-                                                             : QObject::tr("over the %1 limit").arg(budget));
+        item->setToolTip(
+            QObject::tr("over %1").arg(QString::fromStdString(budgetPhrase(fit.basis, humanBytes(*fit.budget_bytes)))));
     }
     return item;
 }

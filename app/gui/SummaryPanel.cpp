@@ -25,9 +25,7 @@ QString overInRed(const QString& text) {
 // What the peaks are judged against, in the words of `mario simulate`'s memory line: the
 // limit, else one card's memory (no limit set), else nothing.
 QString budgetText(const MemoryFit& fit) {
-    const QString bytes = bytesText(fit.budget_bytes.value_or(0));
-    return fit.basis == MemoryFit::Basis::Card ? QObject::tr("one card's %1").arg(bytes)
-                                               : QObject::tr("the %1 limit").arg(bytes);
+    return QString::fromStdString(budgetPhrase(fit.basis, humanBytes(fit.budget_bytes.value_or(0))));
 }
 
 QString memoryVerdict(const MemoryFit& fit) {

@@ -11,6 +11,15 @@ std::string_view basisName(MemoryFit::Basis basis) {
     return "none";
 }
 
+std::string budgetPhrase(MemoryFit::Basis basis, const std::string& amount) {
+    switch (basis) {
+        case MemoryFit::Basis::Limit: return "the " + amount + " limit";
+        case MemoryFit::Basis::Card: return "one card's " + amount;
+        case MemoryFit::Basis::None: break;
+    }
+    return amount;
+}
+
 MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes, std::optional<double> card_bytes) {
     MemoryFit fit;
     if (limit_bytes) {

@@ -4,6 +4,7 @@
 // values, so "highest peak", "devices over" and what they are judged against mean one thing
 // everywhere.
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "core/schedule/Plan.h"
@@ -30,6 +31,10 @@ struct MemoryFit {
 
 // "limit", "card" or "none": the basis in --json and wherever it is named in one word.
 std::string_view basisName(MemoryFit::Basis basis);
+// What the peaks were judged against, in words, around `amount` as the caller formats it:
+// "the 40.00 GB limit", "one card's 40.00 GB" (no limit set), or `amount` alone for None. The
+// CLI, the summary, the memory chart and the compare table all say it so.
+std::string budgetPhrase(MemoryFit::Basis basis, const std::string& amount);
 
 // Against `limit_bytes` when given, else against `card_bytes`, else nothing.
 MemoryFit memoryFit(const SimResult& result, std::optional<double> limit_bytes,
