@@ -5,20 +5,19 @@
 #include "core/passes/Passes.h"
 
 namespace mario {
-namespace {}  // namespace
 
 PassReport applyCheckpoint(Plan& plan) {
     PassReport report{PassId::Checkpoint, 0, {}};
     for (auto& device : plan.devices) {
         std::unordered_set<std::uint64_t> forwarded, recomputed;
         for (const auto& ins : device.program) {
-            if (ins.op == Op::Forward) forwarded.insert(stageMicrobatchKey(ins.stage, ins.microbatch));
-            if (ins.op == Op::Recompute) recomputed.insert(stageMicrobatchKey(ins.stage, ins.microbatch));
+            if (ins.op == Op::Forward) forwarded.insert(stageMicrobatchKey(ins));
+            if (ins.op == Op::Recompute) recomputed.insert(stageMicrobatchKey(ins));
         }
         std::vector<Instruction> program;
         program.reserve(device.program.size() + forwarded.size());
         for (const auto& ins : device.program) {
-            const auto key = stageMicrobatchKey(ins.stage, ins.microbatch);
+            const auto key = stageMicrobatchKey(ins);
             if (isBackwardStart(ins.op) && forwarded.count(key) && !recomputed.count(key)) {
                 const Instruction recompute{Op::Recompute, ins.stage, ins.microbatch};
                 // The backward of an overlapped pair: the recomputation goes before the pair.
