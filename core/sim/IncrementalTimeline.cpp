@@ -10,8 +10,6 @@
 namespace mario {
 namespace {
 
-constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
-
 // Two evaluations of the same instruction from the same inputs agree to the last bit; inputs
 // reached along different paths may differ in the last bits of a sum, and must not keep the
 // re-evaluation running to the end of the program.
@@ -72,64 +70,35 @@ Result<bool> IncrementalTimeline::rebuild(const Plan& plan) {
 void IncrementalTimeline::takeTails() {
     const std::size_t devices = steps_.size();
     tails_.resize(devices);
+    for (std::size_t d = 0; d < devices; ++d) tails_[d].resize(steps_[d].size());
     horizon_ = horizonBeforeEdits_ = -std::numeric_limits<double>::infinity();
-    // Backwards through the dependency graph, as the simulator goes forwards: each device from
-    // its end, parked at a SEND until the RECV that takes its message has its tail. Buffers are
-    // reused: hide takes tails a few hundred times on a 14 000-instruction plan.
-    left_.resize(devices);
-    parked_.resize(messages_.size(), -1);
-    std::vector<int> runnable;
-    for (std::size_t d = 0; d < devices; ++d) {
-        tails_[d].resize(steps_[d].size());
-        left_[d] = steps_[d].size();
-        runnable.push_back(static_cast<int>(d));
-    }
-    while (!runnable.empty()) {
-        const int d = runnable.back();
-        runnable.pop_back();
-        const Step* steps = steps_[d].data();
-        const InstructionTiming* timings = timings_[d].data();
+    // Backwards through the dependency graph, as the simulator goes forwards.
+    const bool whole = walkFromEnd([this](int d, std::size_t k) {
+        const std::vector<Step>& steps = steps_[d];
         Tail* tails = tails_[d].data();
-        const std::size_t n = steps_[d].size();
-        std::size_t k = left_[d];
-        while (k > 0) {
-            --k;
-            const Step& step = steps[k];
-            Tail tail{0, 0, timings[k].start, timings[k].end};
-            if (k + 1 < n) {
-                const Step& next = steps[k + 1];
-                const double own = next.kind == Step::Compute ? next.ms : 0.0;
-                tail.withoutRecompute = tails[k + 1].withoutRecompute + (next.recompute ? 0.0 : own);
-                tail.full = tails[k + 1].full + own;
-            }
-            if (step.kind == Step::Send && step.slot != kNoSlot) {
-                const Slot to = receiver_[step.slot];
-                if (to.device >= 0) {
-                    if (left_[to.device] > to.index) {
-                        parked_[step.slot] = d;
-                        ++k;
-                        break;
-                    }
-                    const Tail& there = tails_[to.device][to.index];
-                    tail.withoutRecompute = std::max(tail.withoutRecompute, step.ms + there.withoutRecompute);
-                    tail.full = std::max(tail.full, step.ms + there.full);
-                }
-            }
-            tails[k] = tail;
-            if (step.kind == Step::Recv && parked_[step.slot] >= 0) {
-                left_[d] = k;  // the woken device reads it
-                runnable.push_back(parked_[step.slot]);
-                parked_[step.slot] = -1;
-            }
+        Tail tail{0, 0, timings_[d][k].start, timings_[d][k].end};
+        if (k + 1 < steps.size()) {
+            const Step& next = steps[k + 1];
+            const double own = next.kind == Step::Compute ? next.ms : 0.0;
+            tail.withoutRecompute = tails[k + 1].withoutRecompute + (next.recompute ? 0.0 : own);
+            tail.full = tails[k + 1].full + own;
         }
-        left_[d] = k;
-    }
-    for (std::size_t d = 0; d < devices; ++d)
-        if (left_[d] > 0) {  // a cycle, which a timeline cannot have: no tails
-            tails_.clear();
-            std::fill(parked_.begin(), parked_.end(), -1);
-            return;
+        if (auto to = handoff(d, k)) {
+            const Tail& there = tails_[to->device][to->index];
+            tail.withoutRecompute = std::max(tail.withoutRecompute, to->ms + there.withoutRecompute);
+            tail.full = std::max(tail.full, to->ms + there.full);
         }
+        tails[k] = tail;
+    });
+    if (!whole) tails_.clear();  // a cycle: no tails
+}
+
+std::optional<IncrementalTimeline::Handoff> IncrementalTimeline::handoff(int device, std::size_t index) const {
+    const Step& step = steps_[device][index];
+    if (step.kind != Step::Send || step.slot == kNoSlot) return std::nullopt;
+    const Slot to = receiver_[step.slot];
+    if (to.device < 0) return std::nullopt;
+    return Handoff{to.device, to.index, step.ms};
 }
 
 void IncrementalTimeline::sumWorkAhead(int device, std::size_t first, std::size_t last) {

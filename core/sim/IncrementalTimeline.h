@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "core/schedule/PipelineTopology.h"
@@ -65,9 +66,21 @@ public:
     // re-timed instructions to 2 900 on average; taking them again is a whole backward pass, which
     // hide does only when it rebuilds the timeline.
     void takeTails();
-    // After takeTails(): the longest chain of work after the instruction's end, every R counted
-    // (the recompute bound reads it on a plan without Rs, where nothing has moved).
-    double chainAfter(int device, std::size_t index) const { return tails_[device][index].full; }
+
+    // Calls visit(device, index) once for every instruction, each after every instruction that
+    // depends on it (its device's next one and, for a SEND, the RECV that takes its message):
+    // the simulator's order, backwards. Each device runs from its end and waits at a SEND until
+    // the RECV that takes it was visited. False when a cycle stopped it (a deadlocked plan).
+    template <class Visit>
+    bool walkFromEnd(Visit&& visit);
+    // What a SEND hands on: the RECV that takes its message and the transfer time (the edge the
+    // tails follow). Nothing for other instructions and for a message nobody takes.
+    struct Handoff {
+        int device = -1;
+        std::size_t index = 0;  // the RECV
+        double ms = 0;
+    };
+    std::optional<Handoff> handoff(int device, std::size_t index) const;
 
     double makespan() const { return makespan_; }
     const std::vector<InstructionTiming>& timings(int device) const { return timings_[device]; }
@@ -132,8 +145,9 @@ private:
     // the tails were taken, beyond rounding: they cannot reach where any R moved since then stood
     // (a chain from them starts later), so no chain after them lost an R.
     std::vector<std::vector<Tail>> tails_;
-    std::vector<std::size_t> left_;  // takeTails's buffers
+    std::vector<std::size_t> left_;  // walkFromEnd's buffers
     std::vector<int> parked_;
+    std::vector<int> runnable_;
     double horizon_ = -std::numeric_limits<double>::infinity();
     double horizonBeforeEdits_ = -std::numeric_limits<double>::infinity();
     double lastHorizon_ = -std::numeric_limits<double>::infinity();
@@ -152,6 +166,49 @@ private:
     bool rebuiltInUpdate_ = false;
     std::vector<std::vector<InstructionTiming>> timingsBeforeRebuild_;
     std::vector<double> arrivalBeforeRebuild_;
+    static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 };
+
+template <class Visit>
+bool IncrementalTimeline::walkFromEnd(Visit&& visit) {
+    // Buffers are reused: hide takes tails a few hundred times on a 14 000-instruction plan.
+    const std::size_t devices = steps_.size();
+    left_.resize(devices);
+    parked_.resize(messages_.size(), -1);
+    runnable_.clear();
+    for (std::size_t d = 0; d < devices; ++d) {
+        left_[d] = steps_[d].size();
+        runnable_.push_back(static_cast<int>(d));
+    }
+    while (!runnable_.empty()) {
+        const int d = runnable_.back();
+        runnable_.pop_back();
+        const Step* steps = steps_[d].data();
+        std::size_t k = left_[d];
+        while (k > 0) {
+            const Step& step = steps[k - 1];
+            if (step.kind == Step::Send && step.slot != kNoSlot) {
+                const Slot to = receiver_[step.slot];
+                if (to.device >= 0 && left_[to.device] > to.index) {
+                    parked_[step.slot] = d;  // the RECV wakes it
+                    break;
+                }
+            }
+            visit(d, --k);
+            if (step.kind == Step::Recv && parked_[step.slot] >= 0) {
+                left_[d] = k;  // the woken device reads it
+                runnable_.push_back(parked_[step.slot]);
+                parked_[step.slot] = -1;
+            }
+        }
+        left_[d] = k;
+    }
+    for (std::size_t d = 0; d < devices; ++d)
+        if (left_[d] > 0) {  // a cycle, which a timeline cannot have
+            std::fill(parked_.begin(), parked_.end(), -1);
+            return false;
+        }
+    return true;
+}
 
 }  // namespace mario
