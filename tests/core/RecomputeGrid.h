@@ -1,8 +1,11 @@
 #pragma once
 // Issue 11's public grid, the configurations tests/bench/recompute_grid.py reports: GPT-3 1.6B
 // and LLaMA-2 3B on A100-40G; 1F1B, Chimera and interleaved (2 chunks); 4 and 8 devices;
-// m = PP, 2·PP and 4·PP micro-batches of size 1; analytical costs. One place builds it for
-// the grid test and the memory-sweep benchmark.
+// m = PP, 2·PP and 4·PP micro-batches of size 1; analytical costs. With `zeroBubble`, the same
+// grid on the split-backward schedules (zb-h1, zbv, dualpipev and interleaved-zb with 2
+// chunks; `--schemes zero-bubble` there), without the configurations a scheme refuses
+// (dualpipev needs at least 2·PP micro-batches). One place builds it for the grid tests and
+// the memory-sweep benchmark.
 #include <string>
 #include <vector>
 
@@ -19,19 +22,23 @@ struct GridPlan {
 };
 
 // `profiles`: the repository's profiles/ folder. Fails on the first configuration that does not build.
-inline Result<std::vector<GridPlan>> recomputeGrid(const std::string& profiles) {
+inline Result<std::vector<GridPlan>> recomputeGrid(const std::string& profiles, bool zeroBubble = false) {
     const PresetLibrary presets(profiles);
+    const std::vector<std::string> schemes =
+        zeroBubble ? std::vector<std::string>{"zb-h1", "zbv", "dualpipev", "interleaved-zb"}
+                   : std::vector<std::string>{"1f1b", "chimera", "interleaved"};
     std::vector<GridPlan> grid;
     for (const char* model : {"gpt3-1.6b", "llama2-3b"})
-        for (const char* scheme : {"1f1b", "chimera", "interleaved"})
+        for (const std::string& scheme : schemes)
             for (int pp : {4, 8})
                 for (int m : {pp, 2 * pp, 4 * pp}) {
+                    if (scheme == "dualpipev" && m < 2 * pp) continue;
                     const std::string name =
                         std::string(model) + " " + scheme + " " + std::to_string(pp) + "x" + std::to_string(m);
                     nlohmann::json parallel = {
                         {"scheme", scheme},      {"pp", pp}, {"dp", 1}, {"tp", 1}, {"micro_batch_size", 1},
                         {"global_batch_size", m}};
-                    if (std::string(scheme) == "interleaved") parallel["chunks"] = 2;
+                    if (scheme == "interleaved" || scheme == "interleaved-zb") parallel["chunks"] = 2;
                     const nlohmann::json json = {{"format", "mario-config"}, {"version", 1},  {"model", model},
                                                  {"hardware", "a100-40g"},   {"devices", pp}, {"parallel", parallel}};
                     auto config = readConfig(json, presets);

@@ -21,55 +21,88 @@
 namespace mario {
 namespace {
 
-TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
-    const auto built = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    ASSERT_TRUE(built.ok()) << built.error().message;
-    const auto& grid = *built;
-    ASSERT_EQ(grid.size(), 36u);
-    std::vector<double> gaps;
+// Hide's gap to the recompute bound on every plan of a grid, after checking that hide kept the
+// plan valid, no slower than the four passes and within its budget, and that the bound is not
+// above the step hide reached.
+struct GridGaps {
+    std::vector<double> gaps;  // sorted
     int atBound = 0, withinOnePercent = 0;
+    double median() const { return (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2; }
+};
+
+GridGaps hideOnGrid(const std::vector<test::GridPlan>& grid) {
+    GridGaps out;
     for (const test::GridPlan& entry : grid) {
         Plan four = entry.plan;
-        ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok()) << entry.name;
+        EXPECT_TRUE(runPasses(four, *parsePassList("all")).ok()) << entry.name;
         const auto fourSim = Simulator::run(four, SimOptions::timelineOnly());
-        ASSERT_TRUE(fourSim.ok());
         auto budget = hideBudget(four, false);
-        ASSERT_TRUE(budget.ok()) << entry.name;
-
+        if (!fourSim.ok() || !budget.ok()) {
+            ADD_FAILURE() << entry.name << ": the four passes' plan does not simulate";
+            continue;
+        }
         Plan hidden = four;
         PassManagerOptions options;
         options.bound_hide = true;
         auto run = runPasses(hidden, {PassId::Hide}, options);
-        ASSERT_TRUE(run.ok()) << entry.name << ": " << run.error().message;
-        ASSERT_TRUE(run->hide_bound.has_value()) << entry.name;
-        ASSERT_TRUE(Validator::validate(hidden).ok()) << entry.name;
         const auto sim = Simulator::run(hidden, SimOptions::timelineOnly());
-        ASSERT_TRUE(sim.ok());
-        ASSERT_FALSE(sim->deadlocked) << entry.name;
-
+        if (!run.ok() || !run->hide_bound.has_value() || !sim.ok() || sim->deadlocked) {
+            ADD_FAILURE() << entry.name << ": hide or its bound failed";
+            continue;
+        }
+        EXPECT_TRUE(Validator::validate(hidden).ok()) << entry.name;
         EXPECT_LE(sim->makespan_ms, fourSim->makespan_ms + 1e-9) << entry.name << ": slower than the four passes";
         for (std::size_t d = 0; d < sim->devices.size(); ++d)
             EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] * (1 + 1e-12)) << entry.name << " device " << d;
         const double bound = run->hide_bound->bound_ms;
         EXPECT_LE(bound, sim->makespan_ms * (1 + 1e-9)) << entry.name << ": the bound is above a reachable step";
         const double gap = sim->makespan_ms / bound - 1;
-        gaps.push_back(gap);
-        atBound += gap <= 1e-3;
-        withinOnePercent += gap <= 0.01;
+        out.gaps.push_back(gap);
+        out.atBound += gap <= 1e-3;
+        out.withinOnePercent += gap <= 0.01;
     }
-    std::sort(gaps.begin(), gaps.end());
-    const double median = (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2;
+    std::sort(out.gaps.begin(), out.gaps.end());
+    return out;
+}
+
+TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
+    const auto built = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    ASSERT_EQ(built->size(), 36u);
+    const GridGaps grid = hideOnGrid(*built);
+    ASSERT_EQ(grid.gaps.size(), 36u);
     std::printf("[ hide grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; median gap %.2f%%, "
                 "worst %.2f%%\n",
-                atBound, gaps.size(), withinOnePercent, 100 * median, 100 * gaps.back());
-    // Issue 11's targets, against what any placement of the Rs within the budget can reach.
-    EXPECT_LE(median, 0.02);
-    EXPECT_LE(gaps.back(), 0.06);
-    EXPECT_GE(atBound, 18) << "hide should be provably optimal on at least half of the grid";
+                grid.atBound, grid.gaps.size(), grid.withinOnePercent, 100 * grid.median(), 100 * grid.gaps.back());
+    // Against what any placement of the Rs within the budget can reach: the product's target
+    // is 2%. Before the bound chained stretches across devices, GPT-3 1.6B Chimera 8 × 32 read
+    // 5.0% (its bound 1242.7 ms; 1280.5 ms chained, hide 1305.3).
+    EXPECT_LE(grid.median(), 0.005);
+    EXPECT_LE(grid.gaps.back(), 0.02);
+    EXPECT_GE(grid.atBound, 30) << "hide should be provably optimal on most of the grid";
     // Moves first alone came within 1% on 31 (LLaMA-2 3B 1F1B 4×8 and 4×16 were 3.4% and 3.0%
     // above); trying drops first as well brings them in, and the third start (as many drops as
     // fit, then moves) LLaMA-2 3B Chimera 4×16 (4103.7 → 4064.2 ms).
-    EXPECT_GE(withinOnePercent, 34);
+    EXPECT_GE(grid.withinOnePercent, 35);
+}
+
+// The split-backward schedules people train with today. Counting an early R's memory and a
+// dropped R's together in the bound proved hide optimal on LLaMA-2 3B zb-h1 4 × 8 and 8 × 16
+// (bounds 2020.7 and 2392.3 ms before, 2083.8 and 2459.4 now, equal to hide's steps); the V
+// schedules on 4 devices are what is left above 2%.
+TEST(HideGrid, ZeroBubbleSchedulesStayCloseToTheRecomputeBound) {
+    const auto built = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles", /*zeroBubble=*/true);
+    ASSERT_TRUE(built.ok()) << built.error().message;
+    ASSERT_EQ(built->size(), 44u);  // 48 less dualpipev with m = PP
+    const GridGaps grid = hideOnGrid(*built);
+    ASSERT_EQ(grid.gaps.size(), 44u);
+    std::printf("[ hide zero-bubble grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; "
+                "median gap %.2f%%, worst %.2f%%\n",
+                grid.atBound, grid.gaps.size(), grid.withinOnePercent, 100 * grid.median(), 100 * grid.gaps.back());
+    EXPECT_LE(grid.median(), 0.005);
+    EXPECT_LE(grid.gaps.back(), 0.03);
+    EXPECT_GE(grid.atBound, 36);
+    EXPECT_GE(grid.withinOnePercent, 39);
 }
 
 // LLaMA-2 3B zbv 4 × 8 (recompute_grid.py --schemes zero-bubble): hide's drops by delay took
@@ -101,8 +134,8 @@ TEST(HideGrid, DropsAsManyAsFitOnZbv) {
     const auto sim = Simulator::run(hidden, SimOptions::timelineOnly());
     ASSERT_TRUE(sim.ok());
     // Against the recompute bound, computed apart from hide's placement: drops by delay alone
-    // stayed 7.4% above it (2074.5 against 1932.2 ms); dropping as many as fit comes within 4%.
-    EXPECT_LE(sim->makespan_ms, run->hide_bound->bound_ms * 1.04);
+    // stayed 6.0% above it (2074.5 against 1956.3 ms); dropping as many as fit comes within 2.5%.
+    EXPECT_LE(sim->makespan_ms, run->hide_bound->bound_ms * 1.025);
     EXPECT_LE(run->hide_bound->bound_ms, sim->makespan_ms * (1 + 1e-9));
     for (std::size_t d = 0; d < sim->devices.size(); ++d)
         EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] * (1 + 1e-12)) << "device " << d;

@@ -1,0 +1,129 @@
+// The recompute bound against search, on plans too large for the exhaustive search of
+// hide_recompute_test.cpp: a randomized local search over the Rs of a grid plan — move one
+// between its forward and its backward, drop one, bring a dropped one back — keeping every
+// placement within hide's budget, from the four passes' plan and from hide's result. Every
+// placement it simulates is one the bound covers, so none may run faster than the bound;
+// these are the plans where the bound was tightened (stretches chained across devices, early
+// and dropped Rs packed together), so a bound that went too far fails here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/passes/PassManager.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/RecomputeBound.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/RecomputeGrid.h"
+
+namespace mario {
+namespace {
+
+bool sameWork(const Instruction& a, const Instruction& b) { return a.stage == b.stage && a.microbatch == b.microbatch; }
+
+// Where `r` may stand on `program`: after its forward, up to its backward; false when either is missing.
+bool window(const std::vector<Instruction>& program, const Instruction& r, std::size_t& after, std::size_t& upTo) {
+    bool forward = false, backward = false;
+    for (std::size_t k = 0; k < program.size() && !backward; ++k) {
+        if (!sameWork(program[k], r)) continue;
+        if (program[k].op == Op::Forward) after = k, forward = true;
+        if (isBackwardStart(program[k].op)) upTo = k, backward = true;
+    }
+    return forward && backward && upTo > after;
+}
+
+// Puts `r` at a random place in its window; false when it has none there.
+bool placeRandomly(std::vector<Instruction>& program, const Instruction& r, std::mt19937& rng) {
+    std::size_t after = 0, upTo = 0;
+    if (!window(program, r, after, upTo)) return false;
+    const std::size_t at = after + 1 + rng() % (upTo - after);
+    if (program[at - 1].overlapped) return false;  // an overlapped pair stays together
+    program.insert(program.begin() + static_cast<std::ptrdiff_t>(at), r);
+    return true;
+}
+
+struct SearchResult {
+    double best = INFINITY;
+    double fastestSeen = INFINITY;  // over every feasible placement simulated
+    int simulated = 0;
+};
+
+SearchResult localSearch(const Plan& four, Plan start, const std::vector<double>& budget, unsigned seed) {
+    std::mt19937 rng(seed);
+    auto step = [](const Plan& p) {
+        auto sim = Simulator::run(p, SimOptions::timelineOnly());
+        return sim.ok() && !sim->deadlocked ? sim->makespan_ms : INFINITY;
+    };
+    SearchResult out;
+    double current = step(start);
+    out.best = out.fastestSeen = current;
+    double temperature = 0.01 * current;
+    for (int trial = 0; trial < 6000; ++trial, temperature *= 0.9993) {
+        const int d = static_cast<int>(rng() % start.devices.size());
+        Plan candidate = start;
+        auto& program = candidate.devices[d].program;
+        std::vector<Instruction> kept, dropped;
+        for (const auto& ins : program)
+            if (ins.op == Op::Recompute) kept.push_back(ins);
+        for (const auto& ins : four.devices[d].program)
+            if (ins.op == Op::Recompute && std::find(kept.begin(), kept.end(), ins) == kept.end())
+                dropped.push_back(ins);
+        // 0: move a kept R, 1: drop it, 2: bring back a dropped one.
+        const int kind = static_cast<int>(rng() % 3);
+        const auto& pool = kind == 2 ? dropped : kept;
+        if (pool.empty()) continue;
+        const Instruction r = pool[rng() % pool.size()];
+        if (kind != 2) std::erase(program, r);
+        if (kind != 1 && !placeRandomly(program, r, rng)) continue;
+        if (programPeakBytes(candidate, d) > budget[d] * (1 + 1e-12)) continue;
+        const double t = step(candidate);
+        if (!std::isfinite(t)) continue;
+        ++out.simulated;
+        out.fastestSeen = std::min(out.fastestSeen, t);
+        if (t <= current ||
+            std::uniform_real_distribution<double>(0, 1)(rng) < std::exp(-(t - current) / temperature)) {
+            start = std::move(candidate);
+            current = t;
+            out.best = std::min(out.best, t);
+        }
+    }
+    return out;
+}
+
+TEST(RecomputeBound, NoPlacementALocalSearchFindsBeatsIt) {
+    std::vector<test::GridPlan> plans;
+    for (bool zeroBubble : {false, true}) {
+        auto grid = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles", zeroBubble);
+        ASSERT_TRUE(grid.ok()) << grid.error().message;
+        for (auto& entry : *grid)
+            if (entry.name.find("x8") != std::string::npos && entry.name.find(" 4x") != std::string::npos)
+                plans.push_back(std::move(entry));  // the 4 × 8 plans: 2 models × 7 schemes
+    }
+    ASSERT_EQ(plans.size(), 14u);
+    int searched = 0;
+    for (const auto& entry : plans) {
+        Plan four = entry.plan;
+        ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok()) << entry.name;
+        auto budget = hideBudget(four, false);
+        ASSERT_TRUE(budget.ok());
+        auto bound = recomputeBound(four, *budget);
+        ASSERT_TRUE(bound.ok()) << entry.name << ": " << bound.error().message;
+        Plan hidden = four;
+        ASSERT_TRUE(runPasses(hidden, {PassId::Hide}).ok());
+        const auto fromFour = localSearch(four, four, *budget, 1);
+        const auto fromHide = localSearch(four, hidden, *budget, 2);
+        searched += fromFour.simulated + fromHide.simulated;
+        EXPECT_GE(fromFour.fastestSeen, bound->bound_ms * (1 - 1e-9)) << entry.name;
+        EXPECT_GE(fromHide.fastestSeen, bound->bound_ms * (1 - 1e-9)) << entry.name;
+        std::printf("[ bound ] %-28s bound %8.1f  search from the four passes %8.1f, from hide %8.1f\n",
+                    entry.name.c_str(), bound->bound_ms, fromFour.best, fromHide.best);
+    }
+    EXPECT_GT(searched, 50000) << "the search should simulate most of its trials";
+}
+
+}  // namespace
+}  // namespace mario
