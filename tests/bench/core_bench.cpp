@@ -127,6 +127,29 @@ void passesLlama3Interleaved32x128(benchmark::State& state) {
 }
 BENCHMARK(passesLlama3Interleaved32x128)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
+// The recompute bound on the same plan after the four passes (what `mario simulate` and the
+// window compute beside hide): stretches from every compute and receive, chained across the
+// 32 devices, with early and dropped Rs packed together.
+void recomputeBoundLlama3Interleaved32x128(benchmark::State& state) {
+    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    nlohmann::json json = {
+        {"format", "mario-config"},
+        {"version", 1},
+        {"model", "llama3-70b"},
+        {"hardware", "h100"},
+        {"devices", 32},
+        {"parallel",
+         {{"scheme", "interleaved"}, {"chunks", 2}, {"pp", 32}, {"micro_batch_size", 1}, {"global_batch_size", 128}}}};
+    auto config = readConfig(json, presets);
+    if (!config) std::abort();
+    auto plan = buildPlan(*config);
+    if (!plan || !runPasses(*plan, kAll, {.validate_each_pass = false})) std::abort();
+    const auto budget = hideBudget(*plan, false);
+    if (!budget) std::abort();
+    for (auto _ : state) benchmark::DoNotOptimize(recomputeBound(*plan, *budget));
+}
+BENCHMARK(recomputeBoundLlama3Interleaved32x128)->Unit(benchmark::kMillisecond);
+
 // How far the issue-11 grid (tests/bench/recompute_grid.py) is from max(T_base, lower_bound)
 // when hide may spend k activation sets per device instead of one (docs/hide-recompute.md,
 // "Memory"): the counters are the median and worst gap in percent. Arg: k; 0 means no limit.
