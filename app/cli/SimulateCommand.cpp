@@ -115,16 +115,17 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     }
     if (prepared.hide_bound && prepared.hide_bound->bound_ms > 0) {
         const RecomputeBound& bound = *prepared.hide_bound;
+        const std::string chain = chainPhrase(bound);
         if (bound.reachedBy(sim.makespan_ms))
             std::snprintf(line, sizeof line,
-                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (device %d); "
+                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (%s); "
                           "reached, so this placement is optimal\n",
-                          bound.bound_ms, bound.device);
+                          bound.bound_ms, chain.c_str());
         else
             std::snprintf(line, sizeof line,
-                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (device %d; "
+                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (%s; "
                           "%.1f%% above)\n",
-                          bound.bound_ms, bound.device, 100.0 * (sim.makespan_ms / bound.bound_ms - 1));
+                          bound.bound_ms, chain.c_str(), 100.0 * (sim.makespan_ms / bound.bound_ms - 1));
         std::cout << line;
     }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
@@ -155,6 +156,7 @@ nlohmann::json hideBoundJson(const PreparedPlan& prepared, const SimResult& sim)
     const RecomputeBound& bound = *prepared.hide_bound;
     return {{"makespan", bound.bound_ms},
             {"device", bound.device},
+            {"chain", bound.chain},
             {"over", sim.makespan_ms / bound.bound_ms - 1},
             {"reached", bound.reachedBy(sim.makespan_ms)},
             {"droppable", bound.droppable},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -207,23 +209,49 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
     // the segment's first instruction; `running` gathers it as the walk goes back).
     std::vector<std::vector<double>> segmentBest(devices);
     std::vector<double> running(devices, -INFINITY);
+    // Which end each of those is at, and per instruction where its best chain goes on: the
+    // receive its chosen stretch hands on to, the next instruction of its device, or nowhere.
+    // The chain the bound takes is traced back through them (RecomputeBound::chain).
+    struct Hop {
+        int device = -1;
+        std::size_t index = 0;
+    };
+    std::vector<std::vector<std::size_t>> segmentEnd(devices);
+    std::vector<std::size_t> runningEnd(devices, 0);
+    std::vector<std::vector<Hop>> next(devices);
+    auto handsOnTo = [&](int d, std::size_t j) {
+        const auto to = handedOn[d][j] > 0 ? timeline->handoff(d, j) : std::nullopt;
+        return to ? Hop{to->device, to->index} : Hop{};
+    };
     std::vector<std::size_t> nextBackward(devices);  // into backwards: the first one after the walk
     for (std::size_t d = 0; d < devices; ++d) nextBackward[d] = described[d].backwards.size();
-    for (std::size_t d = 0; d < devices; ++d) segmentBest[d].assign(bare.devices[d].program.size(), 0.0);
+    for (std::size_t d = 0; d < devices; ++d) {
+        segmentBest[d].assign(bare.devices[d].program.size(), 0.0);
+        segmentEnd[d].assign(bare.devices[d].program.size(), 0);
+        next[d].assign(bare.devices[d].program.size(), Hop{});
+    }
     Lengths before, within;
     const bool whole = timeline->walkFromEnd([&](int d, std::size_t i) {
         if (auto to = timeline->handoff(d, i)) handedOn[d][i] = to->ms + fromStart[to->device][to->index];
         const auto& program = bare.devices[d].program;
         const DeviceRecomputes& device = described[d];
-        running[d] = std::max(running[d], device.workBefore[i + 1] + handedOn[d][i]);
-        const double firstSegment = running[d];  // the stretches from i up to the next backward of an R
+        if (device.workBefore[i + 1] + handedOn[d][i] > running[d]) {
+            running[d] = device.workBefore[i + 1] + handedOn[d][i];
+            runningEnd[d] = i;
+        }
+        // The stretches from i up to the next backward of an R.
+        const double firstSegment = running[d];
+        const std::size_t firstEnd = runningEnd[d];
         if (!device.endingAt[i].empty()) {
             segmentBest[d][i] = running[d];
+            segmentEnd[d][i] = runningEnd[d];
             running[d] = -INFINITY;
         }
         // Whatever the stretch from here gives, the instruction runs, then what follows it
         // on the device or through its message.
-        fromStart[d][i] = device.ms[i] + std::max(handedOn[d][i], i + 1 < program.size() ? fromStart[d][i + 1] : 0.0);
+        const double onDevice = i + 1 < program.size() ? fromStart[d][i + 1] : 0.0;
+        fromStart[d][i] = device.ms[i] + std::max(handedOn[d][i], onDevice);
+        next[d][i] = handedOn[d][i] > onDevice ? handsOnTo(d, i) : i + 1 < program.size() ? Hop{d, i + 1} : Hop{};
         const auto& backwards = device.backwards;
         while (nextBackward[d] > 0 && backwards[nextBackward[d] - 1] > i) --nextBackward[d];
         if (!startsAStretch(program, i)) return;
@@ -239,6 +267,7 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         const std::size_t beforeI = device.memoryAt[i] > 0 ? device.memoryAt[i] - 1 : 0;
         const int roomBeforeI = device.capacity.empty() ? 0 : device.capacity[beforeI];
         double total = 0, longest = firstSegment;
+        std::size_t end = firstEnd;
         int leaving = 0;
         // The first group's intervals all start just before i and end later and later: once
         // one does not fit, none after it does (the packing only fills).
@@ -260,12 +289,19 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             }
             const double kept =
                 std::max(0.0, total - longestLeavers(before, roomBeforeI, within, out.droppable[d], leaving));
-            longest = std::max(longest, kept + segmentBest[d][j]);
+            if (kept + segmentBest[d][j] > longest) {
+                longest = kept + segmentBest[d][j];
+                end = segmentEnd[d][j];
+            }
         }
-        fromStart[d][i] = std::max(fromStart[d][i], longest - device.workBefore[i]);
+        if (longest - device.workBefore[i] > fromStart[d][i]) {
+            fromStart[d][i] = longest - device.workBefore[i];
+            next[d][i] = handsOnTo(d, end);
+        }
     });
     if (!whole) return makeError("recompute bound: the plan without its recomputations deadlocks");
 
+    Hop first;
     for (std::size_t d = 0; d < devices; ++d) {
         const auto& program = bare.devices[d].program;
         const auto& timings = timeline->timings(static_cast<int>(d));
@@ -276,10 +312,28 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             if (from + fromStart[d][i] > out.bound_ms) {
                 out.bound_ms = from + fromStart[d][i];
                 out.device = static_cast<int>(d);
+                first = Hop{static_cast<int>(d), i};
             }
         }
     }
+    for (Hop at = first; at.device >= 0; at = next[at.device][at.index])
+        if (out.chain.empty() || out.chain.back() != at.device) out.chain.push_back(at.device);
     return out;
+}
+
+std::string chainPhrase(const RecomputeBound& bound) {
+    if (bound.chain.size() <= 1) return "device " + std::to_string(bound.device);
+    std::string text = "devices ";
+    const std::size_t n = bound.chain.size();
+    for (std::size_t k = 0; k < n; ++k) {
+        if (n > 8 && k == 3) {  // a chain through 32 devices and back reads as its ends
+            text += "… → ";
+            k = n - 4;
+            continue;
+        }
+        text += std::to_string(bound.chain[k]) + (k + 1 < n ? " → " : "");
+    }
+    return text;
 }
 
 }  // namespace mario

@@ -7,6 +7,7 @@
 // so the bound says how much of hide's gap to the no-checkpointing step is the budget's and
 // how much is hide's own. docs/hide-recompute.md proves it; the tests check it against
 // exhaustive search over R placements on tiny plans.
+#include <string>
 #include <vector>
 
 #include "core/schedule/Plan.h"
@@ -16,7 +17,10 @@ namespace mario {
 
 struct RecomputeBound {
     double bound_ms = 0;  // no placement of the Rs within the budget runs faster
-    int device = -1;      // the device whose program sets the bound
+    int device = -1;      // the device where the chain of stretches that sets the bound starts
+    // The devices that chain runs through, in order, each once per visit: the devices whose
+    // Rs hold the step up (the gradient of Chimera 8 × 32 passes 0 → … → 7 → … → 0).
+    std::vector<int> chain;
     // Per device: at most this many Rs can go (the budget cannot hold more forwards'
     // activations at once, counted exactly over the device's program).
     std::vector<int> droppable;
@@ -31,5 +35,9 @@ struct RecomputeBound {
 // does not simulate or deadlocks. Plans with overlapped F/B pairs (overlap_factor > 0) get
 // the bound of their forwards and backwards alone, which an overlap can undercut: 0 there.
 Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget);
+
+// The chain in words, for the CLI and the window: "device 3", "devices 3 → 2 → 1" (a long
+// chain by its first and last three).
+std::string chainPhrase(const RecomputeBound& bound);
 
 }  // namespace mario

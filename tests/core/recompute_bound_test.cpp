@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -117,12 +118,34 @@ TEST(RecomputeBound, NoPlacementALocalSearchFindsBeatsIt) {
         const auto fromFour = localSearch(four, four, *budget, 1);
         const auto fromHide = localSearch(four, hidden, *budget, 2);
         searched += fromFour.simulated + fromHide.simulated;
+        // The chain that sets the bound starts on its device and follows the messages: on a
+        // pipeline placed in order (1F1B, zb-h1, interleaved) they pass between neighbours.
+        ASSERT_FALSE(bound->chain.empty()) << entry.name;
+        EXPECT_EQ(bound->chain.front(), bound->device) << entry.name;
+        if (entry.name.find("1f1b") != std::string::npos || entry.name.find("zb-h1") != std::string::npos) {
+            for (std::size_t k = 1; k < bound->chain.size(); ++k) {
+                EXPECT_EQ(std::abs(bound->chain[k] - bound->chain[k - 1]), 1) << entry.name << " hop " << k;
+            }
+        }
         EXPECT_GE(fromFour.fastestSeen, bound->bound_ms * (1 - 1e-9)) << entry.name;
         EXPECT_GE(fromHide.fastestSeen, bound->bound_ms * (1 - 1e-9)) << entry.name;
         std::printf("[ bound ] %-28s bound %8.1f  search from the four passes %8.1f, from hide %8.1f\n",
                     entry.name.c_str(), bound->bound_ms, fromFour.best, fromHide.best);
     }
     EXPECT_GT(searched, 50000) << "the search should simulate most of its trials";
+}
+
+TEST(RecomputeBound, NamesItsChainOfDevices) {
+    RecomputeBound bound;
+    bound.device = 3;
+    bound.chain = {3};
+    EXPECT_EQ(chainPhrase(bound), "device 3");
+    bound.chain = {3, 2, 1};
+    EXPECT_EQ(chainPhrase(bound), "devices 3 → 2 → 1");
+    bound.chain = {0, 1, 2, 3, 4, 5, 6, 7};
+    EXPECT_EQ(chainPhrase(bound), "devices 0 → 1 → 2 → 3 → 4 → 5 → 6 → 7");
+    bound.chain = {0, 1, 2, 3, 4, 3, 2, 1, 0};
+    EXPECT_EQ(chainPhrase(bound), "devices 0 → 1 → 2 → … → 2 → 1 → 0");
 }
 
 }  // namespace
