@@ -2,168 +2,24 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
-#include "core/sim/CapacityPacking.h"
-#include "core/sim/ComputeTime.h"
+#include "core/sim/DeviceRecomputes.h"
 #include "core/sim/IncrementalTimeline.h"
 #include "core/sim/ProgramMemory.h"
+#include "core/sim/StretchLeavers.h"
 
 namespace mario {
 namespace {
 
-// The lengths of a group of Rs, as counts of a few distinct values, longest first: a device's
-// Rs take one length per stage it holds, so adding and summing cost that few, not a heap's
-// log k (the bound adds ~10⁸ lengths on LLaMA-3 70B 32 × 128).
-class Lengths {
-public:
-    void add(double value) {
-        auto at = std::find_if(counts_.begin(), counts_.end(), [&](const auto& c) { return c.first <= value; });
-        if (at != counts_.end() && at->first == value) ++at->second;
-        else counts_.insert(at, {value, 1});
-    }
-    void clear() { counts_.clear(); }
-    const std::vector<std::pair<double, int>>& counts() const { return counts_; }
-
-private:
-    std::vector<std::pair<double, int>> counts_;  // distinct values, longest first, with counts
-};
-
-// The most time `total` leavers can take out of a stretch: at most `fromBefore` of the Rs whose
-// forward lies before it, at most `fromWithin` of the others, the longest first. (Crediting
-// each leaver at the longest R overstated what leaves where a device holds Rs of two lengths,
-// a V's or Chimera's two stages.) Longest first across both groups is optimal under those caps.
-double longestLeavers(const Lengths& before, int fromBefore, const Lengths& within, int fromWithin, int total) {
-    auto a = before.counts().begin(), b = within.counts().begin();
-    const auto aEnd = before.counts().end(), bEnd = within.counts().end();
-    int aUsed = 0, bUsed = 0;
-    double sum = 0;
-    while (total > 0) {
-        const bool aOpen = a != aEnd && fromBefore > 0, bOpen = b != bEnd && fromWithin > 0;
-        if (!aOpen && !bOpen) break;
-        const bool takeA = aOpen && (!bOpen || a->first >= b->first);
-        auto& it = takeA ? a : b;
-        int& used = takeA ? aUsed : bUsed;
-        int& cap = takeA ? fromBefore : fromWithin;
-        const int taken = std::min({total, cap, it->second - used});
-        sum += taken * it->first;
-        total -= taken;
-        cap -= taken;
-        used += taken;
-        if (used == it->second) {
-            ++it;
-            used = 0;
-        }
-    }
-    return sum;
-}
-
-struct Recomputation {
-    std::size_t forward = 0, backward = 0;  // indices in the program without its Rs
-    double ms = 0;
-    std::size_t memoryFrom = 0, memoryTo = 0;  // [from, to) in the memory program, see below
-    double extraBytes = 0;                     // what keeping the activations instead costs
-    bool matched = false;                      // its backward is on the device
-};
-
-// One device of the plan without its Rs, as the bound reads it.
-struct DeviceRecomputes {
-    std::vector<Recomputation> rs;
-    std::vector<std::vector<std::size_t>> endingAt;  // per instruction: the Rs (into rs) it is the backward of
-    std::vector<std::size_t> backwards;              // the instructions that are, in program order
-    std::vector<double> ms;                          // per instruction: its compute time
-    std::vector<double> workBefore;                  // per instruction: the compute before it
-    // Per instruction: where it stands in the memory program, the program with every R just
-    // before its backward; and per point of the memory program how many forwards' full
-    // activations fit above what is held there (each at the device's smallest extra, so never
-    // too few).
-    std::vector<std::size_t> memoryAt;
-    std::vector<int> capacity;
-};
-
-// How many of the Rs' extra activations fit in what `room` leaves above `level`, each taken at
-// `smallest`, the least extra of the device's Rs (positive), so the count can only be too high.
-int fitAbove(double level, double room, double smallest, std::size_t count) {
-    return static_cast<int>(std::min<double>(std::floor(std::max(0.0, room - level) / smallest + 1e-9), count));
-}
-
-DeviceRecomputes describe(const Plan& plan, const Plan& bare, std::size_t d, double room) {
-    const auto& original = plan.devices[d].program;
-    const auto& program = bare.devices[d].program;
-    std::unordered_map<std::uint64_t, std::size_t> recomputed;  // (stage, mb) -> R's index in original
-    for (std::size_t i = 0; i < original.size(); ++i)
-        if (original[i].op == Op::Recompute) recomputed[stageMicrobatchKey(original[i])] = i;
-    DeviceRecomputes out;
-    std::vector<Instruction> memoryProgram;
-    std::unordered_map<std::uint64_t, std::size_t> pending;  // (stage, mb) -> index in rs
-    for (std::size_t i = 0; i < program.size(); ++i) {
-        const Instruction& ins = program[i];
-        const auto r = recomputed.find(stageMicrobatchKey(ins));
-        if (r != recomputed.end() && ins.op == Op::Forward) {
-            const StageCost& c = plan.stages[ins.stage].cost;
-            pending[stageMicrobatchKey(ins)] = out.rs.size();
-            out.rs.push_back({i, 0, computeMs(plan, original, r->second), memoryProgram.size(), 0,
-                              c.activation_bytes - c.checkpoint_bytes, false});
-        }
-        if (isBackwardStart(ins.op))
-            if (auto p = pending.find(stageMicrobatchKey(ins)); p != pending.end()) {
-                Recomputation& matched = out.rs[p->second];
-                matched.backward = i;
-                matched.matched = true;
-                matched.memoryTo = memoryProgram.size();
-                memoryProgram.push_back({Op::Recompute, ins.stage, ins.microbatch});
-                pending.erase(p);
-            }
-        out.memoryAt.push_back(memoryProgram.size());
-        out.ms.push_back(computeMs(bare, program, i));
-        memoryProgram.push_back(ins);
-    }
-    std::erase_if(out.rs, [](const Recomputation& r) { return !r.matched; });
-    out.workBefore.assign(1, 0.0);
-    for (double ms : out.ms) out.workBefore.push_back(out.workBefore.back() + ms);
-    out.endingAt.resize(program.size());
-    double smallest = INFINITY;
-    for (std::size_t k = 0; k < out.rs.size(); ++k) {
-        out.endingAt[out.rs[k].backward].push_back(k);
-        out.backwards.push_back(out.rs[k].backward);
-        smallest = std::min(smallest, out.rs[k].extraBytes);
-    }
-    std::sort(out.backwards.begin(), out.backwards.end());
-    out.backwards.erase(std::unique(out.backwards.begin(), out.backwards.end()), out.backwards.end());
-    const bool limited = std::isfinite(room) && smallest > 0;
-    const auto levels = memoryLevels(plan, memoryProgram);
-    out.capacity.assign(levels.size(), static_cast<int>(out.rs.size()));
-    if (limited)
-        for (std::size_t p = 0; p < levels.size(); ++p)
-            out.capacity[p] = fitAbove(levels[p], room, smallest, out.rs.size());
-    return out;
-}
-
-// The most Rs of one device that can go at once: dropping one holds its forward's full
-// activations from the forward to where its R stood, and the budget caps the sum at every
-// point; taken in order of their end (the order of their backwards).
-int mostDroppable(const DeviceRecomputes& device) {
-    CapacityPacking packing(device.capacity);
-    int count = 0;
-    for (const auto& ending : device.endingAt)
-        for (std::size_t k : ending) count += packing.offer(device.rs[k].memoryFrom, device.rs[k].memoryTo);
-    return count;
-}
-
-// Where a stretch is bounded on its own: at every compute and receive. (Between them stand
-// only sends, which take no time on the device.) Only receives the device waited at in the
-// plan without Rs would cost a quarter of the time on LLaMA-3 70B 32 × 128, but a stretch
-// from a later start can hold more: from there, an R whose forward came before may leave only
-// if the memory just before the start has room for its activations, and a receive that did not
-// wait without Rs can wait with them. LLaMA-2 3B zbv 4 × 8 lost 10 ms of its bound that way.
-bool startsAStretch(const std::vector<Instruction>& program, std::size_t i) {
-    return i == 0 || isCompute(program[i].op) || isRecv(program[i].op);
-}
+// Where a stretch is bounded on its own: at the device's first instruction and at every
+// receive, where the device may wait for its data. (A stretch from a compute in between starts
+// where the one from the receive before it runs on without a pause; on all 80 grid plans
+// starting at every compute as well moved no bound, and took twice the time.) Receives that
+// did not wait without Rs count too: with Rs they can.
+bool startsAStretch(const std::vector<Instruction>& program, std::size_t i) { return i == 0 || isRecv(program[i].op); }
 
 }  // namespace
 
@@ -183,14 +39,14 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
 
     const std::size_t devices = plan.devices.size();
     std::vector<DeviceRecomputes> described;
-    std::vector<CapacityPacking> packings;
     for (std::size_t d = 0; d < devices; ++d) {
         const double room = (d < budget.size() ? budget[d] : INFINITY) - staticBytesOf(plan, static_cast<int>(d));
-        described.push_back(describe(plan, bare, d, room));
+        described.push_back(describeRecomputes(plan, bare, d, room));
         out.recomputes[d] = static_cast<int>(described[d].rs.size());
-        out.droppable[d] = mostDroppable(described[d]);
-        packings.emplace_back(described[d].capacity);
+        out.droppable[d] = described[d].droppable;
     }
+    std::vector<StretchLeavers> leavers;  // after `described` stops growing: they point into it
+    for (const auto& device : described) leavers.emplace_back(device);
 
     // Per instruction, the least time from its start to the end of the step (`fromStart`, at
     // the instructions that start a stretch) and from its end through the message it sends
@@ -230,7 +86,6 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         segmentEnd[d].assign(bare.devices[d].program.size(), 0);
         next[d].assign(bare.devices[d].program.size(), Hop{});
     }
-    Lengths before, within;
     const bool whole = timeline->walkFromEnd([&](int d, std::size_t i) {
         if (auto to = timeline->handoff(d, i)) handedOn[d][i] = to->ms + fromStart[to->device][to->index];
         const auto& program = bare.devices[d].program;
@@ -255,40 +110,19 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         const auto& backwards = device.backwards;
         while (nextBackward[d] > 0 && backwards[nextBackward[d] - 1] > i) --nextBackward[d];
         if (!startsAStretch(program, i)) return;
-        CapacityPacking& packing = packings[d];
-        packing.clear();
-        before.clear();
-        within.clear();
-        // An R whose forward lies before i may run before i, or be dropped; either way its
-        // forward's full activations are held from just before i to its backward. One whose
-        // forward lies in the stretch leaves only when dropped, holding them from its forward.
-        // At most as many leave as those intervals fit under the memory program's capacities;
-        // of the first group, at most what fits just before i, of the second, the droppable.
-        const std::size_t beforeI = device.memoryAt[i] > 0 ? device.memoryAt[i] - 1 : 0;
-        const int roomBeforeI = device.capacity.empty() ? 0 : device.capacity[beforeI];
+        // What the Rs whose backward lies in the stretch add to it, less what may leave it.
+        StretchLeavers& leaving = leavers[d];
+        leaving.start(device.memoryAt[i]);
         double total = 0, longest = firstSegment;
         std::size_t end = firstEnd;
-        int leaving = 0;
-        // The first group's intervals all start just before i and end later and later: once
-        // one does not fit, none after it does (the packing only fills).
-        bool beforeFull = false;
         for (std::size_t b = nextBackward[d]; b < backwards.size(); ++b) {
             const std::size_t j = backwards[b];
             for (std::size_t k : device.endingAt[j]) {
-                const Recomputation& r = device.rs[k];
-                total += r.ms;
-                if (r.forward < i) {
-                    before.add(r.ms);
-                    const bool fits = !beforeFull && packing.offer(beforeI, r.memoryTo);
-                    beforeFull = !fits;
-                    leaving += fits;
-                } else {
-                    within.add(r.ms);
-                    leaving += packing.offer(r.memoryFrom, r.memoryTo);
-                }
+                total += device.rs[k].ms;
+                leaving.add(device.rs[k], device.rs[k].forward < i);
             }
-            const double kept =
-                std::max(0.0, total - longestLeavers(before, roomBeforeI, within, out.droppable[d], leaving));
+            if (total + segmentBest[d][j] <= longest) continue;  // keeping every R would not beat it
+            const double kept = std::max(0.0, total - leaving.mostTime());
             if (kept + segmentBest[d][j] > longest) {
                 longest = kept + segmentBest[d][j];
                 end = segmentEnd[d][j];

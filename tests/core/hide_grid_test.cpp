@@ -73,13 +73,14 @@ TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
     ASSERT_EQ(grid.gaps.size(), 36u);
     std::printf("[ hide grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; median gap %.2f%%, "
                 "worst %.2f%%\n",
-                grid.atBound, grid.gaps.size(), grid.withinOnePercent, 100 * grid.median(), 100 * grid.gaps.back());
+                grid.atBound, grid.gaps.size(), grid.withinOnePercent, std::max(0.0, 100 * grid.median()),
+                100 * grid.gaps.back());
     // Against what any placement of the Rs within the budget can reach: the product's target
     // is 2%. Before the bound chained stretches across devices, GPT-3 1.6B Chimera 8 × 32 read
     // 5.0% (its bound 1242.7 ms; 1280.5 ms chained, hide 1305.3).
     EXPECT_LE(grid.median(), 0.005);
     EXPECT_LE(grid.gaps.back(), 0.02);
-    EXPECT_GE(grid.atBound, 30) << "hide should be provably optimal on most of the grid";
+    EXPECT_GE(grid.atBound, 32) << "hide should be provably optimal on most of the grid";
     // Moves first alone came within 1% on 31 (LLaMA-2 3B 1F1B 4×8 and 4×16 were 3.4% and 3.0%
     // above); trying drops first as well brings them in, and the third start (as many drops as
     // fit, then moves) LLaMA-2 3B Chimera 4×16 (4103.7 → 4064.2 ms).
@@ -88,8 +89,9 @@ TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
 
 // The split-backward schedules people train with today. Counting an early R's memory and a
 // dropped R's together in the bound proved hide optimal on LLaMA-2 3B zb-h1 4 × 8 and 8 × 16
-// (bounds 2020.7 and 2392.3 ms before, 2083.8 and 2459.4 now, equal to hide's steps); the V
-// schedules on 4 devices are what is left above 2%.
+// (bounds 2020.7 and 2392.3 ms before, 2083.8 and 2459.4 now, equal to hide's steps), and
+// counting each size of activations against its own room brought the V schedules on 4 devices
+// from 2.3–3.4% above their bounds to 0.9–1.4%.
 TEST(HideGrid, ZeroBubbleSchedulesStayCloseToTheRecomputeBound) {
     const auto built = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles", /*zeroBubble=*/true);
     ASSERT_TRUE(built.ok()) << built.error().message;
@@ -98,11 +100,12 @@ TEST(HideGrid, ZeroBubbleSchedulesStayCloseToTheRecomputeBound) {
     ASSERT_EQ(grid.gaps.size(), 44u);
     std::printf("[ hide zero-bubble grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; "
                 "median gap %.2f%%, worst %.2f%%\n",
-                grid.atBound, grid.gaps.size(), grid.withinOnePercent, 100 * grid.median(), 100 * grid.gaps.back());
+                grid.atBound, grid.gaps.size(), grid.withinOnePercent, std::max(0.0, 100 * grid.median()),
+                100 * grid.gaps.back());
     EXPECT_LE(grid.median(), 0.005);
-    EXPECT_LE(grid.gaps.back(), 0.03);
+    EXPECT_LE(grid.gaps.back(), 0.02);
     EXPECT_GE(grid.atBound, 36);
-    EXPECT_GE(grid.withinOnePercent, 39);
+    EXPECT_GE(grid.withinOnePercent, 40);
 }
 
 // LLaMA-2 3B zbv 4 × 8 (recompute_grid.py --schemes zero-bubble): hide's drops by delay took
@@ -134,8 +137,8 @@ TEST(HideGrid, DropsAsManyAsFitOnZbv) {
     const auto sim = Simulator::run(hidden, SimOptions::timelineOnly());
     ASSERT_TRUE(sim.ok());
     // Against the recompute bound, computed apart from hide's placement: drops by delay alone
-    // stayed 6.0% above it (2074.5 against 1956.3 ms); dropping as many as fit comes within 2.5%.
-    EXPECT_LE(sim->makespan_ms, run->hide_bound->bound_ms * 1.025);
+    // stayed 5.0% above it (2074.5 against 1976.0 ms); dropping as many as fit comes within 1.5%.
+    EXPECT_LE(sim->makespan_ms, run->hide_bound->bound_ms * 1.015);
     EXPECT_LE(run->hide_bound->bound_ms, sim->makespan_ms * (1 + 1e-9));
     for (std::size_t d = 0; d < sim->devices.size(); ++d)
         EXPECT_LE(sim->devices[d].peak_bytes, (*budget)[d] * (1 + 1e-12)) << "device " << d;
