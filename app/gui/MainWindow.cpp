@@ -76,6 +76,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     auto* side = new QWidget(this);
     auto* sideLayout = new QVBoxLayout(side);
+    // The side panel is never smaller than its layout needs (the scroll area scrolls it):
+    // without this the first layout after show() squeezed the settings when the summary was tall.
+    sideLayout->setSizeConstraint(QLayout::SetMinimumSize);
     config_ = new ConfigPanel(document_.presets(), side);
     passes_ = new PassPanel(side);
     summary_ = new SummaryPanel(side);

@@ -9,6 +9,7 @@
 
 #include "core/sim/BubbleBreakdown.h"
 #include "core/sim/MemoryFit.h"
+#include "core/sim/RecomputeBound.h"
 #include "core/util/HumanBytes.h"
 
 namespace mario::gui {
@@ -104,12 +105,15 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
     if (r.tight_lower_bound_ms > r.lower_bound_ms + 1e-9)
         text += tr("pipeline bound %1, %2 above it<br>").arg(time(r.tight_lower_bound_ms)).arg(percent(tightGap));
     // With hide: no placement of the Rs within hide's budget beats this (sim/RecomputeBound.h).
+    // Under it, the devices whose Rs set that bound, in the order the chain of work runs.
     if (s.hide_bound && s.hide_bound->reachedBy(r.makespan_ms))
         text += tr("best placement of Rs ≥ %1: reached<br>").arg(time(s.hide_bound->bound_ms));
     else if (s.hide_bound && s.hide_bound->bound_ms > 0)
         text += tr("best placement of Rs ≥ %1, %2 above it<br>")
                     .arg(time(s.hide_bound->bound_ms))
                     .arg(percent(r.makespan_ms / s.hide_bound->bound_ms - 1));
+    if (s.hide_bound && s.hide_bound->bound_ms > 0)
+        text += tr("&nbsp;&nbsp;set along %1<br>").arg(QString::fromStdString(chainPhrase(*s.hide_bound)));
     if (r.recompute_ms > 0)
         text += tr("recompute %1, %2 hidden in bubbles<br>")
                     .arg(time(r.recompute_ms))

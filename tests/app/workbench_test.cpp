@@ -106,6 +106,44 @@ private slots:
         QCOMPARE(window.passPanel()->allBox()->checkState(), Qt::Unchecked);
     }
 
+    // With hide on, the summary grows by the bound's lines; the side panel must then scroll,
+    // not squeeze the settings above it: every field keeps at least the height it needs, from
+    // the first layout after show() on. (That first layout, which `--screenshot` grabs and the
+    // README's screenshots come from, crushed the fields to 9 px and overlapped them; later
+    // layouts recovered.)
+    void theSidePanelScrollsRatherThanSqueezingTheSettings() {
+        // Figure 2 with hide chosen in the file, opened before the window is first shown (as
+        // `--screenshot` and a double-clicked file do).
+        QJsonObject config = readJsonObject(kFigure2);
+        config["passes"] = QJsonArray{"all", "hide"};
+        QTemporaryDir dir;
+        const QString path = dir.filePath("figure2-hide.config.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(config).toJson());
+        file.close();
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(path));
+        QVERIFY(window.summary()->detailsText().contains("set along devices"));
+        // One round of events after show(), as `--screenshot` grabs it.
+        window.resize(1600, 1000);
+        window.show();
+        QApplication::processEvents();
+        int fields = 0;
+        for (QWidget* field : window.configPanel()->findChildren<QWidget*>()) {
+            if (!field->isVisible() || (!qobject_cast<QComboBox*>(field) && !qobject_cast<QAbstractSpinBox*>(field)))
+                continue;
+            ++fields;
+            QVERIFY2(field->height() >= field->minimumSizeHint().height(),
+                     qPrintable(QStringLiteral("%1 is %2 px high, needs %3")
+                                    .arg(field->objectName())
+                                    .arg(field->height())
+                                    .arg(field->minimumSizeHint().height())));
+        }
+        QVERIFY(fields >= 8);
+    }
+
     // The strip under the Gantt: a click centres the window's chart, its scale follows a
     // schedule that got longer (Figure 2: 21 units as 1F1B, 22 with the paper's passes), and
     // View → Overview strip hides and shows it.
