@@ -22,7 +22,7 @@ public:
     // Takes [from, to) when every position in it has room left, and says whether it did. An
     // empty interval always fits.
     bool offer(std::size_t from, std::size_t to);
-    // Empties every position again.
+    // Empties every position again, in O(1).
     void clear();
 
 private:
@@ -30,11 +30,16 @@ private:
     // what the node's ancestors added to all of it.
     bool full(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to, int above) const;
     void addOne(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to);
+    // Makes a node written before the last clear() read as empty.
+    void touch(std::size_t node);
 
     std::size_t leaves_ = 1;
-    // Per node: the largest load − capacity below it, counting the node's own additions;
-    // `empty_` is the tree with nothing packed, which clear() copies back.
+    // Per node: the largest load − capacity below it, counting the node's own additions, and
+    // those additions; `empty_` is the first with nothing packed. A node counts only when its
+    // stamp is the current epoch, else it reads as empty.
     std::vector<int> highest_, added_, empty_;
+    std::vector<unsigned> stamp_;
+    unsigned epoch_ = 1;
 };
 
 }  // namespace mario

@@ -21,6 +21,14 @@ namespace {
 // did not wait without Rs count too: with Rs they can.
 bool startsAStretch(const std::vector<Instruction>& program, std::size_t i) { return i == 0 || isRecv(program[i].op); }
 
+// How many Rs' backwards a stretch reaches past its start, at most: enough for every stretch of
+// the grid and of LLaMA-3 70B 32 × 128 (256 Rs a device), while on a device with thousands of
+// micro-batches the stretches from its thousands of receives would otherwise each cross all of
+// them (1F1B 4 × 2048: 1.5 s). A stretch cut there still goes on through the chain from the
+// next start after it, so a long run of kept Rs is counted window by window.
+constexpr std::size_t kOffersPerDevice = 1 << 18;
+constexpr std::size_t kShortestWindow = 64;
+
 }  // namespace
 
 Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget) {
@@ -47,6 +55,21 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
     }
     std::vector<StretchLeavers> leavers;  // after `described` stops growing: they point into it
     for (const auto& device : described) leavers.emplace_back(device);
+    // Per device: for each instruction the first start of a stretch after it (or the end), and
+    // how many backwards a stretch may reach.
+    std::vector<std::vector<std::size_t>> startAfter(devices);
+    std::vector<std::size_t> window(devices);
+    for (std::size_t d = 0; d < devices; ++d) {
+        const auto& program = bare.devices[d].program;
+        startAfter[d].assign(program.size(), program.size());
+        std::size_t starts = 0;
+        for (std::size_t i = program.size(); i-- > 0;) {
+            if (i + 1 < program.size())
+                startAfter[d][i] = startsAStretch(program, i + 1) ? i + 1 : startAfter[d][i + 1];
+            starts += startsAStretch(program, i);
+        }
+        window[d] = std::max(kShortestWindow, kOffersPerDevice / std::max<std::size_t>(1, starts));
+    }
 
     // Per instruction, the least time from its start to the end of the step (`fromStart`, at
     // the instructions that start a stretch) and from its end through the message it sends
@@ -113,24 +136,31 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         // What the Rs whose backward lies in the stretch add to it, less what may leave it.
         StretchLeavers& leaving = leavers[d];
         leaving.start(device.memoryAt[i]);
+        // After a stretch that ends at a backward j, what follows is its segment up to the next
+        // backward, or the device runs on to the next start after j and its chain from there
+        // (the Rs that chain counts have their backwards after that start, so none twice).
         double total = 0, longest = firstSegment;
-        std::size_t end = firstEnd;
-        for (std::size_t b = nextBackward[d]; b < backwards.size(); ++b) {
+        Hop then = handsOnTo(d, firstEnd);
+        const std::size_t last = std::min(backwards.size(), nextBackward[d] + window[d]);
+        for (std::size_t b = nextBackward[d]; b < last; ++b) {
             const std::size_t j = backwards[b];
             for (std::size_t k : device.endingAt[j]) {
                 total += device.rs[k].ms;
                 leaving.add(device.rs[k], device.rs[k].forward < i);
             }
-            if (total + segmentBest[d][j] <= longest) continue;  // keeping every R would not beat it
+            const std::size_t a = startAfter[d][j];
+            const double onward = a < program.size() ? device.workBefore[a] + fromStart[d][a] : -INFINITY;
+            const double after = std::max(segmentBest[d][j], onward);
+            if (total + after <= longest) continue;  // keeping every R would not beat it
             const double kept = std::max(0.0, total - leaving.mostTime());
-            if (kept + segmentBest[d][j] > longest) {
-                longest = kept + segmentBest[d][j];
-                end = segmentEnd[d][j];
+            if (kept + after > longest) {
+                longest = kept + after;
+                then = segmentBest[d][j] >= onward ? handsOnTo(d, segmentEnd[d][j]) : Hop{d, a};
             }
         }
         if (longest - device.workBefore[i] > fromStart[d][i]) {
             fromStart[d][i] = longest - device.workBefore[i];
-            next[d][i] = handsOnTo(d, end);
+            next[d][i] = then;
         }
     });
     if (!whole) return makeError("recompute bound: the plan without its recomputations deadlocks");

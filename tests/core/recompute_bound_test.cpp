@@ -15,7 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "core/io/ConfigJson.h"
+#include "core/model/PresetLibrary.h"
 #include "core/passes/PassManager.h"
+#include "core/schedule/PlanBuilder.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/RecomputeBound.h"
 #include "core/sim/Simulator.h"
@@ -133,6 +136,42 @@ TEST(RecomputeBound, NoPlacementALocalSearchFindsBeatsIt) {
                     entry.name.c_str(), bound->bound_ms, fromFour.best, fromHide.best);
     }
     EXPECT_GT(searched, 50000) << "the search should simulate most of its trials";
+}
+
+// A device with a thousand micro-batches: its stretches reach only so many backwards (the
+// bound's work stays near-linear), and what lies beyond goes on through the chain from the
+// next start. Still a bound: not above hide's step or the four passes', not below the plan
+// without any R's step.
+TEST(RecomputeBound, LongDevicesStillBoundFromBelow) {
+    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    const nlohmann::json json = {
+        {"format", "mario-config"},
+        {"version", 1},
+        {"model", "gpt3-1.6b"},
+        {"hardware", "a100-40g"},
+        {"devices", 4},
+        {"memory_limit_gb", 40},
+        {"parallel", {{"scheme", "1f1b"}, {"pp", 4}, {"micro_batch_size", 1}, {"global_batch_size", 1024}}}};
+    auto config = readConfig(json, presets);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    auto four = buildPlan(*config);
+    ASSERT_TRUE(four.ok());
+    ASSERT_TRUE(runPasses(*four, *parsePassList("all")).ok());
+    auto budget = hideBudget(*four, false);
+    ASSERT_TRUE(budget.ok());
+    auto bound = recomputeBound(*four, *budget);
+    ASSERT_TRUE(bound.ok()) << bound.error().message;
+    Plan bare = *four, hidden = *four;
+    for (auto& device : bare.devices)
+        std::erase_if(device.program, [](const Instruction& ins) { return ins.op == Op::Recompute; });
+    ASSERT_TRUE(runPasses(hidden, {PassId::Hide}).ok());
+    const double bareStep = Simulator::run(bare)->makespan_ms;
+    const double hideStep = Simulator::run(hidden)->makespan_ms;
+    EXPECT_GE(bound->bound_ms, bareStep - 1e-6);
+    EXPECT_LE(bound->bound_ms, hideStep * (1 + 1e-9));
+    EXPECT_LE(bound->bound_ms, Simulator::run(*four)->makespan_ms * (1 + 1e-9));
+    // The Rs the budget forces to stay are counted, window by window: above the bare step.
+    EXPECT_GT(bound->bound_ms, bareStep * 1.001);
 }
 
 TEST(RecomputeBound, NamesItsChainOfDevices) {
