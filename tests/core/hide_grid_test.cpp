@@ -30,6 +30,13 @@ struct GridGaps {
     double median() const { return (gaps[gaps.size() / 2 - 1] + gaps[gaps.size() / 2]) / 2; }
 };
 
+void print(const char* grid, const GridGaps& gaps) {
+    std::printf("[ %s ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; median gap %.2f%%, "
+                "worst %.2f%%\n",
+                grid, gaps.atBound, gaps.gaps.size(), gaps.withinOnePercent, std::max(0.0, 100 * gaps.median()),
+                100 * gaps.gaps.back());
+}
+
 GridGaps hideOnGrid(const std::vector<test::GridPlan>& grid) {
     GridGaps out;
     for (const test::GridPlan& entry : grid) {
@@ -71,10 +78,7 @@ TEST(HideGrid, StaysValidWithinBudgetAndCloseToTheRecomputeBound) {
     ASSERT_EQ(built->size(), 36u);
     const GridGaps grid = hideOnGrid(*built);
     ASSERT_EQ(grid.gaps.size(), 36u);
-    std::printf("[ hide grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; median gap %.2f%%, "
-                "worst %.2f%%\n",
-                grid.atBound, grid.gaps.size(), grid.withinOnePercent, std::max(0.0, 100 * grid.median()),
-                100 * grid.gaps.back());
+    print("hide grid", grid);
     // Against what any placement of the Rs within the budget can reach: the product's target
     // is 2%. Before the bound chained stretches across devices, GPT-3 1.6B Chimera 8 × 32 read
     // 5.0% (its bound 1242.7 ms; 1280.5 ms chained, hide 1305.3).
@@ -98,10 +102,7 @@ TEST(HideGrid, ZeroBubbleSchedulesStayCloseToTheRecomputeBound) {
     ASSERT_EQ(built->size(), 44u);  // 48 less dualpipev with m = PP
     const GridGaps grid = hideOnGrid(*built);
     ASSERT_EQ(grid.gaps.size(), 44u);
-    std::printf("[ hide zero-bubble grid ] within 0.1%% of the recompute bound on %d of %zu, within 1%% on %d; "
-                "median gap %.2f%%, worst %.2f%%\n",
-                grid.atBound, grid.gaps.size(), grid.withinOnePercent, std::max(0.0, 100 * grid.median()),
-                100 * grid.gaps.back());
+    print("hide zero-bubble grid", grid);
     EXPECT_LE(grid.median(), 0.005);
     EXPECT_LE(grid.gaps.back(), 0.02);
     EXPECT_GE(grid.atBound, 36);
