@@ -29,6 +29,44 @@ bool startsAStretch(const std::vector<Instruction>& program, std::size_t i) { re
 constexpr std::size_t kOffersPerDevice = 1 << 18;
 constexpr std::size_t kShortestWindow = 64;
 
+// Where a chain goes on after an instruction: a receive, the device's next instruction, or
+// nowhere (device −1). The chain the bound takes is traced through them (RecomputeBound::chain).
+struct Hop {
+    int device = -1;
+    std::size_t index = 0;
+};
+
+// What the walk from the end keeps of one device, per instruction.
+struct DeviceWalk {
+    // The least time from the instruction's start to the end of the step, and from its end
+    // through the message it sends.
+    std::vector<double> fromStart, handedOn;
+    // Between two backwards of Rs what a stretch keeps stays the same, so per such segment
+    // only its best end counts: workBefore[j + 1] + handedOn[j] at its largest, kept at the
+    // segment's first instruction with the j it is at; `running` gathers it as the walk goes
+    // back.
+    std::vector<double> segmentBest;
+    std::vector<std::size_t> segmentEnd;
+    double running = -INFINITY;
+    std::size_t runningEnd = 0;
+    std::vector<Hop> next;
+    std::vector<std::size_t> startAfter;  // the first start of a stretch after it (or the end)
+    std::size_t nextBackward = 0;         // into DeviceRecomputes::backwards: the first after the walk
+    std::size_t window = 0;               // how many backwards a stretch may reach
+
+    DeviceWalk(const std::vector<Instruction>& program, const DeviceRecomputes& device)
+        : fromStart(program.size(), 0.0), handedOn(program.size(), 0.0), segmentBest(program.size(), 0.0),
+          segmentEnd(program.size(), 0), next(program.size()), startAfter(program.size(), program.size()),
+          nextBackward(device.backwards.size()) {
+        std::size_t starts = 0;
+        for (std::size_t i = program.size(); i-- > 0;) {
+            if (i + 1 < program.size()) startAfter[i] = startsAStretch(program, i + 1) ? i + 1 : startAfter[i + 1];
+            starts += startsAStretch(program, i);
+        }
+        window = std::max(kShortestWindow, kOffersPerDevice / std::max<std::size_t>(1, starts));
+    }
+};
+
 }  // namespace
 
 Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget) {
@@ -55,83 +93,42 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
     }
     std::vector<StretchLeavers> leavers;  // after `described` stops growing: they point into it
     for (const auto& device : described) leavers.emplace_back(device);
-    // Per device: for each instruction the first start of a stretch after it (or the end), and
-    // how many backwards a stretch may reach.
-    std::vector<std::vector<std::size_t>> startAfter(devices);
-    std::vector<std::size_t> window(devices);
-    for (std::size_t d = 0; d < devices; ++d) {
-        const auto& program = bare.devices[d].program;
-        startAfter[d].assign(program.size(), program.size());
-        std::size_t starts = 0;
-        for (std::size_t i = program.size(); i-- > 0;) {
-            if (i + 1 < program.size())
-                startAfter[d][i] = startsAStretch(program, i + 1) ? i + 1 : startAfter[d][i + 1];
-            starts += startsAStretch(program, i);
-        }
-        window[d] = std::max(kShortestWindow, kOffersPerDevice / std::max<std::size_t>(1, starts));
-    }
-
-    // Per instruction, the least time from its start to the end of the step (`fromStart`, at
-    // the instructions that start a stretch) and from its end through the message it sends
-    // (`handedOn`). A stretch i…j of a device's program runs one instruction after another,
-    // with the Rs whose backward lies in it (i < backward <= j) less those that may run
-    // elsewhere; after j, the message j sends leads on to the receiver's own stretches. Each R
-    // counts only in its backward's stretch, so the stretches of one chain never count an R
-    // twice. Walking from the end, every receiver's time is known before its sender's.
-    std::vector<std::vector<double>> fromStart(devices), handedOn(devices);
-    for (std::size_t d = 0; d < devices; ++d) {
-        fromStart[d].assign(bare.devices[d].program.size(), 0.0);
-        handedOn[d].assign(bare.devices[d].program.size(), 0.0);
-    }
-    // Between two backwards of Rs what a stretch keeps stays the same, so per such segment only
-    // its best end counts: workBefore[j + 1] + handedOn[j] at its largest (`segmentBest`, at
-    // the segment's first instruction; `running` gathers it as the walk goes back).
-    std::vector<std::vector<double>> segmentBest(devices);
-    std::vector<double> running(devices, -INFINITY);
-    // Which end each of those is at, and per instruction where its best chain goes on: the
-    // receive its chosen stretch hands on to, the next instruction of its device, or nowhere.
-    // The chain the bound takes is traced back through them (RecomputeBound::chain).
-    struct Hop {
-        int device = -1;
-        std::size_t index = 0;
-    };
-    std::vector<std::vector<std::size_t>> segmentEnd(devices);
-    std::vector<std::size_t> runningEnd(devices, 0);
-    std::vector<std::vector<Hop>> next(devices);
+    std::vector<DeviceWalk> walks;
+    for (std::size_t d = 0; d < devices; ++d) walks.emplace_back(bare.devices[d].program, described[d]);
     auto handsOnTo = [&](int d, std::size_t j) {
-        const auto to = handedOn[d][j] > 0 ? timeline->handoff(d, j) : std::nullopt;
+        const auto to = walks[d].handedOn[j] > 0 ? timeline->handoff(d, j) : std::nullopt;
         return to ? Hop{to->device, to->index} : Hop{};
     };
-    std::vector<std::size_t> nextBackward(devices);  // into backwards: the first one after the walk
-    for (std::size_t d = 0; d < devices; ++d) nextBackward[d] = described[d].backwards.size();
-    for (std::size_t d = 0; d < devices; ++d) {
-        segmentBest[d].assign(bare.devices[d].program.size(), 0.0);
-        segmentEnd[d].assign(bare.devices[d].program.size(), 0);
-        next[d].assign(bare.devices[d].program.size(), Hop{});
-    }
+
+    // A stretch i…j of a device's program runs one instruction after another, with the Rs whose
+    // backward lies in it (i < backward <= j) less those that may run elsewhere; after j, the
+    // message j sends leads on to the receiver's own stretches. Each R counts only in its
+    // backward's stretch, so the stretches of one chain never count an R twice. Walking from
+    // the end, every receiver's time is known before its sender's.
     const bool whole = timeline->walkFromEnd([&](int d, std::size_t i) {
-        if (auto to = timeline->handoff(d, i)) handedOn[d][i] = to->ms + fromStart[to->device][to->index];
+        DeviceWalk& walk = walks[d];
+        if (auto to = timeline->handoff(d, i)) walk.handedOn[i] = to->ms + walks[to->device].fromStart[to->index];
         const auto& program = bare.devices[d].program;
         const DeviceRecomputes& device = described[d];
-        if (device.workBefore[i + 1] + handedOn[d][i] > running[d]) {
-            running[d] = device.workBefore[i + 1] + handedOn[d][i];
-            runningEnd[d] = i;
+        if (device.workBefore[i + 1] + walk.handedOn[i] > walk.running) {
+            walk.running = device.workBefore[i + 1] + walk.handedOn[i];
+            walk.runningEnd = i;
         }
         // The stretches from i up to the next backward of an R.
-        const double firstSegment = running[d];
-        const std::size_t firstEnd = runningEnd[d];
+        const double firstSegment = walk.running;
+        const std::size_t firstEnd = walk.runningEnd;
         if (!device.endingAt[i].empty()) {
-            segmentBest[d][i] = running[d];
-            segmentEnd[d][i] = runningEnd[d];
-            running[d] = -INFINITY;
+            walk.segmentBest[i] = walk.running;
+            walk.segmentEnd[i] = walk.runningEnd;
+            walk.running = -INFINITY;
         }
         // Whatever the stretch from here gives, the instruction runs, then what follows it
         // on the device or through its message.
-        const double onDevice = i + 1 < program.size() ? fromStart[d][i + 1] : 0.0;
-        fromStart[d][i] = device.ms[i] + std::max(handedOn[d][i], onDevice);
-        next[d][i] = handedOn[d][i] > onDevice ? handsOnTo(d, i) : i + 1 < program.size() ? Hop{d, i + 1} : Hop{};
+        const double onDevice = i + 1 < program.size() ? walk.fromStart[i + 1] : 0.0;
+        walk.fromStart[i] = device.ms[i] + std::max(walk.handedOn[i], onDevice);
+        walk.next[i] = walk.handedOn[i] > onDevice ? handsOnTo(d, i) : i + 1 < program.size() ? Hop{d, i + 1} : Hop{};
         const auto& backwards = device.backwards;
-        while (nextBackward[d] > 0 && backwards[nextBackward[d] - 1] > i) --nextBackward[d];
+        while (walk.nextBackward > 0 && backwards[walk.nextBackward - 1] > i) --walk.nextBackward;
         if (!startsAStretch(program, i)) return;
         // What the Rs whose backward lies in the stretch add to it, less what may leave it.
         StretchLeavers& leaving = leavers[d];
@@ -141,26 +138,26 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         // (the Rs that chain counts have their backwards after that start, so none twice).
         double total = 0, longest = firstSegment;
         Hop then = handsOnTo(d, firstEnd);
-        const std::size_t last = std::min(backwards.size(), nextBackward[d] + window[d]);
-        for (std::size_t b = nextBackward[d]; b < last; ++b) {
+        const std::size_t last = std::min(backwards.size(), walk.nextBackward + walk.window);
+        for (std::size_t b = walk.nextBackward; b < last; ++b) {
             const std::size_t j = backwards[b];
             for (std::size_t k : device.endingAt[j]) {
                 total += device.rs[k].ms;
                 leaving.add(device.rs[k], device.rs[k].forward < i);
             }
-            const std::size_t a = startAfter[d][j];
-            const double onward = a < program.size() ? device.workBefore[a] + fromStart[d][a] : -INFINITY;
-            const double after = std::max(segmentBest[d][j], onward);
+            const std::size_t a = walk.startAfter[j];
+            const double onward = a < program.size() ? device.workBefore[a] + walk.fromStart[a] : -INFINITY;
+            const double after = std::max(walk.segmentBest[j], onward);
             if (total + after <= longest) continue;  // keeping every R would not beat it
             const double kept = std::max(0.0, total - leaving.mostTime());
             if (kept + after > longest) {
                 longest = kept + after;
-                then = segmentBest[d][j] >= onward ? handsOnTo(d, segmentEnd[d][j]) : Hop{d, a};
+                then = walk.segmentBest[j] >= onward ? handsOnTo(d, walk.segmentEnd[j]) : Hop{d, a};
             }
         }
-        if (longest - device.workBefore[i] > fromStart[d][i]) {
-            fromStart[d][i] = longest - device.workBefore[i];
-            next[d][i] = then;
+        if (longest - device.workBefore[i] > walk.fromStart[i]) {
+            walk.fromStart[i] = longest - device.workBefore[i];
+            walk.next[i] = then;
         }
     });
     if (!whole) return makeError("recompute bound: the plan without its recomputations deadlocks");
@@ -173,14 +170,14 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             if (!startsAStretch(program, i)) continue;
             // Everything after a receive runs after it ended; after a compute, after it started.
             const double from = isRecv(program[i].op) ? timings[i].end : timings[i].start;
-            if (from + fromStart[d][i] > out.bound_ms) {
-                out.bound_ms = from + fromStart[d][i];
+            if (from + walks[d].fromStart[i] > out.bound_ms) {
+                out.bound_ms = from + walks[d].fromStart[i];
                 out.device = static_cast<int>(d);
                 first = Hop{static_cast<int>(d), i};
             }
         }
     }
-    for (Hop at = first; at.device >= 0; at = next[at.device][at.index])
+    for (Hop at = first; at.device >= 0; at = walks[at.device].next[at.index])
         if (out.chain.empty() || out.chain.back() != at.device) out.chain.push_back(at.device);
     return out;
 }
