@@ -50,14 +50,15 @@ struct DeviceWalk {
     double running = -INFINITY;
     std::size_t runningEnd = 0;
     std::vector<Hop> next;
+    std::vector<std::size_t> lastOf;      // the last instruction on this device before `next`
     std::vector<std::size_t> startAfter;  // the first start of a stretch after it (or the end)
     std::size_t nextBackward = 0;         // into DeviceRecomputes::backwards: the first after the walk
     std::size_t window = 0;               // how many backwards a stretch may reach
 
     DeviceWalk(const std::vector<Instruction>& program, const DeviceRecomputes& device)
         : fromStart(program.size(), 0.0), handedOn(program.size(), 0.0), segmentBest(program.size(), 0.0),
-          segmentEnd(program.size(), 0), next(program.size()), startAfter(program.size(), program.size()),
-          nextBackward(device.backwards.size()) {
+          segmentEnd(program.size(), 0), next(program.size()), lastOf(program.size(), 0),
+          startAfter(program.size(), program.size()), nextBackward(device.backwards.size()) {
         std::size_t starts = 0;
         for (std::size_t i = program.size(); i-- > 0;) {
             if (i + 1 < program.size()) startAfter[i] = startsAStretch(program, i + 1) ? i + 1 : startAfter[i + 1];
@@ -127,6 +128,7 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         const double onDevice = i + 1 < program.size() ? walk.fromStart[i + 1] : 0.0;
         walk.fromStart[i] = device.ms[i] + std::max(walk.handedOn[i], onDevice);
         walk.next[i] = walk.handedOn[i] > onDevice ? handsOnTo(d, i) : i + 1 < program.size() ? Hop{d, i + 1} : Hop{};
+        walk.lastOf[i] = i;
         const auto& backwards = device.backwards;
         while (walk.nextBackward > 0 && backwards[walk.nextBackward - 1] > i) --walk.nextBackward;
         if (!startsAStretch(program, i)) return;
@@ -138,6 +140,7 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         // (the Rs that chain counts have their backwards after that start, so none twice).
         double total = 0, longest = firstSegment;
         Hop then = handsOnTo(d, firstEnd);
+        std::size_t thenFrom = firstEnd;
         const std::size_t last = std::min(backwards.size(), walk.nextBackward + walk.window);
         for (std::size_t b = walk.nextBackward; b < last; ++b) {
             const std::size_t j = backwards[b];
@@ -153,11 +156,13 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             if (kept + after > longest) {
                 longest = kept + after;
                 then = walk.segmentBest[j] >= onward ? handsOnTo(d, walk.segmentEnd[j]) : Hop{d, a};
+                thenFrom = walk.segmentBest[j] >= onward ? walk.segmentEnd[j] : a - 1;
             }
         }
         if (longest - device.workBefore[i] > walk.fromStart[i]) {
             walk.fromStart[i] = longest - device.workBefore[i];
             walk.next[i] = then;
+            walk.lastOf[i] = thenFrom;
         }
     });
     if (!whole) return makeError("recompute bound: the plan without its recomputations deadlocks");
@@ -177,8 +182,40 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
             }
         }
     }
-    for (Hop at = first; at.device >= 0; at = walks[at.device].next[at.index])
+    // The chain, stretch by stretch: a hop to the same device's next instruction continues the
+    // stretch, a hop to a receive elsewhere (or nowhere) ends it.
+    std::size_t from = first.index;
+    for (Hop at = first; at.device >= 0;) {
+        const DeviceWalk& walk = walks[at.device];
+        const Hop to = walk.next[at.index];
+        if (to.device == at.device && to.index > at.index) {
+            at = to;
+            continue;
+        }
+        const auto& program = bare.devices[at.device].program;
+        out.stretches.push_back({at.device, program[from], program[walk.lastOf[at.index]]});
         if (out.chain.empty() || out.chain.back() != at.device) out.chain.push_back(at.device);
+        from = to.index;
+        at = to;
+    }
+    return out;
+}
+
+std::vector<InstructionRef> chainInstructions(const RecomputeBound& bound, const Plan& plan) {
+    std::vector<InstructionRef> out;
+    auto find = [&](const std::vector<Instruction>& program, const Instruction& ins) {
+        return std::find_if(program.begin(), program.end(), [&](const Instruction& at) {
+            return at.op == ins.op && at.stage == ins.stage && at.microbatch == ins.microbatch;
+        });
+    };
+    for (const BoundStretch& stretch : bound.stretches) {
+        if (stretch.device < 0 || stretch.device >= static_cast<int>(plan.devices.size())) continue;
+        const auto& program = plan.devices[stretch.device].program;
+        const auto first = find(program, stretch.first), last = find(program, stretch.last);
+        if (first == program.end() || last == program.end() || last < first) continue;
+        for (auto it = first; it <= last; ++it)
+            if (isCompute(it->op)) out.push_back({stretch.device, static_cast<int>(it - program.begin())});
+    }
     return out;
 }
 

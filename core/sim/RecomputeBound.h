@@ -11,9 +11,17 @@
 #include <vector>
 
 #include "core/schedule/Plan.h"
+#include "core/sim/MessageGraph.h"
 #include "core/util/Result.h"
 
 namespace mario {
+
+// One stretch of the chain that sets the bound: on `device`, its program from `first` to `last`
+// (named by op, stage and micro-batch, so they can be found in a plan whose Rs moved).
+struct BoundStretch {
+    int device = -1;
+    Instruction first, last;
+};
 
 struct RecomputeBound {
     double bound_ms = 0;  // no placement of the Rs within the budget runs faster
@@ -21,6 +29,7 @@ struct RecomputeBound {
     // The devices that chain runs through, in order, each once per visit: the devices whose
     // Rs hold the step up (the gradient of Chimera 8 × 32 passes 0 → … → 7 → … → 0).
     std::vector<int> chain;
+    std::vector<BoundStretch> stretches;  // that chain, stretch by stretch
     // Per device: at most this many Rs can go (the budget cannot hold more forwards'
     // activations at once, counted exactly over the device's program).
     std::vector<int> droppable;
@@ -35,6 +44,12 @@ struct RecomputeBound {
 // does not simulate or deadlocks. Plans with overlapped F/B pairs (overlap_factor > 0) get
 // the bound of their forwards and backwards alone, which an overlap can undercut: 0 there.
 Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double>& budget);
+
+// The compute instructions of the chain's stretches in `plan` (the plan the bound was taken
+// of, or the same with its Rs moved or dropped: hide's result), in chain order, Rs standing
+// inside a stretch included: what the window highlights. A stretch whose ends `plan` lacks is
+// left out.
+std::vector<InstructionRef> chainInstructions(const RecomputeBound& bound, const Plan& plan);
 
 // The chain in words, for the CLI and the window: "device 3", "devices 3 → 2 → 1" (a long
 // chain by its first and last three).

@@ -23,6 +23,7 @@
 #include "core/sim/RecomputeBound.h"
 #include "core/sim/Simulator.h"
 #include "tests/core/RecomputeGrid.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -172,6 +173,39 @@ TEST(RecomputeBound, LongDevicesStillBoundFromBelow) {
     EXPECT_LE(bound->bound_ms, Simulator::run(*four)->makespan_ms * (1 + 1e-9));
     // The Rs the budget forces to stay are counted, window by window: above the bare step.
     EXPECT_GT(bound->bound_ms, bareStep * 1.001);
+}
+
+// The chain's stretches, found again in hide's result: on Figure 2 (unit costs, every R hidden)
+// the bound is the step without checkpointing, set by micro-batch 0's forwards down the
+// pipeline and its backwards back up: 0 → 1 → 2 → 3 → 2 → 1 → 0.
+TEST(RecomputeBound, ItsChainIsFoundInHidesResult) {
+    Plan four = test::unitPlan(Scheme::OneFOneB, 4, 4);  // Figure 2
+    ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+    auto budget = hideBudget(four, false);
+    ASSERT_TRUE(budget.ok());
+    auto bound = recomputeBound(four, *budget);
+    ASSERT_TRUE(bound.ok());
+    EXPECT_EQ(bound->chain, (std::vector<int>{0, 1, 2, 3, 2, 1, 0}));
+    ASSERT_EQ(bound->stretches.size(), bound->chain.size());
+    Plan hidden = four;
+    ASSERT_TRUE(runPasses(hidden, {PassId::Hide}).ok());
+    const auto boxes = chainInstructions(*bound, hidden);
+    ASSERT_FALSE(boxes.empty());
+    std::vector<int> lanes;
+    for (std::size_t k = 0; k < boxes.size(); ++k) {
+        if (lanes.empty() || lanes.back() != boxes[k].device) lanes.push_back(boxes[k].device);
+        EXPECT_TRUE(isCompute(hidden.devices[boxes[k].device].program[boxes[k].program_index].op));
+        // Along one stretch the instructions follow each other in the program.
+        if (k > 0 && boxes[k].device == boxes[k - 1].device) {
+            EXPECT_GT(boxes[k].program_index, boxes[k - 1].program_index);
+        }
+    }
+    EXPECT_EQ(lanes, bound->chain);
+    // The first stretch starts with micro-batch 0's forward on device 0, the last ends on device 0.
+    const Instruction& start = hidden.devices[0].program[boxes.front().program_index];
+    EXPECT_EQ(start.op, Op::Forward);
+    EXPECT_EQ(start.microbatch, 0);
+    EXPECT_EQ(boxes.back().device, 0);
 }
 
 TEST(RecomputeBound, NamesItsChainOfDevices) {
