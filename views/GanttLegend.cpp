@@ -19,6 +19,9 @@ void fillGanttLegend(QCPLegend* legend, const Timeline& timeline, ColorMode mode
     if (extras.criticalPath)
         legend->addItem(new SwatchLegendItem(legend, arrowColor(Arrow::Role::Critical), QBrush(Qt::NoBrush),
                                              QStringLiteral("critical path")));
+    if (extras.boundChain)
+        legend->addItem(new SwatchLegendItem(legend, arrowColor(Arrow::Role::Critical), QBrush(Qt::NoBrush),
+                                             QStringLiteral("chain that sets the Rs' bound")));
     legend->setVisible(!legendItems(legend).isEmpty());
 }
 

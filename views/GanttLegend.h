@@ -13,6 +13,7 @@ namespace mario::views {
 struct GanttLegendExtras {
     bool shadeBubbles = false;
     bool criticalPath = false;
+    bool boundChain = false;  // the recompute bound's chain, drawn as the critical path is
 };
 
 void fillGanttLegend(QCPLegend* legend, const Timeline& timeline, ColorMode mode, const GanttLegendExtras& extras);

@@ -78,7 +78,7 @@ void GanttView::setTimeline(Timeline timeline) {
     boxes_->setTimeline(&timeline_);
     boxes_->setGhost(std::nullopt);
     boxes_->setArrows({});
-    boxes_->setCriticalPath(showCriticalPath_ ? timeline_.criticalPath : std::vector<BoxRef>{});
+    boxes_->setCriticalPath(pathShown());
     drag_.reset();
     hovered_.reset();
     laneTickStep_ = 0;
@@ -198,7 +198,9 @@ QCPRange GanttView::boundedRange(const QCPRange& range) const {
 
 void GanttView::updateLegend() {
     fillGanttLegend(plot_->legend, timeline_, colorMode_,
-                    {.shadeBubbles = shadeBubbles_, .criticalPath = showCriticalPath_});
+                    {.shadeBubbles = shadeBubbles_,
+                     .criticalPath = showCriticalPath_,
+                     .boundChain = !showCriticalPath_ && showBoundChain_ && !boundChain_.empty()});
 }
 
 void GanttView::setColorMode(ColorMode mode) {
@@ -211,7 +213,26 @@ void GanttView::setColorMode(ColorMode mode) {
 
 void GanttView::setShowCriticalPath(bool show) {
     showCriticalPath_ = show;
-    boxes_->setCriticalPath(show ? timeline_.criticalPath : std::vector<BoxRef>{});
+    showPath();
+}
+
+void GanttView::setBoundChain(std::vector<BoxRef> boxes) {
+    boundChain_ = std::move(boxes);
+    showPath();
+}
+
+void GanttView::setShowBoundChain(bool show) {
+    showBoundChain_ = show;
+    showPath();
+}
+
+const std::vector<BoxRef>& GanttView::pathShown() const {
+    static const std::vector<BoxRef> none;
+    return showCriticalPath_ ? timeline_.criticalPath : showBoundChain_ ? boundChain_ : none;
+}
+
+void GanttView::showPath() {
+    boxes_->setCriticalPath(pathShown());
     updateLegend();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -46,6 +46,14 @@ public:
     // follows each new timeline while on.
     void setShowCriticalPath(bool show);
     bool showsCriticalPath() const { return showCriticalPath_; }
+    // The chain of stretches that sets the recompute bound (core/sim/RecomputeBound.h: along
+    // it no placement of the Rs runs faster), as boxes of the timeline shown; the window gives
+    // it with each schedule. Shown the way the critical path is, which wins when both are on.
+    void setBoundChain(std::vector<BoxRef> boxes);
+    void setShowBoundChain(bool show);
+    bool showsBoundChain() const { return showBoundChain_; }
+    // The boxes drawn in full colour now: the critical path, the bound's chain, or none.
+    const std::vector<BoxRef>& pathShown() const;
 
     QCustomPlot* plot() const;
     QWidget* plotWidget() const;  // the same, for code that must not include qcustomplot.h
@@ -120,6 +128,9 @@ private:
     TimeBase timeBase_ = TimeBase::Milliseconds;
     ColorMode colorMode_ = ColorMode::Kind;
     bool showCriticalPath_ = false;
+    bool showBoundChain_ = false;
+    std::vector<BoxRef> boundChain_;
+    void showPath();
     bool userZoomed_ = false;
     bool fitting_ = false;
     Timeline timeline_;

@@ -33,11 +33,24 @@
 #include "core/passes/PassManager.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/MemoryFit.h"
+#include "core/sim/RecomputeBound.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
 
 namespace mario::gui {
+namespace {
+
+// The recompute bound's chain as boxes of the schedule shown (empty without hide).
+std::vector<views::BoxRef> boundChainBoxes(const ComputedSchedule& s) {
+    std::vector<views::BoxRef> boxes;
+    if (s.hide_bound)
+        for (const InstructionRef& at : chainInstructions(*s.hide_bound, s.plan))
+            boxes.push_back({at.device, at.program_index});
+    return boxes;
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Mario Workbench"));
@@ -250,6 +263,7 @@ void MainWindow::showComputed() {
     banner_->hide();  // whatever it said was about an earlier state: the new one computed
     gantt_->setTimeBase(document_.timeBase());
     memory_->setTimeBase(document_.timeBase());
+    gantt_->setBoundChain(boundChainBoxes(s));
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
     summary_->showSchedule(s, document_.timeBase());
@@ -269,11 +283,13 @@ void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
         gantt_->setShadeBubbles(shadeBubbles_ && shadeBubbles_->isChecked());
         if (document_.hasSchedule()) {
             const ComputedSchedule& s = document_.current();
+            gantt_->setBoundChain(boundChainBoxes(s));
             gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
             memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
         }
         return;
     }
+    gantt_->setBoundChain({});  // a step of the passes, not the plan the bound was taken of
     gantt_->setTimeline(views::buildTimeline(snapshot->plan, snapshot->result));
     gantt_->setHighlights(snapshot->highlights);
     gantt_->setShadeBubbles(true);

@@ -74,6 +74,20 @@ void MainWindow::buildMenus() {
     critical->setToolTip(tr("Critical path (C): the chain of instructions and transfers that ends last; shortening "
                             "anything else does not shorten the step"));
     connect(critical, &QAction::toggled, gantt_, &views::GanttView::setShowCriticalPath);
+    QAction* boundChain = view->addAction(tr("&Bound chain"));
+    boundChain->setObjectName("boundChain");
+    boundChain->setCheckable(true);
+    boundChain->setShortcut(QKeySequence(Qt::Key_B));
+    boundChain->setToolTip(tr("Bound chain (B), with hide: the chain of work whose recomputations no placement "
+                              "within hide's budget can hide; along it the step is at least the recompute bound"));
+    connect(boundChain, &QAction::toggled, gantt_, &views::GanttView::setShowBoundChain);
+    // One chain at a time: both are drawn the same way.
+    connect(critical, &QAction::toggled, boundChain, [boundChain](bool on) {
+        if (on) boundChain->setChecked(false);
+    });
+    connect(boundChain, &QAction::toggled, critical, [critical](bool on) {
+        if (on) critical->setChecked(false);
+    });
     QAction* overview = view->addAction(tr("&Overview strip"));
     overview->setObjectName("overviewStrip");
     overview->setCheckable(true);
@@ -114,6 +128,7 @@ void MainWindow::buildMenus() {
     toolbar->addAction(fit);
     toolbar->addAction(shadeBubbles_);
     toolbar->addAction(critical);
+    toolbar->addAction(boundChain);
 }
 
 }  // namespace mario::gui

@@ -58,6 +58,17 @@ void drag(MainWindow& window, int device, const char* action, double dropTimeMs)
 
 class WorkbenchTest : public QObject {
     Q_OBJECT
+    // Figure 2's config with all four passes and hide, written into `dir`; empty on failure.
+    static QString figure2WithHide(const QTemporaryDir& dir) {
+        QJsonObject config = readJsonObject(kFigure2);
+        config["passes"] = QJsonArray{"all", "hide"};
+        const QString path = dir.filePath("figure2-hide.config.json");
+        QFile file(path);
+        if (!file.open(QIODevice::WriteOnly)) return {};
+        file.write(QJsonDocument(config).toJson());
+        return path;
+    }
+
     // The window on screen (drags need real geometry) with Figure 2's base 1F1B, no passes.
     static bool showBaseFigure2(MainWindow& window) {
         window.document()->setSynchronous(true);
@@ -114,14 +125,9 @@ private slots:
     void theSidePanelScrollsRatherThanSqueezingTheSettings() {
         // Figure 2 with hide chosen in the file, opened before the window is first shown (as
         // `--screenshot` and a double-clicked file do).
-        QJsonObject config = readJsonObject(kFigure2);
-        config["passes"] = QJsonArray{"all", "hide"};
         QTemporaryDir dir;
-        const QString path = dir.filePath("figure2-hide.config.json");
-        QFile file(path);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(config).toJson());
-        file.close();
+        const QString path = figure2WithHide(dir);
+        QVERIFY(!path.isEmpty());
         MainWindow window;
         window.document()->setSynchronous(true);
         QVERIFY(window.openFile(path));
@@ -142,6 +148,44 @@ private slots:
                                     .arg(field->minimumSizeHint().height())));
         }
         QVERIFY(fields >= 8);
+    }
+
+    // View → Bound chain (B): the chain that sets the recompute bound in full colour. On Figure
+    // 2 with hide it is micro-batch 0's forwards down the pipeline and its backwards back up
+    // (tests/core/recompute_bound_test.cpp); it and the critical path are shown one at a time.
+    void theBoundChainKeyShowsTheChainThatSetsTheRecomputeBound() {
+        QTemporaryDir dir;
+        const QString path = figure2WithHide(dir);
+        QVERIFY(!path.isEmpty());
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(path));
+        auto* chain = window.findChild<QAction*>("boundChain");
+        auto* critical = window.findChild<QAction*>("criticalPath");
+        QVERIFY(chain && critical);
+        QVERIFY(window.gantt()->pathShown().empty());
+        QTest::keyClick(&window, Qt::Key_B);
+        QVERIFY(chain->isChecked());
+        const auto& boxes = window.gantt()->pathShown();
+        QVERIFY(!boxes.empty());
+        std::vector<int> lanes;
+        for (const auto& box : boxes)
+            if (lanes.empty() || lanes.back() != box.lane) lanes.push_back(box.lane);
+        QCOMPARE(lanes, (std::vector<int>{0, 1, 2, 3, 2, 1, 0}));
+        // The critical path replaces it, and the other way round.
+        QTest::keyClick(&window, Qt::Key_C);
+        QVERIFY(critical->isChecked());
+        QVERIFY(!chain->isChecked());
+        QCOMPARE(window.gantt()->pathShown(), window.gantt()->timeline().criticalPath);
+        QTest::keyClick(&window, Qt::Key_B);
+        QVERIFY(!critical->isChecked());
+        QCOMPARE(window.gantt()->pathShown().size(), boxes.size());
+        // Without hide there is no bound, so nothing to show.
+        window.passPanel()->checkBox(PassId::Hide)->click();
+        QVERIFY(window.gantt()->pathShown().empty());
     }
 
     // The strip under the Gantt: a click centres the window's chart, its scale follows a
