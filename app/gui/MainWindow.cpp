@@ -264,6 +264,7 @@ void MainWindow::showComputed() {
     gantt_->setTimeBase(document_.timeBase());
     memory_->setTimeBase(document_.timeBase());
     gantt_->setBoundChain(boundChainBoxes(s));
+    boundChain_->setEnabled(s.hide_bound && s.hide_bound->bound_ms > 0);
     gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
     memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
     summary_->showSchedule(s, document_.timeBase());

@@ -91,6 +91,7 @@ private:
     SummaryPanel* summary_;
     PassStepper* stepper_;
     QAction* shadeBubbles_ = nullptr;
+    QAction* boundChain_ = nullptr;  // enabled while the schedule has a recompute bound (hide)
     CompareWindow* compare_ = nullptr;
     TunerPanel* tuner_ = nullptr;
     QLabel* banner_;

@@ -74,10 +74,11 @@ void MainWindow::buildMenus() {
     critical->setToolTip(tr("Critical path (C): the chain of instructions and transfers that ends last; shortening "
                             "anything else does not shorten the step"));
     connect(critical, &QAction::toggled, gantt_, &views::GanttView::setShowCriticalPath);
-    QAction* boundChain = view->addAction(tr("&Bound chain"));
+    QAction* boundChain = boundChain_ = view->addAction(tr("&Bound chain"));
     boundChain->setObjectName("boundChain");
     boundChain->setCheckable(true);
     boundChain->setShortcut(QKeySequence(Qt::Key_B));
+    boundChain->setEnabled(false);  // until a schedule with hide has its bound
     boundChain->setToolTip(tr("Bound chain (B), with hide: the chain of work whose recomputations no placement "
                               "within hide's budget can hide; along it the step is at least the recompute bound"));
     connect(boundChain, &QAction::toggled, gantt_, &views::GanttView::setShowBoundChain);
