@@ -156,7 +156,7 @@ nlohmann::json hideBoundJson(const PreparedPlan& prepared, const SimResult& sim)
     const RecomputeBound& bound = *prepared.hide_bound;
     return {{"makespan", bound.bound_ms},
             {"device", bound.device},
-            {"chain", bound.chain},
+            {"chain", bound.chain()},
             {"over", sim.makespan_ms / bound.bound_ms - 1},
             {"reached", bound.reachedBy(sim.makespan_ms)},
             {"droppable", bound.droppable},

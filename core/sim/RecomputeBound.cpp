@@ -194,7 +194,6 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
         }
         const auto& program = bare.devices[at.device].program;
         out.stretches.push_back({at.device, program[from], program[walk.lastOf[at.index]]});
-        if (out.chain.empty() || out.chain.back() != at.device) out.chain.push_back(at.device);
         from = to.index;
         at = to;
     }
@@ -219,17 +218,25 @@ std::vector<InstructionRef> chainInstructions(const RecomputeBound& bound, const
     return out;
 }
 
+std::vector<int> RecomputeBound::chain() const {
+    std::vector<int> devices;
+    for (const BoundStretch& stretch : stretches)
+        if (devices.empty() || devices.back() != stretch.device) devices.push_back(stretch.device);
+    return devices;
+}
+
 std::string chainPhrase(const RecomputeBound& bound) {
-    if (bound.chain.size() <= 1) return "device " + std::to_string(bound.device);
+    const std::vector<int> chain = bound.chain();
+    if (chain.size() <= 1) return "device " + std::to_string(bound.device);
     std::string text = "devices ";
-    const std::size_t n = bound.chain.size();
+    const std::size_t n = chain.size();
     for (std::size_t k = 0; k < n; ++k) {
         if (n > 8 && k == 3) {  // a chain through 32 devices and back reads as its ends
             text += "… → ";
             k = n - 4;
             continue;
         }
-        text += std::to_string(bound.chain[k]) + (k + 1 < n ? " → " : "");
+        text += std::to_string(chain[k]) + (k + 1 < n ? " → " : "");
     }
     return text;
 }

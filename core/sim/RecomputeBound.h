@@ -24,11 +24,8 @@ struct BoundStretch {
 };
 
 struct RecomputeBound {
-    double bound_ms = 0;  // no placement of the Rs within the budget runs faster
-    int device = -1;      // the device where the chain of stretches that sets the bound starts
-    // The devices that chain runs through, in order, each once per visit: the devices whose
-    // Rs hold the step up (the gradient of Chimera 8 × 32 passes 0 → … → 7 → … → 0).
-    std::vector<int> chain;
+    double bound_ms = 0;                  // no placement of the Rs within the budget runs faster
+    int device = -1;                      // the device where the chain of stretches that sets the bound starts
     std::vector<BoundStretch> stretches;  // that chain, stretch by stretch
     // Per device: at most this many Rs can go (the budget cannot hold more forwards'
     // activations at once, counted exactly over the device's program).
@@ -37,6 +34,10 @@ struct RecomputeBound {
 
     // A step this close to the bound (0.01%, rounding of summed times) is optimal among the
     // placements the bound covers: the CLI and the window say "reached".
+    // The devices that chain runs through, in order, each once per visit: the devices whose
+    // Rs hold the step up (the gradient of Chimera 8 × 32 passes 0 → … → 7 → … → 0).
+    std::vector<int> chain() const;
+
     bool reachedBy(double makespan_ms) const { return bound_ms > 0 && makespan_ms <= bound_ms * (1 + 1e-4); }
 };
 
