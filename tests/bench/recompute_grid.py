@@ -14,8 +14,10 @@ and the time the passes took.
 `--schemes zero-bubble` runs the same grid on the split-backward schedules people train with
 today (zb-h1, zbv, dualpipev, interleaved-zb with 2 chunks); a configuration a scheme refuses
 (dualpipev needs at least 2*PP micro-batches) is listed as skipped, with mario's reason.
+`--schemes remaining` runs every other scheme Mario generates (gpipe, bfs with 2 chunks, zb-h2,
+dualpipe), so that the three sets together cover them all.
 
-usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA] [--schemes paper|zero-bubble]
+usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA] [--schemes paper|zero-bubble|remaining]
        (default build/app/mario, hide, paper)
 """
 import json
@@ -29,6 +31,7 @@ MODELS = ["gpt3-1.6b", "llama2-3b"]
 SCHEME_SETS = {
     "paper": [("1f1b", None), ("chimera", None), ("interleaved", 2)],
     "zero-bubble": [("zb-h1", None), ("zbv", None), ("dualpipev", None), ("interleaved-zb", 2)],
+    "remaining": [("gpipe", None), ("bfs", 2), ("zb-h2", None), ("dualpipe", None)],
 }
 PIPELINES = [4, 8]
 
@@ -56,14 +59,21 @@ def config(model, scheme, chunks, pp, m):
 
 def main():
     args = [a for a in sys.argv[1:]]
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return
     extra = "hide"
     if "--passes" in args:
         at = args.index("--passes")
+        if at + 1 >= len(args):
+            sys.exit("recompute_grid.py: --passes takes a pass list, e.g. hide")
         extra = args[at + 1]
         del args[at:at + 2]
     schemes = SCHEME_SETS["paper"]
     if "--schemes" in args:
         at = args.index("--schemes")
+        if at + 1 >= len(args) or args[at + 1] not in SCHEME_SETS:
+            sys.exit(f"recompute_grid.py: --schemes takes one of {', '.join(SCHEME_SETS)}")
         schemes = SCHEME_SETS[args[at + 1]]
         del args[at:at + 2]
     mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")

@@ -101,8 +101,8 @@ SearchResult localSearch(const Plan& four, Plan start, const std::vector<double>
 
 TEST(RecomputeBound, NoPlacementALocalSearchFindsBeatsIt) {
     std::vector<test::GridPlan> plans;
-    for (bool zeroBubble : {false, true}) {
-        auto grid = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles", zeroBubble);
+    for (test::GridSchemes set : {test::GridSchemes::Paper, test::GridSchemes::ZeroBubble}) {
+        auto grid = test::recomputeGrid(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles", set);
         ASSERT_TRUE(grid.ok()) << grid.error().message;
         for (auto& entry : *grid)
             if (entry.name.find("x8") != std::string::npos && entry.name.find(" 4x") != std::string::npos)
