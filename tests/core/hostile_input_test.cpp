@@ -2,9 +2,7 @@
 // one line naming the file, the JSON path and the allowed range.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "core/io/ConfigJson.h"
 #include "core/io/InputFile.h"
@@ -14,20 +12,20 @@
 #include "core/schedule/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
 const PresetLibrary kPresets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
 
-std::string writeTemp(const std::string& name, const std::string& text) {
-    const fs::path path = fs::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
+std::string writeTemp(const test::ScratchDir& dir, const std::string& name, const std::string& text) {
+    const std::string path = dir.file(name);
     std::ofstream(path, std::ios::binary) << text;
-    return path.string();
+    return path;
 }
 
 json figure2() {
@@ -39,7 +37,8 @@ json figure2() {
 
 TEST(HostileInput, ANumberBeyondDoubleIsOneLineNotAnAbort) {
     // nlohmann throws out_of_range (not parse_error) for 1e999: it used to escape every program.
-    const std::string path = writeTemp("version.mario.json", R"({"format": "mario-plan", "version": 1e999})");
+    const test::ScratchDir dir("hostile_input");
+    const std::string path = writeTemp(dir, "version.mario.json", R"({"format": "mario-plan", "version": 1e999})");
     auto read = readJsonFile(path);
     ASSERT_FALSE(read.ok());
     EXPECT_EQ(read.error().message, path + ": malformed JSON: number overflow parsing '1e999'");
@@ -118,7 +117,8 @@ TEST(HostileInput, StageIndicesAboveTwoToTheThirtyTwoAreNotTruncated) {
 TEST(HostileInput, APlanWithoutItsFormatSaysSo) {
     json plan = writePlan(test::unitPlan(Scheme::OneFOneB, 2, 2));
     plan.erase("format");
-    const std::string path = writeTemp("noformat.mario.json", plan.dump());
+    const test::ScratchDir dir("hostile_input");
+    const std::string path = writeTemp(dir, "noformat.mario.json", plan.dump());
     auto input = loadInputFile(path, kPresets);
     ASSERT_FALSE(input.ok());
     EXPECT_EQ(input.error().message, path + ": format: required (\"mario-plan\" for a plan with stages and device "

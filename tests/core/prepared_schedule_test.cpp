@@ -18,6 +18,7 @@
 #include "core/session/ScheduleFingerprint.h"
 #include "core/sim/Simulator.h"
 #include "tests/common/ProgramLookup.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
@@ -33,10 +34,6 @@ std::vector<std::vector<Instruction>> programs(const Plan& plan) {
     std::vector<std::vector<Instruction>> out;
     for (const auto& device : plan.devices) out.push_back(device.program);
     return out;
-}
-
-std::string tempPath(const std::string& name) {
-    return (std::filesystem::temp_directory_path() / ("mario_session_" + name)).string();
 }
 
 TEST(PreparedSchedule, Figure2TakesThePapersTimesWithTheBaseBeside) {
@@ -116,17 +113,18 @@ TEST(PreparedSchedule, OpenRefusesWhatTheValidatorRefusesAndTellsDeadlockApart) 
     auto& program = deadlocked.devices[0].program;
     const int recv = indexOf(deadlocked, 0, "0RECV_B0");
     std::rotate(program.begin(), program.begin() + recv, program.begin() + recv + 1);  // wait for B0 first
-    const std::string deadlockPath = tempPath("deadlock.mario.json");
+    const test::ScratchDir dir("prepared_schedule");
+    const std::string deadlockPath = dir.file("deadlock.mario.json");
     std::ofstream(deadlockPath) << writePlan(deadlocked).dump();
     const OpenedSchedule opened = openSchedule(deadlockPath, none);
     EXPECT_EQ(opened.problem, OpenProblem::Deadlock) << opened.error;
     EXPECT_EQ(opened.error.rfind(deadlockPath, 0), 0u) << opened.error;
 
-    const std::string brokenPath = tempPath("broken.mario.json");
+    const std::string brokenPath = dir.file("broken.mario.json");
     std::ofstream(brokenPath) << "{\"format\": \"mario-plan\", ";
     EXPECT_EQ(openSchedule(brokenPath, none).problem, OpenProblem::Unreadable);
 
-    const std::string goodPath = tempPath("good.mario.json");
+    const std::string goodPath = dir.file("good.mario.json");
     std::ofstream(goodPath) << writePlan(test::unitPlan(Scheme::OneFOneB, 2, 2)).dump();
     const OpenedSchedule good = openSchedule(goodPath, none);
     ASSERT_TRUE(good.ok()) << good.error;
@@ -136,7 +134,8 @@ TEST(PreparedSchedule, OpenRefusesWhatTheValidatorRefusesAndTellsDeadlockApart) 
 TEST(PreparedSchedule, SavingAPlanWritesTheScheduleAsShown) {
     auto prepared = prepareSchedule(figure2(paperPasses()));
     ASSERT_TRUE(prepared);
-    const std::string path = tempPath("saved.mario.json");
+    const test::ScratchDir dir("prepared_schedule");
+    const std::string path = dir.file("saved.mario.json");
     ASSERT_TRUE(saveSchedule(path, figure2(paperPasses()), &prepared->plan));
     auto reread = readPlanFile(path);
     ASSERT_TRUE(reread) << reread.error().message;
@@ -146,7 +145,8 @@ TEST(PreparedSchedule, SavingAPlanWritesTheScheduleAsShown) {
 }
 
 TEST(PreparedSchedule, SavingAConfigThatCannotHoldTheWorkIsRefusedAndTheFileKept) {
-    const std::string path = tempPath("kept.config.json");
+    const test::ScratchDir dir("prepared_schedule");
+    const std::string path = dir.file("kept.config.json");
     std::ofstream(path) << "previous";
     const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
     const OpenedSchedule opened =

@@ -1,7 +1,6 @@
 // Bad plans get precise words: what is wrong and where (JSON path), and deadlocks name each
 // blocked device, the instruction it is stuck on and what it waits for.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -9,6 +8,7 @@
 #include "core/io/PlanJson.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
@@ -151,7 +151,8 @@ TEST(PlanFiles, WrongTypesAndMissingFieldsNameTheirPaths) {
 }
 
 TEST(PlanFiles, MalformedJsonGivesLineAndColumn) {
-    const std::string path = ::testing::TempDir() + "/malformed_" + std::to_string(::getpid()) + ".mario.json";
+    const test::ScratchDir dir("validator");
+    const std::string path = dir.file("malformed.mario.json");
     std::ofstream(path) << "{\n  \"format\": \"mario-plan\",\n  \"version\": 1,,\n}\n";
     auto read = readPlanFile(path);
     ASSERT_FALSE(read.ok());

@@ -11,6 +11,7 @@
 #include "core/io/LiveEvents.h"
 #include "core/io/PlanJson.h"
 #include "core/util/ExitCode.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/common/UnitPlans.h"
 #include "tests/executor/RunCli.h"
 
@@ -52,9 +53,10 @@ TEST(Capabilities, WhatItSaysOfCudaIsWhatARunDoes) {
     auto caps =
         mario::parseExecutorCapabilities(out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1));
     ASSERT_TRUE(caps.ok());
-    const auto path = std::filesystem::temp_directory_path() / "capabilities_cuda.mario.json";
-    ASSERT_TRUE(mario::writePlanFile(*mario::test::makeUnitPlan(mario::Scheme::OneFOneB, 2, 2), path.string()));
-    const std::string run = mario::test::runExecutorCli("run " + path.string() + " --backend cuda", code);
+    const mario::test::ScratchDir dir("capabilities");
+    const std::string path = dir.file("cuda.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(*mario::test::makeUnitPlan(mario::Scheme::OneFOneB, 2, 2), path));
+    const std::string run = mario::test::runExecutorCli("run " + path + " --backend cuda", code);
     if (caps->cuda) {
         EXPECT_EQ(code, mario::kOk) << run;
     } else {  // a CPU build (Debian's LibTorch, CI): refused in one line naming CUDA
@@ -62,7 +64,6 @@ TEST(Capabilities, WhatItSaysOfCudaIsWhatARunDoes) {
         EXPECT_NE(run.find("CUDA"), std::string::npos) << run;
         EXPECT_FALSE(caps->partition_sms);
     }
-    std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/io/PlanJson.h"
 #include "core/util/ExitCode.h"
 #include "executor/Executor.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/common/UnitPlans.h"
 #include "tests/executor/MultiProcess.h"
 
@@ -29,13 +30,11 @@ struct WorldCase {
     bool passes;
 };
 
-fs::path writePlan(const WorldCase& c) {
+fs::path writePlan(const WorldCase& c, const mario::test::ScratchDir& dir) {
     auto plan = c.passes ? mario::test::makeUnitPlanWithPasses(c.scheme, c.devices, c.microbatches, c.chunks)
                          : mario::test::makeUnitPlan(c.scheme, c.devices, c.microbatches, c.chunks);
     EXPECT_TRUE(plan.ok()) << (plan.ok() ? "" : plan.error().message);
-    const fs::path dir = fs::temp_directory_path() / ("mario_dist_" + std::string(c.name));
-    fs::create_directories(dir);
-    const fs::path file = dir / "plan.mario.json";
+    const fs::path file = dir.file("plan.mario.json");
     EXPECT_TRUE(mario::writePlanFile(*plan, file.string()).ok());
     return file;
 }
@@ -51,7 +50,8 @@ class MultiProcess : public ::testing::TestWithParam<WorldCase> {};
 
 TEST_P(MultiProcess, RankZeroReportsGradientsEqualToTheSingleDeviceRun) {
     const WorldCase& c = GetParam();
-    const fs::path plan = writePlan(c);
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
     mario::test::Ranks ranks(c.world,
                              {"run", plan.string(), "--backend", "cpu", "--reference", "--iterations", "2",
                               "--optimizer", "adam", "--recv-timeout-s", "20", "--seed", "5"},
@@ -89,7 +89,8 @@ INSTANTIATE_TEST_SUITE_P(Worlds, MultiProcess, ::testing::ValuesIn(kWorlds),
 
 TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
     const WorldCase c{"killed", Scheme::OneFOneB, 4, 8, 1, 4, false};
-    const fs::path plan = writePlan(c);
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
     mario::test::Ranks ranks(4,
                              {"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
                               "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
@@ -122,7 +123,8 @@ TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
 
 TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
     const WorldCase c{"world3", Scheme::OneFOneB, 2, 2, 1, 3, false};
-    const fs::path plan = writePlan(c);
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
     mario::test::Ranks ranks(3, {"run", plan.string(), "--backend", "cpu"}, plan.parent_path());
     ASSERT_TRUE(ranks.wait(30));
     for (int r = 0; r < 3; ++r) {
@@ -137,7 +139,8 @@ TEST(MultiProcessFailure, CudaRanksWithoutAUsableGpuSayWhyInOneLine) {
     // Debian's LibTorch has no CUDA: every rank of a cuda launch ends at once with the reason
     // (on a CUDA machine this would be a real NCCL run, which this CPU suite does not cover).
     const WorldCase c{"cuda_world2", Scheme::OneFOneB, 2, 2, 1, 2, false};
-    const fs::path plan = writePlan(c);
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
     mario::test::Ranks ranks(2, {"run", plan.string(), "--backend", "cuda"}, plan.parent_path());
     ASSERT_TRUE(ranks.wait(60));
     for (int r = 0; r < 2; ++r) {

@@ -24,6 +24,7 @@
 #include "core/util/ExitCode.h"
 #include "executor/Backend.h"
 #include "executor/Executor.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/common/UnitPlans.h"
 #include "tests/executor/ReferenceChecks.h"
 #include "tests/executor/RunCli.h"
@@ -274,14 +275,14 @@ TEST(Executor, MissingSendEndsWithAnErrorNamingTheReceive) {
 }
 
 TEST(ExecutorCli, MalformedPlanExitsTwoWithOneLine) {
-    const auto path = std::filesystem::temp_directory_path() / "mario_executor_malformed.mario.json";
+    const mario::test::ScratchDir dir("executor_cli");
+    const std::string path = dir.file("malformed.mario.json");
     std::ofstream(path) << R"({"format": "mario-plan", "version": 1, "stages": 5, "devices": []})";
     int code = 0;
-    const std::string out = mario::test::runExecutorCli("run " + path.string() + " --backend cpu", code);
+    const std::string out = mario::test::runExecutorCli("run " + path + " --backend cpu", code);
     EXPECT_EQ(code, 2) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     EXPECT_EQ(out.rfind("mario-executor: ", 0), 0u) << out;
-    std::filesystem::remove(path);
 }
 
 TEST(ExecutorCli, DeadlockingPlanExitsThreeLikeTheCli) {
@@ -294,14 +295,14 @@ TEST(ExecutorCli, DeadlockingPlanExitsThreeLikeTheCli) {
     const auto recv = std::find(program.begin(), program.end(), mario::Instruction{mario::Op::RecvBackward, 0, 0});
     ASSERT_TRUE(send != program.end() && recv != program.end() && send < recv);
     std::rotate(send, send + 1, recv + 1);  // SEND_F0 now right after RECV_B0
-    const auto path = std::filesystem::temp_directory_path() / "mario_executor_deadlock.mario.json";
-    ASSERT_TRUE(mario::writePlanFile(plan, path.string()).ok());
+    const mario::test::ScratchDir dir("executor_cli");
+    const std::string path = dir.file("deadlock.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(plan, path).ok());
     int code = 0;
-    const std::string out = mario::test::runExecutorCli("run " + path.string() + " --backend cpu", code);
+    const std::string out = mario::test::runExecutorCli("run " + path + " --backend cpu", code);
     EXPECT_EQ(code, mario::kDeadlock) << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
     EXPECT_NE(out.find("deadlock"), std::string::npos) << out;
-    std::filesystem::remove(path);
 }
 
 TEST(ExecutorCli, AbsurdArgumentsAreRefusedWithTheirRange) {
@@ -339,12 +340,11 @@ TEST(ExecutorCli, EveryLineOfARunWithEventsIsALiveEventInProtocolOrder) {
     // hello first, then instructions and one iteration per step, the summary last: what the
     // workbench's LiveRun reads, through the same parser.
     const mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 2, 2, 1, false});
-    const auto path = std::filesystem::temp_directory_path() / "mario_executor_events.mario.json";
-    ASSERT_TRUE(mario::writePlanFile(plan, path.string()).ok());
+    const mario::test::ScratchDir dir("executor_cli");
+    const std::string path = dir.file("events.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(plan, path).ok());
     int code = 0;
-    const std::string out =
-        mario::test::runExecutorCli("run " + path.string() + " --backend cpu --events --iterations 2", code);
-    std::filesystem::remove(path);
+    const std::string out = mario::test::runExecutorCli("run " + path + " --backend cpu --events --iterations 2", code);
     ASSERT_EQ(code, mario::kOk) << out;
     std::vector<mario::LiveEvent> events;
     std::istringstream lines(out);

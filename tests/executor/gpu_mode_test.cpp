@@ -10,6 +10,7 @@
 #include "core/io/PlanJson.h"
 #include "core/util/ExitCode.h"
 #include "executor/Executor.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/common/UnitPlans.h"
 #include "tests/executor/RunCli.h"
 
@@ -18,12 +19,6 @@ namespace {
 // Parameters of one GPT block of hidden h: four h×h attention matrices and two h×4h MLP
 // matrices (12h²), their biases (4h + 4h + h = 9h) and two layer norms (4h): 12h² + 13h.
 double blockParameters(double h) { return 12 * h * h + 13 * h; }
-
-std::string writePlan(const mario::Plan& plan, const std::string& name) {
-    const auto path = std::filesystem::temp_directory_path() / name;
-    EXPECT_TRUE(mario::writePlanFile(plan, path.string()));
-    return path.string();
-}
 
 void expectOneLine(const std::string& out, int code, int expectedCode, const std::string& fragment) {
     EXPECT_EQ(code, expectedCode) << out;
@@ -46,14 +41,14 @@ TEST(GpuMode, EveryDeviceReportsItsOwnPeakOnTheCpu) {
 }
 
 TEST(GpuMode, PartitionsNeedTheCudaBackend) {
-    const std::string path =
-        writePlan(*mario::test::makeUnitPlan(mario::Scheme::OneFOneB, 2, 2), "gpu_mode.mario.json");
+    const mario::test::ScratchDir dir("gpu_mode");
+    const std::string path = dir.file("plan.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(*mario::test::makeUnitPlan(mario::Scheme::OneFOneB, 2, 2), path));
     int code = 0;
     std::string out = mario::test::runExecutorCli("run " + path + " --backend cpu --partition-sms", code);
     // `run`'s usage errors are the reason, then the usage line.
     EXPECT_EQ(code, mario::kBadInput) << out;
     EXPECT_EQ(out.rfind("mario-executor: --partition-sms needs --backend cuda", 0), 0u) << out;
-    std::filesystem::remove(path);
 }
 
 TEST(GpuMode, ThroughTheApiTheCpuIsRefusedToo) {
@@ -66,7 +61,8 @@ TEST(GpuMode, ThroughTheApiTheCpuIsRefusedToo) {
 }
 
 TEST(GpuMode, PartitionedProfilesNeedAGpuAndAPositiveCount) {
-    const auto out = std::filesystem::temp_directory_path() / "gpu_mode.profile.json";
+    const mario::test::ScratchDir dir("gpu_mode");
+    const std::filesystem::path out = dir.file("partitioned.profile.json");
     int code = 0;
     std::string text = mario::test::runExecutorCli("profile --model tiny --partition-sms 2 -o " + out.string(), code);
     expectOneLine(text, code, mario::kBadInput, "--partition-sms needs --device cuda");

@@ -15,6 +15,7 @@
 
 #include "core/cost/ProfileCostModel.h"
 #include "executor/Profiler.h"
+#include "tests/common/ScratchDir.h"
 #include "tests/executor/RunCli.h"
 
 TEST(Profiler, FitLineRecoversALine) {
@@ -28,7 +29,8 @@ TEST(Profiler, FitLineRecoversALine) {
 }
 
 TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
-    const auto path = std::filesystem::temp_directory_path() / "mario_profiler_tiny.profile.json";
+    const mario::test::ScratchDir dir("profiler");
+    const std::filesystem::path path = dir.file("tiny.profile.json");
     int code = 0;
     const std::string out =
         mario::test::runExecutorCli("profile --model tiny --max-blocks 3 --repeats 3 -o " + path.string(), code);
@@ -89,7 +91,6 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     // Timing, so only loosely: three blocks take longer than one, and so hold more activations.
     EXPECT_GE(points[2]["forward_ms"].get<double>(), points[0]["forward_ms"].get<double>());
     EXPECT_GT(points[2]["activation_bytes"].get<double>(), points[0]["activation_bytes"].get<double>());
-    std::filesystem::remove(path);
 }
 
 // R² by hand: points (1,1), (2,3), (3,2): mean 2, line y = 0.5x + 1, residuals
