@@ -22,7 +22,9 @@
 #include "executor/GptModel.h"
 #include "executor/GreenContexts.h"
 #include "executor/InstructionClock.h"
+#include "executor/Optimizer.h"
 #include "executor/RunSetup.h"
+#include "executor/StageRuntime.h"
 
 namespace mario::exec {
 namespace {
@@ -30,30 +32,38 @@ namespace {
 struct Measured {
     double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;
     double input_ms = 0, weight_ms = 0;  // a split backward's I and W (0: the input is not differentiable)
+    double optimizer_ms = 0;
 };
 
 // Times one slice: forward (with grad, as a stage without checkpointing runs it), backward of
-// that forward, and recompute (a forward with grad from the saved, detached stage input).
+// that forward, recompute (a forward with grad from the saved, detached stage input), the split
+// backward, and the optimizer step the run would take (OPT). The gradients stay allocated from
+// one repeat to the next, as in a run, where every micro-batch but a step's first adds its
+// backward into them (on a 2-core CPU, 4 blocks of hidden 128: 3% more than a backward that
+// allocates them); the optimizer step zeroes them.
 // Times are InstructionClock marks on the thread's current stream: the steady clock on the CPU,
 // CUDA events on a GPU, so a GPU profile times the kernels, not the host, and never waits for
 // the GPU between the phases it times. Activation bytes: the bytes this thread's allocations
 // hold after the forward (graph and output alive) minus before, from c10's allocator reports
 // (AllocationTracker.h), counted on the measured device only.
 Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
-                 const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype) {
-    ParamMap params = model.cloneSlice(slice);
+                 const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype,
+                 const Optimizer& optimizer) {
+    StageRuntime stage;
+    stage.slice = slice;
+    stage.params = model.cloneSlice(slice);
+    ParamMap& params = stage.params;
     for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
     InstructionClock clock(device, std::chrono::steady_clock::now());
     Measured m;
     for (const auto& [name, p] : params) m.static_bytes += double(p.numel() * p.element_size()) * 4;
     const bool floating = input.is_floating_point();
-    // Per repeat: the marks around forward, backward, recompute, I and W.
-    std::vector<std::array<InstructionClock::Mark, 9>> marks;
+    // Per repeat: the marks around forward, backward, recompute, I, W and the optimizer step.
+    std::vector<std::array<InstructionClock::Mark, 11>> marks;
     for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up, also the memory measurement
-        for (auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
         torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
         torch::Tensor out;
-        std::array<InstructionClock::Mark, 9> t{};
+        std::array<InstructionClock::Mark, 11> t{};
         if (r == 0) {
             std::int64_t live = 0;
             TrackAllocations tracking([&live, type = device.type()](void*, std::int64_t bytes, c10::Device where) {
@@ -89,10 +99,14 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
             again.backward(g, /*retain_graph=*/false, /*create_graph=*/false, at::TensorList(weights));
             t[8] = clock.mark();
         }
+        again = torch::Tensor();
+        t[9] = clock.mark();
+        optimizer.step(stage);
+        t[10] = clock.mark();
         if (r > 0) marks.push_back(t);
     }
     // Read once the whole series is queued: on a GPU this is the only wait.
-    std::vector<double> fwd, bwd, rec, in, wt;
+    std::vector<double> fwd, bwd, rec, in, wt, opt;
     auto ms = [&clock](InstructionClock::Mark from, InstructionClock::Mark to) {
         return (clock.microseconds(to) - clock.microseconds(from)) / 1000.0;
     };
@@ -102,12 +116,14 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
         rec.push_back(ms(t[4], t[5]));
         in.push_back(ms(t[6], t[7]));
         wt.push_back(ms(t[7], t[8]));
+        opt.push_back(ms(t[9], t[10]));
     }
     m.forward_ms = median(fwd);
     m.backward_ms = median(bwd);
     m.recompute_ms = median(rec);
     m.input_ms = median(in);
     m.weight_ms = median(wt);
+    m.optimizer_ms = median(opt);
     return m;
 }
 
@@ -140,6 +156,7 @@ std::vector<FitQuality> fitQualities(const ProfileResult& result) {
             {"backward_input_ms", result.backwardInput.r2},
             {"backward_weight_ms", result.backwardWeight.r2},
             {"recompute_ms", result.recompute.r2},
+            {"optimizer_ms", result.optimizer.r2},
             {"activation_bytes", result.activation.r2},
             {"static_bytes", result.statics.r2}};
 }
@@ -205,23 +222,26 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     std::optional<c10::StreamGuard> onPartition;
     if (!streams.empty()) onPartition.emplace(streams.front());
     const std::vector<c10::Stream> neighbours(streams.empty() ? streams.end() : streams.begin() + 1, streams.end());
+    // The step the run takes (`run --optimizer`); a small rate keeps the weights, and so the
+    // timings, where they started over the repeats.
+    const Optimizer optimizer(1e-6, options.adam, /*snapshot=*/false);
     auto loaded = [&](const LayerSlice& slice, const torch::Tensor& input) {
         std::optional<BusyNeighbours> busy;
         if (!neighbours.empty()) busy.emplace(model, slice, input, targets, device, dtype, neighbours);
-        const Measured m = measure(model, slice, input, targets, options.repeats, device, dtype);
+        const Measured m = measure(model, slice, input, targets, options.repeats, device, dtype, optimizer);
         if (busy)
             if (auto why = busy->failure()) throw std::runtime_error(*why);
         return m;
     };
 
     ProfileResult result;
-    std::vector<double> xs, f, bw, rc, act, st, bi, bwt;
+    std::vector<double> xs, f, bw, rc, act, st, bi, bwt, opt;
     Measured embed, head;
     try {
         for (int x = 1; x <= options.max_blocks; ++x) {
             const Measured m = loaded(LayerSlice{0, x, false, false}, hidden);
             result.points.push_back(
-                {x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes});
+                {x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes, m.optimizer_ms});
             xs.push_back(x);
             f.push_back(m.forward_ms);
             bw.push_back(m.backward_ms);
@@ -230,6 +250,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
             st.push_back(m.static_bytes);
             bi.push_back(m.input_ms);
             bwt.push_back(m.weight_ms);
+            opt.push_back(m.optimizer_ms);
         }
         embed = loaded(LayerSlice{0, 0, true, false}, inputs);
         head = loaded(LayerSlice{0, 0, false, true}, hidden);
@@ -243,8 +264,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     result.statics = fitLine(xs, st);
     result.backwardInput = fitLine(xs, bi);
     result.backwardWeight = fitLine(xs, bwt);
+    result.optimizer = fitLine(xs, opt);
     auto extra = [](const Measured& m) {
-        return ProfileExtra{m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes};
+        return ProfileExtra{m.forward_ms,       m.backward_ms,  m.recompute_ms,
+                            m.activation_bytes, m.static_bytes, m.optimizer_ms};
     };
     auto line = [](const LineFit& fit) { return LinearFit{fit.a, fit.b}; };
     const double boundary = double(B) * spec.seq * spec.hidden * hidden.element_size();
@@ -257,6 +280,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
                           {"backward_input_ms", bi[points.size()]},
                           {"backward_weight_ms", bwt[points.size()]},
                           {"recompute_ms", p.recompute_ms},
+                          {"optimizer_ms", p.optimizer_ms},
                           {"activation_bytes", p.activation_bytes},
                           {"static_bytes", p.static_bytes}});
     // The numbers go through core's ProfileCostModel, which owns the format the simulator reads;
@@ -272,6 +296,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.static_bytes = line(result.statics);
     fits.backward_input_ms = line(result.backwardInput);
     fits.backward_weight_ms = line(result.backwardWeight);
+    fits.optimizer_ms = line(result.optimizer);
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
@@ -296,7 +321,11 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         "; forward is with grad, recompute is a forward with grad from the saved stage "
         "input, backward is that forward's backward; backward_input_ms (I) and backward_weight_ms (W) are a "
         "split backward as mario-executor runs it: I the input's gradient with the graph kept, then W the "
-        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward). activation_bytes: "
+        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward); gradients stay "
+        "allocated between repeats, so every backward adds into them as all but a step's first micro-batch do; "
+        "optimizer_ms is one " +
+        std::string(options.adam ? "Adam" : "SGD") +
+        " step of the stage's weights (`run --optimizer`), zeroing the gradients after. activation_bytes: "
         "bytes allocated on the measured device (live CPU bytes on the CPU) after the forward minus "
         "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
         "parameters x element size x 4 (weight, gradient, two Adam moments). checkpoint_bytes and send_bytes: the "

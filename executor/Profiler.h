@@ -27,6 +27,7 @@ struct ProfileOptions {
     // --partition-sms K (K >= 1, CUDA only): measure on SM partition 0 of K equal partitions
     // while the other K−1 run the same blocks; 0: the whole device, nothing else running.
     int partitions = 0;
+    bool adam = false;  // the optimizer step measured: Adam, or SGD (as `run --optimizer`, whose default is SGD)
     std::uint64_t seed = 0;
     std::string command_line;  // recorded in the profile's notes
     std::string name;          // optional profile name
@@ -40,6 +41,7 @@ struct ProfilePoint {
     double recompute_ms = 0;
     double activation_bytes = 0;
     double static_bytes = 0;
+    double optimizer_ms = 0;
 };
 
 struct LineFit {
@@ -55,7 +57,7 @@ LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys);
 struct ProfileResult {
     std::vector<ProfilePoint> points;
     nlohmann::json profile;  // the "mario-profile" v1 document
-    LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight;
+    LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight, optimizer;
 };
 
 // Errors: invalid options (max_blocks, repeats, micro_batch_size < 1), a device or partition

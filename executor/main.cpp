@@ -9,8 +9,8 @@
 // MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
 // CPU processes, NCCL between GPUs.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
-//                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--partition-sms K]
-//                          -o OUT.profile.json
+//                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam]
+//                          [--partition-sms K] -o OUT.profile.json
 // profile measures stages of 1..K blocks on the CPU or a GPU (--partition-sms K: on one of K SM
 // partitions while the others run the same blocks) and writes a "mario-profile" v1 document
 // (core/cost/ProfileCostModel.h); one summary line on stdout with every fit's R², a warning line
@@ -81,7 +81,11 @@ int profileMain(int argc, char** argv) {
             else if (arg == "--name") options.name = value();
             else if (arg == "--device") options.device = value();
             else if (arg == "--dtype") options.dtype = value();
-            else if (arg == "--partition-sms") {
+            else if (arg == "--optimizer") {
+                const std::string name = value();
+                if (name != "sgd" && name != "adam") return profileUsage("--optimizer is sgd or adam");
+                options.adam = name == "adam";
+            } else if (arg == "--partition-sms") {
                 options.partitions = std::stoi(value());
                 if (options.partitions < 1 || options.partitions > 1024)
                     return profileUsage("--partition-sms must be in [1, 1024] (got " +

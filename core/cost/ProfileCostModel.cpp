@@ -42,8 +42,8 @@ constexpr std::string_view kProfileKeys[] = {"format",
                                              "embedding",
                                              "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
-constexpr std::string_view kExtraKeys[] = {"forward_ms", "backward_ms", "recompute_ms", "activation_bytes",
-                                           "static_bytes"};
+constexpr std::string_view kExtraKeys[] = {"forward_ms",       "backward_ms",  "recompute_ms",
+                                           "activation_bytes", "static_bytes", "optimizer_ms"};
 
 std::string join(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -84,16 +84,15 @@ std::optional<Error> readExtra(const json& object, const std::string& path, std:
     extra.number("recompute_ms", out.recompute_ms, Need::Optional, Check::NonNegative);
     extra.number("activation_bytes", out.activation_bytes, Need::Optional, Check::NonNegative);
     extra.number("static_bytes", out.static_bytes, Need::Optional, Check::NonNegative);
+    extra.number("optimizer_ms", out.optimizer_ms, Need::Optional, Check::NonNegative);
     return extra.error();
 }
 
 json fitJson(const LinearFit& fit) { return {{"a", fit.a}, {"b", fit.b}}; }
 json extraJson(const ProfileExtra& e) {
-    return {{"forward_ms", e.forward_ms},
-            {"backward_ms", e.backward_ms},
-            {"recompute_ms", e.recompute_ms},
-            {"activation_bytes", e.activation_bytes},
-            {"static_bytes", e.static_bytes}};
+    return {{"forward_ms", e.forward_ms},     {"backward_ms", e.backward_ms},
+            {"recompute_ms", e.recompute_ms}, {"activation_bytes", e.activation_bytes},
+            {"static_bytes", e.static_bytes}, {"optimizer_ms", e.optimizer_ms}};
 }
 
 }  // namespace
@@ -219,6 +218,7 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
             c.recompute_ms += extra->recompute_ms * r;
             c.activation_bytes += extra->activation_bytes * r;
             c.static_bytes += extra->static_bytes;
+            c.optimizer_ms += extra->optimizer_ms;
         }
         costs.push_back(c);
     }

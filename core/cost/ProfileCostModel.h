@@ -37,6 +37,7 @@ struct ProfileExtra {
     double recompute_ms = 0;
     double activation_bytes = 0;
     double static_bytes = 0;
+    double optimizer_ms = 0;  // its weights' optimizer step
 };
 
 // Everything a profile holds, as plain numbers: what a profiler fills in.

@@ -208,7 +208,7 @@ TEST(CostModel, ProfileFitsAreLinearInBlocks) {
         "forward_ms": {"a": 2, "b": 0.5}, "backward_ms": {"a": 4, "b": 1},
         "recompute_ms": {"a": 2, "b": 0.25}, "activation_bytes": {"a": 100, "b": 7},
         "static_bytes": {"a": 1000, "b": 30}, "checkpoint_bytes": 16, "send_bytes": 16,
-        "head": {"forward_ms": 3, "static_bytes": 500}})"),
+        "optimizer_ms": {"a": 0.5, "b": 0.1}, "head": {"forward_ms": 3, "static_bytes": 500, "optimizer_ms": 0.2}})"),
                                               "");
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     Config c = tinyGpt();
@@ -225,12 +225,16 @@ TEST(CostModel, ProfileFitsAreLinearInBlocks) {
     EXPECT_DOUBLE_EQ((*costs)[1].forward_ms, 2.5 + 3);  // one block plus the head's extra
     EXPECT_DOUBLE_EQ((*costs)[1].static_bytes, 1030 + 500);
     EXPECT_DOUBLE_EQ((*costs)[1].send_bytes, 0);
+    // The optimizer step: per block as fitted, plus the head's own weights' step.
+    EXPECT_DOUBLE_EQ((*costs)[0].optimizer_ms, 0.5 * 3 + 0.1);
+    EXPECT_DOUBLE_EQ((*costs)[1].optimizer_ms, 0.5 + 0.1 + 0.2);
     // Twice the micro-batch: slopes double, the framework's intercept does not.
     c.parallel.micro_batch_size = 2;
     auto doubled = profile->stageCosts(c, layouts);
     ASSERT_TRUE(doubled.ok());
     EXPECT_DOUBLE_EQ((*doubled)[0].forward_ms, 12.5);
     EXPECT_DOUBLE_EQ((*doubled)[0].static_bytes, 3030);
+    EXPECT_DOUBLE_EQ((*doubled)[1].optimizer_ms, 0.8);  // weights do not grow with the batch
     // Another sequence length is not something a linear fit in blocks can answer.
     c.model.sequence_length = 256;
     auto wrong = profile->stageCosts(c, layouts);

@@ -46,8 +46,8 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     }
     EXPECT_EQ(summary["blocks"], 3);
     // Every fit's R², in the summary and in the profile; a warning for each below 0.99.
-    const std::vector<std::string> fits{"forward_ms",   "backward_ms",      "backward_input_ms", "backward_weight_ms",
-                                        "recompute_ms", "activation_bytes", "static_bytes"};
+    const std::vector<std::string> fits{"forward_ms",   "backward_ms",  "backward_input_ms", "backward_weight_ms",
+                                        "recompute_ms", "optimizer_ms", "activation_bytes",  "static_bytes"};
     ASSERT_EQ(summary["r2"].size(), fits.size()) << summary.dump();
     int below = 0;
     for (const auto& name : fits) {
@@ -79,7 +79,21 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     for (const auto& point : doc["source"]["points"]) {
         EXPECT_GT(point["backward_input_ms"].get<double>(), 0);
         EXPECT_GT(point["backward_weight_ms"].get<double>(), 0);
+        EXPECT_GT(point["optimizer_ms"].get<double>(), 0);  // OPT was free in profiles before
     }
+    // The optimizer step of the embedding's and the head's weights, and the loaded profile's
+    // OPT cost for a stage of two blocks with the head: the fit plus the head's step.
+    EXPECT_GT(doc["embedding"]["optimizer_ms"].get<double>(), 0);
+    EXPECT_GT(doc["head"]["optimizer_ms"].get<double>(), 0);
+    EXPECT_NE(doc["notes"].get<std::string>().find("SGD step"), std::string::npos);
+    mario::Config config;
+    config.model.sequence_length = 16;
+    config.parallel.micro_batch_size = 1;
+    auto costs = loaded->stageCosts(config, {{0, 2, false, true}});
+    ASSERT_TRUE(costs) << costs.error().message;
+    const double fitted =
+        std::max(0.0, doc["optimizer_ms"]["a"].get<double>() * 2 + doc["optimizer_ms"]["b"].get<double>());
+    EXPECT_NEAR((*costs)[0].optimizer_ms, fitted + doc["head"]["optimizer_ms"].get<double>(), 1e-9);
     EXPECT_GT(doc["activation_bytes"]["a"].get<double>(), 0);
     // Static bytes are exact: 12 tensors per block, 12h^2 + 13h parameters, 32 bytes each.
     const double h = 32;
