@@ -100,9 +100,10 @@ fi
 rows=()
 for pp in $partitions; do
   profile="$work/p$pp.profile.json"
-  # Measured on one of pp partitions while the other pp − 1 run the same blocks.
+  # Measured on one of pp partitions while the other pp − 1 run the same blocks, with the
+  # optimizer step the runs take (Adam).
   to "$work/p$pp.profile.out" "$executor" profile --model "$model" --device cuda:0 --dtype "$dtype" \
-    --partition-sms "$pp" --max-blocks 4 --repeats "$repeats" -o "$profile"
+    --partition-sms "$pp" --optimizer adam --max-blocks 4 --repeats "$repeats" -o "$profile"
   for scheme in $schemes; do
     for passes in none all; do
       label="$scheme ${pp}x$microbatches $passes"
