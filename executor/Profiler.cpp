@@ -39,8 +39,8 @@ struct Measured {
 // that forward, recompute (a forward with grad from the saved, detached stage input), the split
 // backward, and the optimizer step the run would take (OPT). The gradients stay allocated from
 // one repeat to the next, as in a run, where every micro-batch but a step's first adds its
-// backward into them (on a 2-core CPU, 4 blocks of hidden 128: 3% more than a backward that
-// allocates them); the optimizer step zeroes them.
+// backward into them (on a 2-core CPU, 4 blocks of hidden 128, about 3% more than a backward
+// that allocates them, near that machine's noise); the optimizer step zeroes them.
 // Times are InstructionClock marks on the thread's current stream: the steady clock on the CPU,
 // CUDA events on a GPU, so a GPU profile times the kernels, not the host, and never waits for
 // the GPU between the phases it times. Activation bytes: the bytes this thread's allocations
