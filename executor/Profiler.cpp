@@ -49,8 +49,7 @@ struct Measured {
 Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
                  const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype,
                  const Optimizer& optimizer) {
-    StageRuntime stage;
-    stage.slice = slice;
+    StageRuntime stage;  // what the optimizer steps: the slice's weights and, with Adam, moments
     stage.params = model.cloneSlice(slice);
     ParamMap& params = stage.params;
     for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);

@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,13 @@ int usage(const std::string& why) {
                  "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
                  "[--tokens FILE] [--events] [--partition-sms [--shared-streams]]\n";
     return mario::kBadInput;
+}
+
+// --optimizer's names, for run and profile alike: true for Adam, false for SGD, nullopt else.
+std::optional<bool> parseAdam(const std::string& name) {
+    if (name == "adam") return true;
+    if (name == "sgd") return false;
+    return std::nullopt;
 }
 
 int profileUsage(const std::string& why) {
@@ -82,9 +90,9 @@ int profileMain(int argc, char** argv) {
             else if (arg == "--device") options.device = value();
             else if (arg == "--dtype") options.dtype = value();
             else if (arg == "--optimizer") {
-                const std::string name = value();
-                if (name != "sgd" && name != "adam") return profileUsage("--optimizer is sgd or adam");
-                options.adam = name == "adam";
+                const auto adam = parseAdam(value());
+                if (!adam) return profileUsage("--optimizer is sgd or adam");
+                options.adam = *adam;
             } else if (arg == "--partition-sms") {
                 options.partitions = std::stoi(value());
                 if (options.partitions < 1 || options.partitions > 1024)
@@ -165,9 +173,9 @@ int runMain(int argc, char** argv) {
             else if (arg == "--partition-sms") options.partition_sms = true;
             else if (arg == "--shared-streams") options.shared_streams_fallback = true;
             else if (arg == "--optimizer") {
-                const std::string name = value();
-                if (name != "sgd" && name != "adam") return usage("--optimizer is sgd or adam");
-                options.adam = name == "adam";
+                const auto adam = parseAdam(value());
+                if (!adam) return usage("--optimizer is sgd or adam");
+                options.adam = *adam;
             } else return usage("unknown option " + arg);
         }
     } catch (const std::exception& e) {

@@ -112,6 +112,8 @@ private:
 
     QCPRange boundedRange(const QCPRange& range) const;
     void updateLegend();
+    // Draws pathShown() and updates the legend after the path or its switches changed.
+    void showPath();
     void updateLaneTicks();
     void hover(const QPoint& pos, const QPoint& globalPos);
     void moveDrag(const QPoint& pos);
@@ -130,7 +132,6 @@ private:
     bool showCriticalPath_ = false;
     bool showBoundChain_ = false;
     std::vector<BoxRef> boundChain_;
-    void showPath();
     bool userZoomed_ = false;
     bool fitting_ = false;
     Timeline timeline_;

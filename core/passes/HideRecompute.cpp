@@ -275,9 +275,10 @@ Result<Attempt> attempt(const Plan& input, const IncrementalTimeline& timeline, 
 // Drops within `budget`, taking the Rs in program order, so in order of where each one's memory
 // window (its F to where the R stands) ends, keeping each that still fits. That order fits the
 // most windows under per-point room (the exchange argument behind the recompute bound's
-// droppable count, core/sim/DeviceRecomputes.h). Hide's own drops go by how much each R delays its backward, and on V
-// placements the longest delays belong to the chunk whose windows are longest: LLaMA-2 3B zbv
-// 4 × 8 dropped 7 Rs on its busiest device where 9 fit. Returns what it removed.
+// droppable count, core/sim/DeviceRecomputes.h). Hide's own drops go by how much each R delays
+// its backward, and on V placements the longest delays belong to the chunk whose windows are
+// longest: LLaMA-2 3B zbv 4 × 8 dropped 7 Rs on its busiest device where 9 fit. Returns what it
+// removed.
 std::vector<PassChange> dropInOrderOfEnd(Plan& plan, const std::vector<double>& budget) {
     std::vector<PassChange> changes;
     for (std::size_t d = 0; d < plan.devices.size() && d < budget.size(); ++d) {

@@ -202,15 +202,12 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
 
 std::vector<InstructionRef> chainInstructions(const RecomputeBound& bound, const Plan& plan) {
     std::vector<InstructionRef> out;
-    auto find = [&](const std::vector<Instruction>& program, const Instruction& ins) {
-        return std::find_if(program.begin(), program.end(), [&](const Instruction& at) {
-            return at.op == ins.op && at.stage == ins.stage && at.microbatch == ins.microbatch;
-        });
-    };
     for (const BoundStretch& stretch : bound.stretches) {
         if (stretch.device < 0 || stretch.device >= static_cast<int>(plan.devices.size())) continue;
         const auto& program = plan.devices[stretch.device].program;
-        const auto first = find(program, stretch.first), last = find(program, stretch.last);
+        // Instructions are equal by op, stage and micro-batch: found again wherever the Rs moved.
+        const auto first = std::find(program.begin(), program.end(), stretch.first);
+        const auto last = std::find(program.begin(), program.end(), stretch.last);
         if (first == program.end() || last == program.end() || last < first) continue;
         for (auto it = first; it <= last; ++it)
             if (isCompute(it->op)) out.push_back({stretch.device, static_cast<int>(it - program.begin())});

@@ -32,12 +32,12 @@ struct RecomputeBound {
     std::vector<int> droppable;
     std::vector<int> recomputes;  // the Rs each device has now
 
-    // A step this close to the bound (0.01%, rounding of summed times) is optimal among the
-    // placements the bound covers: the CLI and the window say "reached".
     // The devices that chain runs through, in order, each once per visit: the devices whose
     // Rs hold the step up (the gradient of Chimera 8 × 32 passes 0 → … → 7 → … → 0).
     std::vector<int> chain() const;
 
+    // A step this close to the bound (0.01%, rounding of summed times) is optimal among the
+    // placements the bound covers: the CLI and the window say "reached".
     bool reachedBy(double makespan_ms) const { return bound_ms > 0 && makespan_ms <= bound_ms * (1 + 1e-4); }
 };
 

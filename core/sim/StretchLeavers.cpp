@@ -10,10 +10,20 @@ void StretchLeavers::Lengths::add(double value) {
     else counts.insert(at, {value, 1});
 }
 
+void StretchLeavers::Packing::clear() {
+    packing.clear();
+    earlyFull = false;
+}
+
+bool StretchLeavers::Packing::take(std::size_t from, std::size_t to, bool early) {
+    if (!early) return packing.offer(from, to);
+    earlyFull = earlyFull || !packing.offer(from, to);
+    return !earlyFull;
+}
+
 StretchLeavers::StretchLeavers(const DeviceRecomputes& device)
     : device_(device), all_(device.capacity), byStart_(2), bySize_(device.capacityBySize.size()) {
     for (const auto& capacity : device.capacityBySize) sized_.emplace_back(capacity);
-    earlyFullBySize_.assign(sized_.size(), false);
 }
 
 void StretchLeavers::start(std::size_t memoryAt) {
@@ -21,8 +31,6 @@ void StretchLeavers::start(std::size_t memoryAt) {
     all_.clear();
     for (auto& packing : sized_) packing.clear();
     leaving_ = 0;
-    earlyFull_ = false;
-    std::fill(earlyFullBySize_.begin(), earlyFullBySize_.end(), false);
     for (auto& group : byStart_) group = Group{};
     for (auto& group : bySize_) group = Group{};
     byStart_[0].cap = device_.capacity.empty() ? 0 : device_.capacity[beforeStart_];
@@ -32,23 +40,11 @@ void StretchLeavers::start(std::size_t memoryAt) {
 void StretchLeavers::add(const Recomputation& r, bool early) {
     const std::size_t from = early ? beforeStart_ : r.memoryFrom;
     byStart_[early ? 0 : 1].lengths.add(r.ms);
-    if (early) {
-        earlyFull_ = earlyFull_ || !all_.offer(from, r.memoryTo);
-        leaving_ += !earlyFull_;
-    } else {
-        leaving_ += all_.offer(from, r.memoryTo);
-    }
+    leaving_ += all_.take(from, r.memoryTo, early);
     if (sized_.empty()) return;
     Group& group = bySize_[r.size];
     group.lengths.add(r.ms);
-    if (early) {
-        bool full = earlyFullBySize_[r.size];
-        full = full || !sized_[r.size].offer(from, r.memoryTo);
-        earlyFullBySize_[r.size] = full;
-        group.cap += !full;
-    } else {
-        group.cap += sized_[r.size].offer(from, r.memoryTo);
-    }
+    group.cap += sized_[r.size].take(from, r.memoryTo, early);
 }
 
 double StretchLeavers::mostTime() const {

@@ -44,17 +44,25 @@ private:
     // under those caps (one partition of the leavers).
     static double longest(const std::vector<Group>& groups, int total);
 
+    // One set of caps and the leavers packed under it in this stretch.
+    struct Packing {
+        CapacityPacking packing;
+        // Early Rs' intervals all start just before the stretch and end later and later: once
+        // one does not fit, none after it does (a packing only fills).
+        bool earlyFull = false;
+        explicit Packing(const std::vector<int>& capacity) : packing(capacity) {}
+        void clear();
+        // Whether an R holding [from, to) fits, packing it if so.
+        bool take(std::size_t from, std::size_t to, bool early);
+    };
+
     const DeviceRecomputes& device_;
-    CapacityPacking all_;                 // every R at the smallest size
-    std::vector<CapacityPacking> sized_;  // per size, that size alone
-    std::size_t beforeStart_ = 0;         // the memory program's point just before the stretch
+    Packing all_;                  // every R at the smallest size
+    std::vector<Packing> sized_;   // per size, that size alone
+    std::size_t beforeStart_ = 0;  // the memory program's point just before the stretch
     int leaving_ = 0;
     std::vector<Group> byStart_;  // early Rs (cap: the room before the stretch), later ones (cap: droppable)
     std::vector<Group> bySize_;   // per size (cap: what its own packing took)
-    // Early Rs' intervals all start just before the stretch and end later and later: once one
-    // does not fit a packing, none after it does (a packing only fills).
-    bool earlyFull_ = false;
-    std::vector<bool> earlyFullBySize_;
 };
 
 }  // namespace mario
