@@ -89,6 +89,25 @@ const char* overMark(const MemoryFit& fit) {
     return fit.basis == MemoryFit::Basis::Card ? "  over the card" : "  over the limit";
 }
 
+// "work  13.0e9 parameters, 1.23 PFLOP per step; 152 TFLOP/s per GPU, MFU 48.7%, HFU 61.2%"
+void printUtilisation(const PlanInfo& info, const StepFlops& flops) {
+    if (!flops.known()) return;
+    char line[256];
+    std::string work = "work         ";
+    if (info.model_parameters > 0) {
+        std::snprintf(line, sizeof line, "%.3g billion parameters, ", info.model_parameters / 1e9);
+        work += line;
+    }
+    std::snprintf(line, sizeof line, "%.4g PFLOP per step on %g GPUs, %.4g TFLOP/s per GPU", flops.model_flops / 1e15,
+                  flops.gpus, flops.model_tflops_per_gpu);
+    work += line;
+    if (flops.mfu > 0) {
+        std::snprintf(line, sizeof line, ", MFU %.1f%%, HFU %.1f%%", 100 * flops.mfu, 100 * flops.hfu);
+        work += line;
+    }
+    std::cout << work << "\n";
+}
+
 void printSummary(const PreparedPlan& prepared, const SimResult& sim, double simulateUs, int width) {
     const Plan& plan = prepared.plan;
     char line[256];
@@ -135,6 +154,7 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
                       sim.tokens_per_s);
     else std::snprintf(line, sizeof line, "throughput   %.4g samples/s\n", sim.samples_per_s);
     std::cout << line;
+    printUtilisation(plan.info, sim.flops);
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n",
                   simulateUs, prepared.passes_us, prepared.load_us);
     std::cout << line;
@@ -162,6 +182,9 @@ nlohmann::json hideBoundJson(const PreparedPlan& prepared, const SimResult& sim)
             {"droppable", bound.droppable},
             {"recomputes", bound.recomputes}};
 }
+
+// 0 means "not known" for these (unit costs, measured profiles, no peak): null in the JSON.
+nlohmann::json unknownAsNull(double value) { return value > 0 ? nlohmann::json(value) : nlohmann::json(nullptr); }
 
 nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, double simulateUs) {
     nlohmann::json devices = nlohmann::json::array();
@@ -196,7 +219,17 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"recompute_ms", sim.recompute_ms},
             {"recompute_hidden", sim.recomputeHiddenShare()},
             {"throughput", sim.samples_per_s},
+            {"samples_per_s", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},
+            {"samples_per_step", sim.samples_per_step},
+            {"parameters", unknownAsNull(info.model_parameters)},
+            {"model_flops_per_step", unknownAsNull(sim.flops.model_flops)},
+            {"hardware_flops_per_step", unknownAsNull(sim.flops.hardware_flops)},
+            {"gpus", sim.flops.gpus},
+            {"tflops_per_gpu", unknownAsNull(sim.flops.model_tflops_per_gpu)},
+            {"hardware_tflops_per_gpu", unknownAsNull(sim.flops.hardware_tflops_per_gpu)},
+            {"mfu", unknownAsNull(sim.flops.mfu)},
+            {"hfu", unknownAsNull(sim.flops.hfu)},
             {"simulate_us", simulateUs},
             {"passes_us", prepared.passes_us},
             {"load_us", prepared.load_us},

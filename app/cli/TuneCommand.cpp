@@ -51,20 +51,21 @@ nlohmann::json outcomeJson(const TuneOutcome& o) {
             {"samples_per_s", o.samples_per_s},
             {"tokens_per_s", o.tokens_per_s},
             {"step_ms", o.step_ms},
+            {"mfu", o.mfu > 0 ? nlohmann::json(o.mfu) : nlohmann::json(nullptr)},
             {"bubble_ratio", o.bubble_ratio},
             {"peak_memory_bytes", o.peak_bytes},
             {"rejection", o.rejection}};
 }
 
 void printTable(const TuneResult& result, int top) {
-    std::printf("%4s  %-50s %11s %12s %10s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms",
-                "peak GB", "bubble");
+    std::printf("%4s  %-50s %11s %12s %10s %6s %9s %7s\n", "rank", "candidate", "samples/s", "tokens/s", "step ms",
+                "MFU", "peak GB", "bubble");
     int rank = 0;
     for (int i : result.ranking) {
         if (rank >= top) break;
         const TuneOutcome& o = result.outcomes[i];
-        std::printf("%4d  %-50s %11.2f %12.0f %10.1f %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(),
-                    o.samples_per_s, o.tokens_per_s, o.step_ms, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
+        std::printf("%4d  %-50s %11.2f %12.0f %10.1f %5.1f%% %9.2f %6.1f%%\n", ++rank, o.candidate.label().c_str(),
+                    o.samples_per_s, o.tokens_per_s, o.step_ms, 100 * o.mfu, o.peak_bytes / 1e9, 100 * o.bubble_ratio);
     }
 }
 

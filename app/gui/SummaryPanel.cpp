@@ -125,6 +125,16 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
                     .arg(QLocale().toString(r.samples_per_s, 'f', r.samples_per_s < 100 ? 2 : 0))
                     .arg(QLocale().toString(r.tokens_per_s, 'f', 0));
     else text += tr("throughput %1 samples/s<br>").arg(QLocale().toString(r.samples_per_s, 'f', 2));
+    // What the GPUs achieve, to sanity-check against known runs (sim/StepFlops.h).
+    if (r.flops.mfu > 0)
+        text += tr("%1 TFLOP/s per GPU: MFU %2, HFU %3<br>")
+                    .arg(QLocale().toString(r.flops.model_tflops_per_gpu, 'f', 0))
+                    .arg(percent(r.flops.mfu))
+                    .arg(percent(r.flops.hfu));
+    if (s.plan.info.model_parameters > 0)
+        text += tr("%1 billion parameters on %2 GPUs<br>")
+                    .arg(QLocale().toString(s.plan.info.model_parameters / 1e9, 'f', 2))
+                    .arg(QLocale().toString(r.flops.gpus, 'f', 0));
     text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
     text += memoryVerdict(fit);
     details_->setText(text);
@@ -134,6 +144,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
     QStringList parts{tr("<b>step %1</b>").arg(views::formatDuration(r.makespan_ms, base, 4)),
                       tr("%1%2 vs base").arg(change >= 0 ? "+" : "").arg(percent(change)),
                       tr("%1 above the bound").arg(percent(bound > 0 ? r.makespan_ms / bound - 1 : 0))};
+    if (r.flops.mfu > 0) parts << tr("MFU %1").arg(percent(r.flops.mfu));
     if (r.recompute_ms > 0) parts << tr("recompute %1 hidden").arg(percent(r.recomputeHiddenShare()));
     // Whether hide's placement can still improve, in the words of the summary's bound line.
     if (s.hide_bound && s.hide_bound->reachedBy(r.makespan_ms)) parts << tr("Rs placed optimally");

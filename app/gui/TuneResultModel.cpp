@@ -88,6 +88,7 @@ QVariant TuneResultModel::headerData(int section, Qt::Orientation orientation, i
                                                    QT_TR_NOOP("samples/s"),
                                                    QT_TR_NOOP("tokens/s"),
                                                    QT_TR_NOOP("step ms"),
+                                                   QT_TR_NOOP("MFU %"),
                                                    QT_TR_NOOP("peak GB"),
                                                    QT_TR_NOOP("bubble %"),
                                                    QT_TR_NOOP("status")};
@@ -97,7 +98,8 @@ QVariant TuneResultModel::headerData(int section, Qt::Orientation orientation, i
             case Mbs: return tr("micro-batch size");
             case PeakGB: return tr("peak memory of the fullest device");
             case Bubble: return tr("share of the step the devices sit idle");
-            case SamplesPerS: return tr("after the data-parallel efficiency factor");
+            case SamplesPerS: return tr("global batch / step");
+            case Mfu: return tr("model FLOPs utilisation: model FLOPs / (step × GPUs × peak)");
             default: return {};
         }
     }
@@ -118,6 +120,7 @@ QVariant TuneResultModel::display(const TuneOutcome& o, int rank, int column) co
         case SamplesPerS: return timed ? number(o.samples_per_s, 2) : QString();
         case TokensPerS: return timed ? number(o.tokens_per_s, 0) : QString();
         case StepMs: return timed ? number(o.step_ms, 1) : QString();
+        case Mfu: return timed && o.mfu > 0 ? number(100 * o.mfu, 1) : QString();
         case PeakGB: return o.peak_bytes > 0 ? number(o.peak_bytes / 1e9, 1) : QString();
         case Bubble: return timed ? number(100 * o.bubble_ratio, 1) : QString();
         case Status:
@@ -141,6 +144,7 @@ QVariant TuneResultModel::sortKey(const TuneOutcome& o, int rank, int outcome, i
         case SamplesPerS: return o.samples_per_s;
         case TokensPerS: return o.tokens_per_s;
         case StepMs: return o.step_ms;
+        case Mfu: return o.mfu;
         case PeakGB: return o.peak_bytes;
         case Bubble: return o.bubble_ratio;
         case Status: return display(o, rank, column);

@@ -23,6 +23,7 @@ public:
         SamplesPerS,
         TokensPerS,
         StepMs,
+        Mfu,
         PeakGB,
         Bubble,
         Status,

@@ -1,5 +1,6 @@
 #include "core/cost/AnalyticalCostModel.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -14,16 +15,48 @@ namespace {
 constexpr double kAdamBytesPerParam = 18;
 constexpr double kReplicatedBytesPerParam = 6;
 constexpr double kShardedBytesPerParam = 12;
-// The optimizer step reads and writes the state: about three passes over the static bytes.
-constexpr double kOptimizerPasses = 3;
+// One Adam step per parameter reads the fp32 gradient, master weight and two moments (16) and
+// writes the last three and the bf16 weight (14).
+constexpr double kOptimizerBytesPerParam = 30;
+// Megatron-LM's gradient buckets (--ddp-bucket-size default, 40M parameters): with the overlap,
+// the bucket finished last is reduced after the backward.
+constexpr double kGradientBucketParams = 40e6;
+
+int replicasOf(const ParallelConfig& p) {
+    const bool twoCopies = p.scheme == Scheme::Chimera || p.scheme == Scheme::DualPipe;
+    return p.dp * (twoCopies ? 2 : 1);
+}
+
+// Bus bandwidth of a data-parallel group: its members sit tp ranks apart (RankLayout.h), so a
+// node holds gpus_per_node / tp of them.
+double dataParallelBus(const Config& config, const Collectives& collectives) {
+    const HardwareConfig& hw = config.hardware;
+    const ParallelConfig& p = config.parallel;
+    const NodeLocality where = nodeLocality(p.pp, p.dp, p.tp, hw.gpus_per_node);
+    const int perNode = std::clamp(hw.gpus_per_node / std::max(1, p.tp), 1, std::max(1, p.dp));
+    double bus = collectives.busBytesPerMs(where.data_parallel_in_node, perNode);
+    // The second copy of a stage in Chimera and DualPipe lives on another pipeline device.
+    if (replicasOf(p) > p.dp) bus = std::min(bus, collectives.busBytesPerMs(where.pipeline_in_node, 1));
+    return bus;
+}
 
 }  // namespace
 
 AnalyticalCostModel::AnalyticalCostModel(const Config& config)
-    : model_(config.model), hardware_(config.hardware), parallel_(config.parallel),
+    : model_(config.model), hardware_(config.hardware), parallel_(config.parallel), training_(config.training),
+      roofline_(config.hardware), collectives_(config.hardware),
+      kernels_(config.model, config.training, roofline_, config.parallel.tp, config.parallel.micro_batch_size),
+      activations_(config.model, config.training, config.parallel.tp, config.parallel.micro_batch_size),
       b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
-      data_parallel_in_node_(
-          nodeLocality(parallel_.pp, parallel_.dp, parallel_.tp, hardware_.gpus_per_node).data_parallel_in_node) {}
+      replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)) {}
+
+// kernels_ refers to roofline_: a copy must refer to its own.
+AnalyticalCostModel::AnalyticalCostModel(const AnalyticalCostModel& other)
+    : model_(other.model_), hardware_(other.hardware_), parallel_(other.parallel_), training_(other.training_),
+      roofline_(other.roofline_), collectives_(other.collectives_),
+      kernels_(model_, training_, roofline_, parallel_.tp, parallel_.micro_batch_size),
+      activations_(other.activations_), b_(other.b_), s_(other.s_), h_(other.h_), replicas_(other.replicas_),
+      data_parallel_bus_(other.data_parallel_bus_) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -36,12 +69,17 @@ Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     for (auto check :
          {need(m.layers > 0, "model.layers"), need(m.hidden > 0, "model.hidden"), need(m.heads > 0, "model.heads"),
           need(m.vocab > 0, "model.vocab"), need(m.sequence_length > 0, "model.sequence_length"),
-          need(hw.peak_tflops > 0, "hardware.peak_tflops"), need(hw.achievable_mfu > 0, "hardware.achievable_mfu"),
-          need(hw.hbm_gb_per_s > 0, "hardware.hbm_gb_per_s"), need(p.dp > 0, "parallel.dp"),
+          need(hw.peak_tflops > 0, "hardware.peak_tflops"), need(hw.hbm_gb_per_s > 0, "hardware.hbm_gb_per_s"),
+          need(hw.gemm_efficiency > 0, "hardware.gemm_efficiency"),
+          need(hw.hbm_efficiency > 0, "hardware.hbm_efficiency"),
+          need(hw.flash_forward_efficiency > 0, "hardware.flash_forward_efficiency"),
+          need(hw.flash_backward_efficiency > 0, "hardware.flash_backward_efficiency"), need(p.dp > 0, "parallel.dp"),
           need(p.tp > 0, "parallel.tp"), need(p.micro_batch_size > 0, "parallel.micro_batch_size")})
         if (check) return *check;
-    if (p.dp > 1 && (hw.inter_node_gb_per_s <= 0 || hw.intra_node_gb_per_s <= 0))
-        return makeError("hardware.inter_node_gb_per_s: link bandwidths must be positive when dp > 1");
+    const bool communicates = p.dp > 1 || p.tp > 1 || replicasOf(p) > 1;
+    if (communicates && (hw.inter_node_gb_per_s <= 0 || hw.intra_node_gb_per_s <= 0 || hw.nvlink_efficiency <= 0 ||
+                         hw.network_efficiency <= 0))
+        return makeError("hardware.inter_node_gb_per_s: link bandwidths must be positive when devices communicate");
     if (m.heads % m.kvHeads() != 0)
         return makeError("model.kv_heads: " + std::to_string(m.kvHeads()) + " KV heads do not divide " +
                          std::to_string(m.heads) + " heads");
@@ -86,76 +124,85 @@ double AnalyticalCostModel::stageParameters(const StageLayout& layout) const {
            (layout.has_head ? headParameters() : 0);
 }
 
-double AnalyticalCostModel::layerActivationBytes() const {
-    // Korthikanti et al. eq. 2 with sequence parallelism: every term is sharded by tp.
-    double a = model_.heads;
-    return s_ * b_ * h_ * (34 + 5 * a * s_ / h_) / parallel_.tp;
-}
-
-double AnalyticalCostModel::headActivationBytes() const {
-    return 4 * s_ * b_ * model_.vocab / parallel_.tp;  // fp32 logits, vocab-parallel
-}
-
-double AnalyticalCostModel::checkpointBytes() const {
-    // bf16 stage input; with sequence parallelism each tp rank holds its slice of the sequence.
-    return 2 * s_ * b_ * h_ / parallel_.tp;
-}
-
 double AnalyticalCostModel::staticBytesPerParameter() const {
     if (parallel_.distributed_optimizer) return kReplicatedBytesPerParam + kShardedBytesPerParam / parallel_.dp;
     return kAdamBytesPerParam;
 }
 
-double AnalyticalCostModel::flopsToMs(double flops) const {
-    double mfu = hardware_.achievable_mfu;
-    if (hardware_.mfu_half_tokens > 0) {
-        const double tokens = b_ * s_;
-        mfu *= tokens / (tokens + hardware_.mfu_half_tokens);
-    }
-    return flops / parallel_.tp / (hardware_.peak_tflops * 1e12 * mfu) * 1e3;
-}
-
 double AnalyticalCostModel::tensorParallelCommMs() const {
     const int t = parallel_.tp;
     if (t <= 1) return 0;
-    const double bytes = 2.0 * s_ * b_ * h_;  // bf16 activations of one layer
-    const double ring = 2.0 * (t - 1) / t * bytes / (hardware_.intra_node_gb_per_s * 1e9) * 1e3;
-    return 2 * (ring + 2.0 * (t - 1) * hardware_.link_latency_ms);
+    // Two all-reduces of the block's bf16 activations per direction (after attention and
+    // after the MLP); with sequence parallelism an all-gather before and a reduce-scatter after
+    // each, which move the same bytes. Tensor-parallel groups are consecutive ranks: one node
+    // unless tp exceeds it.
+    const double bytes = 2.0 * s_ * b_ * h_;
+    const double bus = collectives_.busBytesPerMs(t <= hardware_.gpus_per_node, 1);
+    return 2 * collectives_.allReduceMs(bytes, t, bus);
+}
+
+double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
+    const double comm = tensorParallelCommMs();
+    if (!training_.overlap_tp_comm || comm <= 0) return comm;
+    double exposed = 0;
+    for (double gemm : kernels_.weightGemmForwardMs()) exposed += std::max(0.0, comm / 4 - (backward ? 2 : 1) * gemm);
+    return exposed;
+}
+
+double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {
+    if (replicas_ <= 1 || params <= 0) return 0;
+    const double gradBytes = params * (training_.grad_reduce_in_bf16 ? 2 : 4);
+    double ms = 0, gather = 0;
+    if (parallel_.distributed_optimizer) {  // reduce-scatter the gradients, all-gather the bf16 weights
+        ms = collectives_.reduceScatterMs(gradBytes, replicas_, data_parallel_bus_);
+        gather = collectives_.allGatherMs(2 * params, replicas_, data_parallel_bus_);
+        if (training_.overlap_param_gather) gather = 0;
+    } else {
+        ms = collectives_.allReduceMs(gradBytes, replicas_, data_parallel_bus_);
+    }
+    if (training_.overlap_grad_reduce) {
+        const double lastBucket = ms * std::min(1.0, kGradientBucketParams / params);
+        ms = std::max(ms - backwardMs, lastBucket);
+    }
+    return ms + gather;
 }
 
 StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     StageCost cost;
-    double layers = layout.layerCount();
-    // The embedding is a table lookup: no FLOPs worth counting, only parameters.
-    double forwardFlops = layers * layerForwardFlops() + (layout.has_head ? headForwardFlops() : 0);
-    // Tensor parallelism splits the FLOPs but adds, per layer and direction, two collectives
-    // of the layer's activations inside the node (Megatron: after attention and after the
-    // MLP; all-gather + reduce-scatter with sequence parallelism move the same bytes).
-    const double tpComm = layers * tensorParallelCommMs();
-    cost.forward_ms = flopsToMs(forwardFlops) + tpComm;
-    cost.backward_ms = 2 * flopsToMs(forwardFlops) + tpComm;  // two products per forward one
+    const double layers = layout.layerCount();
+    KernelTimes time;
+    const KernelTimes block = kernels_.block();
+    time.forward_ms = layers * block.forward_ms;
+    time.input_grad_ms = layers * block.input_grad_ms;
+    time.weight_grad_ms = layers * block.weight_grad_ms;
+    if (layout.has_embedding) time += kernels_.embedding();
+    if (layout.has_head) time += kernels_.head();
+    // Tensor parallelism: the block's collectives, and the head's gather of the final hidden
+    // states (a reduce-scatter of their gradient on the way back).
+    const double headComm = layout.has_head ? 0.5 * tensorParallelCommMs() : 0;
+    cost.forward_ms = time.forward_ms + layers * exposedTensorParallelMs(false) + headComm;
+    cost.backward_input_ms = time.input_grad_ms + layers * exposedTensorParallelMs(true) + headComm;
+    cost.backward_weight_ms = time.weight_grad_ms;
+    cost.backward_ms = *cost.backward_input_ms + *cost.backward_weight_ms;
     // A checkpointed F keeps only the stage input (docs/execution-model.md), so R must rebuild every
     // activation B needs, the logits included: it repeats the whole stage forward.
     cost.recompute_ms = cost.forward_ms;
+    cost.forward_flops = (layers * layerForwardFlops() + (layout.has_head ? headForwardFlops() : 0)) / parallel_.tp;
 
-    cost.activation_bytes = layers * layerActivationBytes() + (layout.has_head ? headActivationBytes() : 0);
-    cost.checkpoint_bytes = checkpointBytes();
+    cost.activation_bytes = activations_.stage(layout.layerCount()) + (layout.has_head ? activations_.head() : 0);
+    cost.checkpoint_bytes = activations_.stageInput();
 
-    double params = stageParameters(layout) / parallel_.tp;
-    cost.static_bytes = params * staticBytesPerParameter();
-    // The last stage of a chain sends nothing onward (the plan format's convention).
+    const double params = stageParameters(layout) / parallel_.tp;
+    // The block a full-recompute backward rebuilds is live once per stage, not per micro-batch in
+    // flight: it is held with the stage's static memory (once per stage of a device, so a device
+    // with several stages counts it more than once, an overestimate of at most one block each).
+    cost.static_bytes = params * staticBytesPerParameter() + activations_.backwardWorkspace();
+    // The last stage of a chain sends nothing onward (the plan format's convention). Each
+    // tensor-parallel rank sends its own 1/tp of the boundary (Megatron's scatter-gather).
     cost.send_bytes = layout.has_head ? 0 : 2 * s_ * b_ * h_ / parallel_.tp;
-
-    int dp = parallel_.dp;
-    if (dp > 1) {
-        // Ring all-reduce of bf16 gradients among the replicas of one device. In Megatron-LM's
-        // rank order (RankLayout.h) they sit tp apart, so they share a node whenever tp · dp
-        // GPUs fit in one; a ring with one hop across nodes runs at InfiniBand's pace.
-        double bandwidth = data_parallel_in_node_ ? hardware_.intra_node_gb_per_s : hardware_.inter_node_gb_per_s;
-        double bytes = 2.0 * (dp - 1) / dp * params * 2;
-        cost.reduce_grad_ms = bytes / (bandwidth * 1e9) * 1e3 + 2.0 * (dp - 1) * hardware_.link_latency_ms;
-    }
-    cost.optimizer_ms = kOptimizerPasses * cost.static_bytes / (hardware_.hbm_gb_per_s * 1e9) * 1e3;
+    cost.reduce_grad_ms = gradientReductionMs(params, cost.backward_ms);
+    const double updated = parallel_.distributed_optimizer ? params / parallel_.dp : params;
+    cost.optimizer_ms = roofline_.memoryMs(kOptimizerBytesPerParam * updated);
     return cost;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
-// Costs from first principles (docs/cost-model.md): FLOPs of the dense matrix products, time at a
-// fraction of peak, activation memory after Korthikanti et al. ("Reducing Activation
-// Recomputation in Large Transformer Models", 2022), mixed-precision Adam state.
-// All figures are per device: tensor parallelism (with sequence parallelism) divides them.
-#include <vector>
-
+// Costs from first principles (docs/cost-model.md): every kernel of a micro-batch timed by a
+// roofline at the hardware preset's measured efficiencies (TransformerKernels), tensor- and
+// data-parallel collectives on NCCL rings (Collectives), activation memory after Korthikanti
+// et al. with FlashAttention (ActivationMemory), mixed-precision Adam state.
+// All figures are per GPU: tensor parallelism divides them.
+#include "core/cost/ActivationMemory.h"
+#include "core/cost/Collectives.h"
+#include "core/cost/KernelRoofline.h"
 #include "core/cost/StageCost.h"
 #include "core/cost/StageLayout.h"
+#include "core/cost/TransformerKernels.h"
 #include "core/model/Config.h"
 #include "core/util/Result.h"
 
@@ -16,8 +19,11 @@ class AnalyticalCostModel {
 public:
     // Checks that the model, hardware and parallel sizes the formulas divide by are positive.
     static Result<AnalyticalCostModel> create(const Config& config);
+    AnalyticalCostModel(const AnalyticalCostModel& other);
+    AnalyticalCostModel& operator=(const AnalyticalCostModel&) = delete;
 
-    // FLOPs of one micro-batch on the whole (unsplit) model piece; divide by tp per device.
+    // Model FLOPs of one micro-batch's forward on the whole (unsplit) piece, Megatron-LM's count
+    // (every score of the s×s attention, whatever the mask); divide by tp per GPU.
     double layerForwardFlops() const;  // one transformer block
     double headForwardFlops() const;   // LM head projection to the vocabulary
 
@@ -31,19 +37,20 @@ public:
     double modelParameters() const;
     double stageParameters(const StageLayout& layout) const;
 
-    // Bytes kept from F to B for one block and one micro-batch, per device.
-    double layerActivationBytes() const;
-    // Extra activations of the last stage: the fp32 logits, per device.
-    double headActivationBytes() const;
-    // The stage input a checkpointed F keeps (bf16 hidden states), per device.
-    double checkpointBytes() const;
     // Weights + gradients + optimizer state per parameter.
     double staticBytesPerParameter() const;
 
-    double flopsToMs(double flops) const;  // per device, at peak * achievable MFU
-
-    // Per layer and direction: the two tensor-parallel collectives over the node's links (0 at tp 1).
+    // Per block and direction: the tensor-parallel collectives (0 at tp 1).
     double tensorParallelCommMs() const;
+    // What of them stays on a block's critical path: all of it, or with overlap_tp_comm what
+    // each of the four collectives takes beyond the GEMM beside it (backward: two GEMMs each).
+    double exposedTensorParallelMs(bool backward) const;
+    // The gradient reduction of a stage with `params` parameters per GPU whose last backward
+    // takes backwardMs (Megatron's overlap hides all of it but the last bucket under it).
+    double gradientReductionMs(double params, double backwardMs) const;
+
+    const TransformerKernels& kernels() const { return kernels_; }
+    const ActivationMemory& activations() const { return activations_; }
     StageCost stageCost(const StageLayout& layout) const;
 
 private:
@@ -52,11 +59,17 @@ private:
     ModelConfig model_;
     HardwareConfig hardware_;
     ParallelConfig parallel_;
+    TrainingConfig training_;
+    KernelRoofline roofline_;
+    Collectives collectives_;
+    TransformerKernels kernels_;  // refers to roofline_
+    ActivationMemory activations_;
     double b_;  // micro-batch size
     double s_;  // sequence length
     double h_;  // hidden size
-    // The replicas of one device share a node (RankLayout.h): the all-reduce runs over NVLink.
-    bool data_parallel_in_node_;
+    // Gradients are summed over 2·dp replicas when a scheme keeps two copies of each stage.
+    int replicas_;
+    double data_parallel_bus_;  // bytes per ms of the data-parallel group
 };
 
 }  // namespace mario

@@ -60,6 +60,12 @@ Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std
     return costs;
 }
 
+double modelParameterCount(const Config& config) {
+    if (config.unit_costs) return 0;
+    auto model = AnalyticalCostModel::create(config);
+    return model ? model->modelParameters() : 0;
+}
+
 LinkSpec pipelineLink(const Config& config) {
     if (config.unit_costs) return LinkSpec{0, 0};
     const HardwareConfig& hw = config.hardware;

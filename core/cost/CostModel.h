@@ -20,6 +20,10 @@ namespace mario {
 // ProfileCostModel once and call it directly.
 Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
 
+// Distinct parameters of the config's model (AnalyticalCostModel::modelParameters); 0 in unit
+// mode or when the model is incomplete.
+double modelParameterCount(const Config& config);
+
 // The point-to-point link between neighbouring pipeline stages, on the ranks of RankLayout.h
 // (Megatron-LM's order, the one launch exports run): NVLink when every pipeline hop stays
 // inside a node, else InfiniBand, since the slowest hop sets a pipeline's pace. Unit mode: a

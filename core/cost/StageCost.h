@@ -19,6 +19,9 @@ struct StageCost {
     double static_bytes = 0;                  // weights, gradients, optimizer state
     double send_bytes = 0;                    // tensor on the boundary after this stage (both directions)
     std::optional<double> weight_grad_bytes;  // held from I to W; default: half the activations
+    // Model FLOPs of one micro-batch's forward on this stage, per GPU (0: unknown). The
+    // simulator counts F, B and R with it for TFLOP/s, MFU and HFU.
+    double forward_flops = 0;
 
     double inputGradMs() const { return backward_input_ms.value_or(backward_ms / 2); }
     double weightGradMs() const { return backward_weight_ms.value_or(backward_ms / 2); }

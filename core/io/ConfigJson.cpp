@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cost/ProfileCostModel.h"
+#include "core/io/TrainingJson.h"
 #include "core/model/Limits.h"
 #include "core/model/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
@@ -24,7 +25,7 @@ namespace {
 
 constexpr std::string_view kConfigKeys[] = {
     "format",          "version",  "name",   "notes",      "model",        "hardware", "devices",
-    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile"};
+    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile", "training"};
 constexpr std::string_view kParallelKeys[] = {"scheme",
                                               "pp",
                                               "dp",
@@ -249,6 +250,12 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         return makeError("devices: " + str(devices) +
                          " devices do not match parallel pp * dp * tp = " + std::to_string(allDevices));
 
+    if (root.has("training")) {
+        auto training = readTraining(document["training"]);
+        if (!training) return training.error();
+        c.training = *training;
+    }
+
     if (root.has("passes")) {
         auto passes = readPasses(document["passes"]);
         if (!passes) return passes.error();
@@ -309,6 +316,7 @@ json writeConfig(const Config& c) {
                        {"group_size", p.group_size},
                        {"distributed_optimizer", p.distributed_optimizer},
                        {"overlap_factor", p.overlap_factor}};
+    if (c.model.layers > 0) out["training"] = writeTraining(c.training);
     out["passes"] = c.passes;
     if (c.unit_costs) {
         const UnitCosts& u = *c.unit_costs;

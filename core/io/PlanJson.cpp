@@ -44,7 +44,8 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
     for (auto [key, target] :
          {std::pair{"activation_bytes", &c.activation_bytes}, std::pair{"checkpoint_bytes", &c.checkpoint_bytes},
           std::pair{"static_bytes", &c.static_bytes}, std::pair{"send_bytes", &c.send_bytes},
-          std::pair{"reduce_grad_ms", &c.reduce_grad_ms}, std::pair{"optimizer_ms", &c.optimizer_ms}})
+          std::pair{"reduce_grad_ms", &c.reduce_grad_ms}, std::pair{"optimizer_ms", &c.optimizer_ms},
+          std::pair{"forward_flops", &c.forward_flops}})
         in.number(key, *target, Need::Optional, Check::NonNegative);
     for (auto [key, target] :
          {std::pair{"backward_input_ms", &c.backward_input_ms}, std::pair{"backward_weight_ms", &c.backward_weight_ms},
@@ -89,6 +90,10 @@ Result<bool> readInfo(const json& root, Plan& plan) {
         in.number("device_memory_bytes", card, Need::Required, Check::Positive);
         info.device_memory_bytes = card;
     }
+    in.number("reserve_bytes", info.reserve_bytes, Need::Optional, Check::NonNegative);
+    in.integerIn("tensor_parallel", info.tensor_parallel, Need::Optional, 1, limits::kMaxTensorParallel);
+    in.number("peak_tflops", info.peak_tflops, Need::Optional, Check::NonNegative);
+    in.number("model_parameters", info.model_parameters, Need::Optional, Check::NonNegative);
     if (in.ok() && in.has("passes_applied")) {
         const json& passes = root["passes_applied"];
         if (!passes.is_array()) return makeError("passes_applied: expected an array of pass names");
@@ -221,6 +226,10 @@ nlohmann::json writePlan(const Plan& plan) {
     root["data_parallel"] = plan.info.data_parallel;
     if (plan.info.memory_limit_bytes) root["memory_limit_bytes"] = *plan.info.memory_limit_bytes;
     if (plan.info.device_memory_bytes) root["device_memory_bytes"] = *plan.info.device_memory_bytes;
+    if (plan.info.reserve_bytes > 0) root["reserve_bytes"] = plan.info.reserve_bytes;
+    if (plan.info.tensor_parallel > 1) root["tensor_parallel"] = plan.info.tensor_parallel;
+    if (plan.info.peak_tflops > 0) root["peak_tflops"] = plan.info.peak_tflops;
+    if (plan.info.model_parameters > 0) root["model_parameters"] = plan.info.model_parameters;
     root["passes_applied"] = plan.info.passes_applied;
     if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
     if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
@@ -243,6 +252,7 @@ nlohmann::json writePlan(const Plan& plan) {
         if (c.backward_input_ms) node["backward_input_ms"] = *c.backward_input_ms;
         if (c.backward_weight_ms) node["backward_weight_ms"] = *c.backward_weight_ms;
         if (c.weight_grad_bytes) node["weight_grad_bytes"] = *c.weight_grad_bytes;
+        if (c.forward_flops > 0) node["forward_flops"] = c.forward_flops;
         if (stage.layers) node["layers"] = {stage.layers->first, stage.layers->second};
         root["stages"].push_back(std::move(node));
     }

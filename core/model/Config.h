@@ -7,6 +7,7 @@
 #include "core/model/HardwareConfig.h"
 #include "core/model/ModelConfig.h"
 #include "core/model/ParallelConfig.h"
+#include "core/model/TrainingConfig.h"
 
 namespace mario {
 
@@ -25,6 +26,7 @@ struct Config {
     ModelConfig model;
     HardwareConfig hardware;
     ParallelConfig parallel;
+    TrainingConfig training;
     std::optional<double> memory_limit_bytes;
     std::vector<std::string> passes;      // the file's own pass selection
     std::optional<UnitCosts> unit_costs;  // replaces the analytical model when present

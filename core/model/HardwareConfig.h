@@ -1,23 +1,34 @@
 #pragma once
-// One accelerator and its links, as the cost model needs it.
+// One accelerator and its links, as the cost model needs it (docs/cost-model.md). The
+// datasheet numbers (peak, bandwidths, SMs) and the measured efficiencies each preset gives
+// are the only constants of the analytical model: its notes say where every one comes from.
 #include <string>
 
 namespace mario {
 
 struct HardwareConfig {
     std::string name;
-    double peak_tflops = 0;       // dense bf16
-    double achievable_mfu = 0.5;  // fraction of peak a transformer layer reaches
-    double memory_gb = 0;         // device memory (GB = 1e9 bytes)
+    double peak_tflops = 0;  // dense bf16 tensor-core peak
+    double memory_gb = 0;    // device memory (GB = 1e9 bytes)
     double hbm_gb_per_s = 0;
     double intra_node_gb_per_s = 0;  // NVLink, per direction
     double inter_node_gb_per_s = 0;  // InfiniBand, per GPU
     double link_latency_ms = 0;
     int gpus_per_node = 8;
-    // GEMMs of small micro-batches run below achievable_mfu: efficiency × tokens / (tokens + this),
-    // tokens = micro-batch size × sequence length. 0 turns the effect off. This is what lets
-    // larger micro-batches (which Mario's memory savings allow) run faster (paper §6.1).
-    double mfu_half_tokens = 0;
+    // Streaming multiprocessors: a GEMM runs its output tiles in waves of this many (0: no
+    // wave quantisation).
+    int sm_count = 0;
+    // Measured efficiencies (fractions of the datasheet figure above):
+    double gemm_efficiency = 0.8;              // a large bf16 GEMM, every SM busy
+    double flash_forward_efficiency = 0.6;     // FlashAttention's forward kernel
+    double flash_backward_efficiency = 0.45;   // its backward (five products per two forward)
+    double hbm_efficiency = 0.8;               // a streaming element-wise kernel
+    double nvlink_efficiency = 0.8;            // NCCL bus bandwidth over NVLink
+    double network_efficiency = 0.9;           // NCCL bus bandwidth over one InfiniBand port
+    double kernel_overhead_us = 4;             // launch and tail of one kernel
+    // Memory the framework holds besides tensors: CUDA context, cuBLAS workspaces, allocator
+    // fragmentation. Added to every device's peak.
+    double framework_reserve_gb = 0;
 };
 
 }  // namespace mario

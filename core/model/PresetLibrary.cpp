@@ -39,20 +39,17 @@ std::string joined(const std::vector<std::string>& names) {
 constexpr std::string_view kModelKeys[] = {"format", "version",         "name",      "notes",          "source",
                                            "layers", "hidden",          "heads",     "kv_heads",       "ffn_hidden",
                                            "vocab",  "sequence_length", "gated_mlp", "tied_embeddings"};
-constexpr std::string_view kHardwareKeys[] = {"format",
-                                              "version",
-                                              "name",
-                                              "notes",
-                                              "source",
-                                              "peak_tflops",
-                                              "achievable_mfu",
-                                              "mfu_half_tokens",
-                                              "memory_gb",
-                                              "hbm_gb_per_s",
-                                              "intra_node_gb_per_s",
-                                              "inter_node_gb_per_s",
-                                              "link_latency_ms",
-                                              "gpus_per_node"};
+// achievable_mfu and mfu_half_tokens belong to the flat model that the per-operator one
+// replaced: files written before it still carry them, so they are read and ignored.
+constexpr std::string_view kHardwareKeys[] = {
+    "format",          "version",           "name",
+    "notes",           "source",            "peak_tflops",
+    "achievable_mfu",  "mfu_half_tokens",   "memory_gb",
+    "hbm_gb_per_s",    "intra_node_gb_per_s", "inter_node_gb_per_s",
+    "link_latency_ms", "gpus_per_node",     "sm_count",
+    "gemm_efficiency", "flash_forward_efficiency", "flash_backward_efficiency",
+    "hbm_efficiency",  "nvlink_efficiency", "network_efficiency",
+    "kernel_overhead_us", "framework_reserve_gb"};
 
 }  // namespace
 
@@ -193,14 +190,27 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
     HardwareConfig h;
     in.string("name", h.name, Need::Optional);
     in.number("peak_tflops", h.peak_tflops, Need::Required, Check::Positive);
-    in.number("achievable_mfu", h.achievable_mfu, Need::Optional, Check::Fraction);
-    in.number("mfu_half_tokens", h.mfu_half_tokens, Need::Optional, Check::NonNegative);
+    double legacy = 0;
+    in.number("achievable_mfu", legacy, Need::Optional, Check::Fraction);
+    in.number("mfu_half_tokens", legacy, Need::Optional, Check::NonNegative);
     in.number("memory_gb", h.memory_gb, Need::Required, Check::Positive);
     in.number("hbm_gb_per_s", h.hbm_gb_per_s, Need::Required, Check::Positive);
     in.number("intra_node_gb_per_s", h.intra_node_gb_per_s, Need::Required, Check::Positive);
     in.number("inter_node_gb_per_s", h.inter_node_gb_per_s, Need::Required, Check::Positive);
     in.number("link_latency_ms", h.link_latency_ms, Need::Optional, Check::NonNegative);
     in.integerIn("gpus_per_node", h.gpus_per_node, Need::Optional, 1, 1024);
+    in.integerIn("sm_count", h.sm_count, Need::Optional, 0, 100000);
+    for (auto [key, field] : {std::pair{"gemm_efficiency", &h.gemm_efficiency},
+                              std::pair{"flash_forward_efficiency", &h.flash_forward_efficiency},
+                              std::pair{"flash_backward_efficiency", &h.flash_backward_efficiency},
+                              std::pair{"hbm_efficiency", &h.hbm_efficiency},
+                              std::pair{"nvlink_efficiency", &h.nvlink_efficiency},
+                              std::pair{"network_efficiency", &h.network_efficiency}})
+        in.number(key, *field, Need::Optional, Check::Fraction);
+    in.number("kernel_overhead_us", h.kernel_overhead_us, Need::Optional, Check::NonNegative);
+    in.number("framework_reserve_gb", h.framework_reserve_gb, Need::Optional, Check::NonNegative);
+    if (in.ok() && h.framework_reserve_gb >= h.memory_gb)
+        in.fail("framework_reserve_gb", "must be less than memory_gb");
     if (in.error()) return *in.error();
     return h;
 }
@@ -216,13 +226,20 @@ nlohmann::json PresetLibrary::modelToJson(const ModelConfig& m) {
 nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
     return {{"name", h.name},
             {"peak_tflops", h.peak_tflops},
-            {"achievable_mfu", h.achievable_mfu},
-            {"mfu_half_tokens", h.mfu_half_tokens},
             {"memory_gb", h.memory_gb},
             {"hbm_gb_per_s", h.hbm_gb_per_s},
             {"intra_node_gb_per_s", h.intra_node_gb_per_s},
             {"inter_node_gb_per_s", h.inter_node_gb_per_s},
             {"link_latency_ms", h.link_latency_ms},
+            {"sm_count", h.sm_count},
+            {"gemm_efficiency", h.gemm_efficiency},
+            {"flash_forward_efficiency", h.flash_forward_efficiency},
+            {"flash_backward_efficiency", h.flash_backward_efficiency},
+            {"hbm_efficiency", h.hbm_efficiency},
+            {"nvlink_efficiency", h.nvlink_efficiency},
+            {"network_efficiency", h.network_efficiency},
+            {"kernel_overhead_us", h.kernel_overhead_us},
+            {"framework_reserve_gb", h.framework_reserve_gb},
             {"gpus_per_node", h.gpus_per_node}};
 }
 

@@ -45,6 +45,14 @@ struct PlanInfo {
     // hardware. Only the memory verdict reads it, when no limit is set (sim/MemoryFit.h): the
     // passes keep to memory_limit_bytes alone, so a plan without a limit schedules as before.
     std::optional<double> device_memory_bytes;
+    // Memory the framework holds on every device besides the stages' tensors (the hardware's
+    // framework_reserve_gb): counted in each device's static bytes.
+    double reserve_bytes = 0;
+    // For TFLOP/s and MFU (sim/SimResult.h): the tensor-parallel degree behind each simulated
+    // device, and one GPU's dense peak (0: unknown, no MFU).
+    int tensor_parallel = 1;
+    double peak_tflops = 0;
+    double model_parameters = 0;  // distinct parameters of the whole model (0: unknown)
     std::vector<std::string> passes_applied;
     std::string notes;
 };

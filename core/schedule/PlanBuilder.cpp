@@ -81,6 +81,12 @@ Result<Plan> buildPlan(const Config& config) {
     // Unit costs count abstract bytes, which no card's gigabytes can judge.
     if (!config.unit_costs && config.hardware.memory_gb > 0)
         plan.info.device_memory_bytes = config.hardware.memory_gb * 1e9;
+    if (!config.unit_costs && !config.profile) {
+        plan.info.reserve_bytes = config.hardware.framework_reserve_gb * 1e9;
+        plan.info.peak_tflops = config.hardware.peak_tflops;
+    }
+    plan.info.tensor_parallel = config.parallel.tp;
+    plan.info.model_parameters = modelParameterCount(config);
     if (layout.chains.size() > 1) plan.pipelines = layout.chains;
     plan.link = pipelineLink(config);
     plan.overlap_factor = config.parallel.overlap_factor;

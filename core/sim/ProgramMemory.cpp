@@ -32,7 +32,7 @@ std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction
 }
 
 double staticBytesOf(const Plan& plan, int device) {
-    double staticBytes = 0;
+    double staticBytes = plan.info.reserve_bytes;  // the framework's, on every device
     for (const auto& stage : plan.stages)
         if (stage.device == device) staticBytes += stage.cost.static_bytes;
     return staticBytes;

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/schedule/Instruction.h"
+#include "core/sim/StepFlops.h"
 
 namespace mario {
 
@@ -65,6 +66,7 @@ struct SimResult {
     double samples_per_step = 0;
     double samples_per_s = 0;
     double tokens_per_s = 0;
+    StepFlops flops;  // FLOPs, TFLOP/s per GPU, MFU and HFU (zeros when the plan has no FLOPs)
     std::vector<DeviceStats> devices;
 };
 

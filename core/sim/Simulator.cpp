@@ -12,6 +12,7 @@
 #include "core/sim/DeadlockExplainer.h"
 #include "core/sim/LowerBound.h"
 #include "core/sim/MessageSlots.h"
+#include "core/sim/ProgramMemory.h"
 
 namespace mario {
 namespace {
@@ -128,7 +129,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
     }
-    for (const auto& stage : plan.stages) result.devices[stage.device].static_bytes += stage.cost.static_bytes;
+    for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = staticBytesOf(plan, d);
     if (options.record_memory_curve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
@@ -237,6 +238,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
             result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
             result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
         }
+        result.flops = stepFlops(plan, result.deadlocked ? 0 : result.makespan_ms);
     }
     if (auto overflow = checkFinite(plan, result)) return *overflow;
     return result;

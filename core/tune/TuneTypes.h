@@ -30,8 +30,9 @@ struct TuneOutcome {
     std::string rejection;     // why not: "device 0 needs 52.3 GB, 12.3 GB over the 40 GB limit"
     bool pruned = false;       // rejected by the cheap memory bound, never simulated
     double step_ms = 0;        // simulated step, all-reduce included
-    double samples_per_s = 0;  // after the data-parallel efficiency factor
+    double samples_per_s = 0;  // global batch / step: the cost model prices data parallelism itself
     double tokens_per_s = 0;
+    double mfu = 0;  // model FLOPs utilisation (0: unknown, as with unit costs or profiles)
     double bubble_ratio = 0;
     double peak_bytes = 0;  // highest device (for a pruned candidate: its cheap lower bound)
     std::vector<double> device_peak_bytes;
@@ -53,9 +54,6 @@ struct TuneOptions {
     std::vector<bool> checkpointing = {false, true};
     int max_micro_batch_size = 64;
     int min_pp = 2;
-    // Throughput is scaled by efficiency^log2(dp): gradient synchronisation and stragglers
-    // cost a little more with every doubling of data parallelism (paper §5.3).
-    double dp_efficiency_per_doubling = 0.97;
     int threads = 0;  // 0: hardware concurrency
     // The top candidates are re-evaluated with the full Mario passes (prepose-forward and
     // hide-recompute included); the rest are screened with the cheap three.

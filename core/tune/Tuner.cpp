@@ -43,9 +43,9 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
         outcome.rejection = plan.error().message;
         return outcome;
     }
-    // Whatever the schedule, a device holds its weights and state plus, while a backward
-    // runs, one whole activation set of one of its stages.
-    std::vector<double> bound(plan->devices.size(), 0.0), largest(plan->devices.size(), 0.0);
+    // Whatever the schedule, a device holds the framework's reserve, its weights and state plus,
+    // while a backward runs, one whole activation set of one of its stages.
+    std::vector<double> bound(plan->devices.size(), plan->info.reserve_bytes), largest(plan->devices.size(), 0.0);
     for (const auto& stage : plan->stages) {
         bound[stage.device] += stage.cost.static_bytes;
         largest[stage.device] = std::max(largest[stage.device], stage.cost.activation_bytes);
@@ -78,9 +78,9 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     }
     outcome.step_ms = sim->makespan_ms;
     outcome.bubble_ratio = sim->bubble_ratio;
-    const double efficiency = std::pow(options.dp_efficiency_per_doubling, std::log2(candidate.dp));
-    outcome.samples_per_s = sim->samples_per_s * efficiency;
-    outcome.tokens_per_s = sim->tokens_per_s * efficiency;
+    outcome.samples_per_s = sim->samples_per_s;
+    outcome.tokens_per_s = sim->tokens_per_s;
+    outcome.mfu = sim->flops.mfu;
     for (const auto& device : sim->devices) outcome.device_peak_bytes.push_back(device.peak_bytes);
     const MemoryFit fit = memoryFit(*sim, limit);
     outcome.peak_bytes = fit.highest_peak_bytes;

@@ -113,8 +113,10 @@ TEST(HideGrid, ZeroBubbleSchedulesStayCloseToTheRecomputeBound) {
     ASSERT_EQ(grid.gaps.size(), 44u);
     EXPECT_LE(grid.median(), 0.005);
     EXPECT_LE(grid.gaps.back(), 0.02);
-    EXPECT_GE(grid.atBound, 36);
-    EXPECT_GE(grid.withinOnePercent, 40);
+    // With the per-operator costs W is its own share of the backward (the weight GEMMs, 0.3–0.4
+    // of B) rather than half of it: 33 at the bound and 38 within 1% (36 and 40 with halves).
+    EXPECT_GE(grid.atBound, 33);
+    EXPECT_GE(grid.withinOnePercent, 38);
 }
 
 // Every other scheme Mario generates (recompute_grid.py --schemes remaining). GPipe and looped
@@ -128,7 +130,7 @@ TEST(HideGrid, RemainingSchemesStayCloseToTheRecomputeBound) {
     ASSERT_EQ(grid.gaps.size(), 44u);
     EXPECT_LE(grid.median(), 0.005);
     EXPECT_LE(grid.gaps.back(), 0.02);
-    EXPECT_GE(grid.atBound, 38);
+    EXPECT_GE(grid.atBound, 37);  // 38 with the flat model's halves of B
     EXPECT_GE(grid.withinOnePercent, 40);
 }
 

@@ -1,0 +1,67 @@
+#pragma once
+// The kernels of one micro-batch through a transformer, per GPU (docs/cost-model.md#kernels):
+// a block's GEMMs with their (M, N, K), its attention core (FlashAttention or materialised),
+// its norms, activation, dropouts and residual adds; the embedding; the LM head and the
+// cross-entropy. Each is timed by KernelRoofline; tensor-parallel communication is not
+// included here (Collectives.h). Tensor parallelism splits heads and the FFN width by tp;
+// sequence parallelism runs the element-wise kernels on a 1/tp slice of the tokens.
+#include <array>
+
+#include "core/cost/KernelRoofline.h"
+#include "core/model/ModelConfig.h"
+#include "core/model/TrainingConfig.h"
+
+namespace mario {
+
+// Times of one micro-batch in milliseconds. The backward is split as zero-bubble schedules
+// split it: I computes the gradient of the input (data gradients of the GEMMs, the backward
+// of every element-wise kernel and of attention), W the weight gradients of the GEMMs.
+struct KernelTimes {
+    double forward_ms = 0;
+    double input_grad_ms = 0;
+    double weight_grad_ms = 0;
+
+    double backwardMs() const { return input_grad_ms + weight_grad_ms; }
+    KernelTimes& operator+=(const KernelTimes& other) {
+        forward_ms += other.forward_ms;
+        input_grad_ms += other.input_grad_ms;
+        weight_grad_ms += other.weight_grad_ms;
+        return *this;
+    }
+};
+
+class TransformerKernels {
+public:
+    TransformerKernels(const ModelConfig& model, const TrainingConfig& training, const KernelRoofline& roofline,
+                       int tp, int microBatchSize);
+
+    KernelTimes block() const;      // one transformer block
+    KernelTimes embedding() const;  // token (and position) embedding lookup
+    KernelTimes head() const;       // final norm, LM head projection, cross-entropy
+
+    // Forward times of the block's four weight GEMMs (QKV, output projection, MLP up, MLP
+    // down): the GEMMs tensor-parallel collectives can hide under.
+    std::array<double, 4> weightGemmForwardMs() const;
+
+    // FLOPs the attention core executes in one forward per GPU: FlashAttention skips the
+    // masked upper triangle of a causal mask, the materialised path computes every score.
+    double attentionCoreFlops() const;
+
+private:
+    // A weight GEMM of the forward: its data and weight gradients have the same FLOPs.
+    void weightGemm(KernelTimes& t, double m, double n, double k) const;
+    // An element-wise kernel streaming `bytes` forward; its backward reads the saved input and
+    // the incoming gradient and writes the outgoing one: twice the bytes.
+    void elementwise(KernelTimes& t, double bytes) const;
+    KernelTimes attentionCore() const;
+
+    ModelConfig model_;
+    TrainingConfig training_;
+    const KernelRoofline& roofline_;
+    double t_;       // tensor-parallel degree
+    double tokens_;  // b·s on the GPU for the GEMMs
+    double sliced_;  // tokens the element-wise kernels see (b·s/t with sequence parallelism)
+    bool dropout_;   // GPT-style blocks train with dropout; LLaMA-style ones do not
+};
+
+}  // namespace mario

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""The analytical cost model against published training runs (docs/cost-model.md#validation).
+
+Each row is a run whose paper gives its model, hardware, parallel split, batch and throughput.
+The script writes the config a user would write for it (the model inline, a bundled hardware
+preset, the paper's parallel and training settings), runs `mario simulate --json`, and compares
+the simulated step with the published one in the paper's own unit:
+
+- Narayanan et al., "Efficient Large-Scale Language Model Training on GPU Clusters Using
+  Megatron-LM" (SC'21), Table 1: per-GPU TFLOP/s counted with its equation (3),
+  96·B·s·l·h²·(1 + s/6h + V/16lh) per step (full recomputation included). Micro-batch sizes
+  and interleaving are those of the paper's own scripts (Megatron-LM examples/sc21/run_table_1.sh);
+  2021 Megatron: materialised attention, no sequence parallelism, fp32 gradient all-reduce after
+  the backward, full recomputation of every block.
+- Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (2022),
+  Tables 3 and 5: iteration time with full recomputation, and with sequence parallelism +
+  selective recomputation (no data parallelism).
+- One GPT block measured through mario-executor on an H100 (hidden 4096, 32 heads, sequence 2048,
+  micro-batch 1, bf16; issue 29): forward 2.58 ms, backward 4.32 ms.
+
+usage: tests/bench/published_runs.py [path/to/mario] [--check]
+  --check  exit 1 when a row is outside +-10% and not explained in EXPLAINED below
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SEQ, VOCAB = 2048, 51200
+
+# Narayanan et al. SC'21 Table 1: (params B, heads, hidden, layers, tp, pp, gpus, batch, TFLOP/s),
+# then (micro-batch, chunks) from examples/sc21/run_table_1.sh.
+MEGATRON_TABLE1 = [
+    (1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 16, 1),
+    (3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 16, 1),
+    (7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 16, 1),
+    (18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 1),
+    (39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 1),
+    (76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 3),
+    (145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 2),
+    (310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 2),
+    (529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 3),
+    (1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 1),
+]
+
+# Korthikanti et al. 2022 Table 3 (heads, hidden, layers, tp, pp, batch, micro-batch, chunks) and
+# Table 5 (seconds per iteration: full recomputation; sequence parallel + selective).
+KORTHIKANTI = [
+    ("22B", 64, 6144, 48, 8, 1, 4, 4, 1, 1.42, 1.10),
+    ("175B", 96, 12288, 96, 8, 8, 64, 1, 3, 18.13, 13.75),
+    ("530B", 128, 20480, 105, 8, 35, 280, 1, 3, 49.05, 37.83),
+    ("1T", 160, 25600, 128, 8, 64, 512, 1, 1, 94.42, 71.49),
+]
+
+# Megatron-LM README (Megatron-Core r0.8.0, "Performance Benchmarking"): GPT models, vocabulary
+# 131072, sequence 4096, H100 80GB, dp 48 everywhere: (params B, heads, hidden, layers, tp, pp,
+# gpus, batch, TFLOP/s per GPU in model FLOPs). The README gives no micro-batch size, interleaving
+# or recomputation: the rows are simulated with Megatron-Core's defaults that its text names
+# (FlashAttention, sequence parallelism, distributed optimizer, overlapped gradient reduction and
+# tensor-parallel communication), Megatron-Core's default bf16 gradient reduction,
+# micro-batch 1, no recomputation, 1F1B.
+MCORE_H100 = [
+    (1.7, 16, 2048, 24, 1, 1, 48, 192, 408.8),
+    (7.1, 32, 4096, 30, 2, 1, 96, 192, 465.9),
+    (16, 48, 6144, 32, 4, 1, 192, 192, 489.1),
+    (32, 56, 7168, 48, 8, 1, 384, 192, 459.6),
+    (70, 64, 8192, 84, 8, 2, 768, 384, 419.7),
+    (119, 80, 10240, 92, 8, 4, 1536, 768, 420.5),
+    (177, 96, 12288, 96, 8, 6, 2304, 1152, 432.8),
+    (314, 128, 16384, 96, 8, 8, 3072, 1536, 474.4),
+    (462, 144, 18432, 112, 8, 16, 6144, 3072, 459.9),
+]
+
+# Rows outside +-10% with the physical reason (shown in the table, accepted by --check).
+EXPLAINED = {
+    "BLOOM 176B, 384 A100-80G, tp4 pp12 dp8 mbs2":
+        "DeepSpeed's pipeline engine sends each 117 MB boundary whole and blocking (no scatter-gather over "
+        "the 4 TP ranks) through a 6.25 GB/s Omni-Path share: ~21 ms a message, ~500 a step per device, "
+        "~10 s of the 105 s step that Mario's non-blocking, scatter-gathered sends do not pay",
+    "GPT 1.7B, 48 H100, tp1 pp1 dp48 mbs1":
+        "settings unpublished (micro-batch, recomputation, schedule: simulated at 1, none, 1F1B); a 2048-wide "
+        "block's kernels last 20-300 us on an H100, where host-side launch cost beyond kernel_overhead_us "
+        "(not modelled) paces small layers; from 16B up the rows agree within 10%",
+    "GPT 7.1B, 96 H100, tp2 pp1 dp48 mbs1":
+        "as the 1.7B row: settings unpublished, and a 4096-wide block split over tp 2 still has short kernels",
+}
+
+
+def gpt(layers, hidden, heads):
+    return {"layers": layers, "hidden": hidden, "heads": heads, "vocab": VOCAB, "sequence_length": SEQ}
+
+
+def parallel(tp, pp, dp, mbs, batch, chunks):
+    scheme = "interleaved" if chunks > 1 else "1f1b"
+    out = {"scheme": scheme, "pp": pp, "dp": dp, "tp": tp, "micro_batch_size": mbs, "global_batch_size": batch}
+    if chunks > 1:
+        out["chunks"] = chunks
+    return out
+
+
+def simulate(mario, config, workdir):
+    path = os.path.join(workdir, "run.config.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    done = subprocess.run([mario, "simulate", path, "--json"], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr.strip() or done.stdout.strip())
+    return json.loads(done.stdout)
+
+
+def megatron_rows(mario, workdir):
+    megatron_2021 = {"attention": "materialized", "sequence_parallel": False, "recompute": "full"}
+    for (params, heads, h, layers, tp, pp, gpus, batch, tflops, mbs, chunks) in MEGATRON_TABLE1:
+        dp = gpus // (tp * pp)
+        config = {"name": f"Megatron-LM {params}B", "model": gpt(layers, h, heads), "hardware": "a100-80g",
+                  "parallel": parallel(tp, pp, dp, mbs, batch, chunks), "training": megatron_2021}
+        result = simulate(mario, config, workdir)
+        step_s = result["makespan"] / 1000
+        flops = 96 * batch * SEQ * layers * h * h * (1 + SEQ / (6 * h) + VOCAB / (16 * layers * h))
+        simulated = flops / (step_s * gpus) / 1e12
+        layout = f"tp{tp} pp{pp} dp{dp} mbs{mbs}" + (f" v{chunks}" if chunks > 1 else "")
+        yield ("Narayanan et al. SC'21 Table 1", f"GPT {params}B, {gpus} A100-80G, {layout}", "TFLOP/s per GPU",
+               tflops, simulated, result)
+
+
+def mcore_rows(mario, workdir):
+    training = {"attention": "flash", "sequence_parallel": True, "overlap_grad_reduce": True, "overlap_tp_comm": True,
+                "overlap_param_gather": True, "grad_reduce_dtype": "bf16"}
+    seq, vocab = 4096, 131072
+    for (params, heads, h, layers, tp, pp, gpus, batch, tflops) in MCORE_H100:
+        dp = gpus // (tp * pp)
+        model = {"layers": layers, "hidden": h, "heads": heads, "vocab": vocab, "sequence_length": seq}
+        par = parallel(tp, pp, dp, 1, batch, 1)
+        par["distributed_optimizer"] = True
+        config = {"name": f"Megatron-Core {params}B", "model": model, "hardware": "h100", "parallel": par,
+                  "training": training}
+        result = simulate(mario, config, workdir)
+        flops = 72 * batch * seq * layers * h * h * (1 + seq / (6 * h) + vocab / (12 * layers * h))
+        simulated = flops / (result["makespan"] / 1000 * gpus) / 1e12
+        yield ("Megatron-LM README (Megatron-Core r0.8.0)", f"GPT {params}B, {gpus} H100, tp{tp} pp{pp} dp{dp} mbs1",
+               "TFLOP/s per GPU", tflops, simulated, result)
+
+
+def korthikanti_rows(mario, workdir):
+    for (name, heads, h, layers, tp, pp, batch, mbs, chunks, full_s, selective_s) in KORTHIKANTI:
+        for label, training, published in (
+                ("full recompute", {"attention": "materialized", "sequence_parallel": False, "recompute": "full"},
+                 full_s),
+                ("seq. parallel + selective",
+                 {"attention": "materialized", "sequence_parallel": True, "recompute": "selective"}, selective_s)):
+            config = {"name": f"Korthikanti {name}", "model": gpt(layers, h, heads), "hardware": "a100-80g",
+                      "parallel": parallel(tp, pp, 1, mbs, batch, chunks), "training": training}
+            result = simulate(mario, config, workdir)
+            layout = f"tp{tp} pp{pp} mbs{mbs}" + (f" v{chunks}" if chunks > 1 else "")
+            yield ("Korthikanti et al. 2022 Table 5", f"GPT {name}, {tp * pp} A100-80G, {layout}, {label}",
+                   "seconds per iteration", published, result["makespan"] / 1000, result)
+
+
+def bloom_rows(mario, workdir):
+    # BigScience tr11-176B-ml (README, slurm script and chronicles.md, 2022-03-18): 70 layers,
+    # hidden 14336, 112 heads, vocabulary padded to 250880, sequence 2048, tied embeddings;
+    # tp 4, pp 12, dp 8 on 384 A100-80G, micro-batch 2, global batch 2048, DeepSpeed's 1F1B,
+    # full recomputation, no FlashAttention; "149-150 TFLOPs per GPU", counted as
+    # 8 · parameters · tokens per step (their README's hardware-FLOPs formula). Jean Zay's nodes
+    # have four 100 Gb/s Omni-Path links for 8 GPUs: 6.25 GB/s per GPU.
+    presets = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "profiles", "hardware")
+    with open(os.path.join(presets, "a100-80g.json")) as f:
+        hardware = json.load(f)
+    hardware["inter_node_gb_per_s"] = 6.25
+    hardware["name"] = "a100-80g on Omni-Path"
+    model = {"layers": 70, "hidden": 14336, "heads": 112, "vocab": 250880, "sequence_length": 2048,
+             "tied_embeddings": True}
+    par = parallel(4, 12, 8, 2, 2048, 1)
+    par["distributed_optimizer"] = True  # ZeRO stage 1 in DeepSpeed's BF16_Optimizer
+    config = {"name": "BLOOM-176B", "model": model, "hardware": hardware, "parallel": par,
+              "training": {"attention": "materialized", "sequence_parallel": False, "recompute": "full"}}
+    result = simulate(mario, config, workdir)
+    simulated = 8 * 176.25e9 * 2048 * 2048 / (result["makespan"] / 1000 * 384) / 1e12
+    yield ("BigScience BLOOM-176B (tr11 chronicles)", "BLOOM 176B, 384 A100-80G, tp4 pp12 dp8 mbs2",
+           "TFLOP/s per GPU", 150, simulated, result)
+
+
+def executor_rows(mario, workdir):
+    # One block between an embedding-free first stage and a head-free last one cannot be asked
+    # for directly: simulate 2 and 1 blocks on one device and take the difference.
+    times = {}
+    for layers in (1, 2):
+        model = {"layers": layers, "hidden": 4096, "heads": 32, "vocab": 32, "sequence_length": 2048}
+        config = {"name": "executor block", "model": model, "hardware": "h100",
+                  "parallel": parallel(1, 1, 1, 1, 1, 1), "training": {"attention": "eager", "dropout": False}}
+        plan_path = os.path.join(workdir, "block.plan.json")
+        cfg_path = os.path.join(workdir, "block.config.json")
+        with open(cfg_path, "w") as f:
+            json.dump(config, f)
+        done = subprocess.run([mario, "plan", cfg_path, "-o", plan_path], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr.strip())
+        with open(plan_path) as f:
+            stage = json.load(f)["stages"][0]
+        times[layers] = (stage["forward_ms"], stage["backward_ms"])
+    forward = times[2][0] - times[1][0]
+    backward = times[2][1] - times[1][1]
+    where = "GPT block h4096 a32 s2048 b1 bf16, H100, mario-executor (PyTorch eager)"
+    yield ("measured (issue 29)", where, "forward ms per block", 2.58, forward, None)
+    yield ("measured (issue 29)", where, "backward ms per block", 4.32, backward, None)
+
+
+def main(argv):
+    args = [a for a in argv if not a.startswith("--")]
+    mario = args[0] if args else "build/app/mario"
+    if not os.path.exists(mario):
+        sys.exit(f"published_runs: {mario} not found (build it first: cmake --build build --target mario)")
+    rows = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for source in (megatron_rows, korthikanti_rows, bloom_rows, mcore_rows, executor_rows):
+            rows.extend(source(mario, workdir))
+    print("| source | run | unit | published | simulated | ratio | MFU | peak GB | note |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    outside = []
+    for (source, run, unit, published, simulated, result) in rows:
+        ratio = simulated / published
+        mfu = f"{100 * result['mfu']:.1f}%" if result and result.get("mfu") else ""
+        peak = f"{max(d['peak_memory_bytes'] for d in result['devices']) / 1e9:.1f}" if result else ""
+        note = EXPLAINED.get(run, "")
+        print(f"| {source} | {run} | {unit} | {published:g} | {simulated:.4g} | {ratio:.3f} | {mfu} | {peak} | {note} |")
+        if abs(ratio - 1) > 0.10 and not note:
+            outside.append(run)
+    within = len(rows) - len(outside)
+    print(f"\n{within} of {len(rows)} rows within +-10% or explained")
+    if "--check" in argv and outside:
+        sys.exit("outside +-10%: " + "; ".join(outside))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

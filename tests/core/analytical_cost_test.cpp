@@ -1,0 +1,227 @@
+// The per-operator cost model against values worked by hand from published formulas: Megatron-LM's
+// FLOP count, Korthikanti et al.'s activation bytes, NCCL's ring collectives, a GEMM roofline
+// with tiles and waves, MFU as model FLOPs over step × GPUs × peak.
+#include <gtest/gtest.h>
+
+#include "core/cost/AnalyticalCostModel.h"
+#include "core/cost/Collectives.h"
+#include "core/cost/CostModel.h"
+#include "core/cost/KernelRoofline.h"
+#include "core/schedule/PlanBuilder.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/CostTestConfigs.h"
+
+namespace mario {
+namespace {
+
+using testing::presetConfig;
+using testing::tinyGpt;
+
+AnalyticalCostModel analytical(const Config& c) {
+    auto m = AnalyticalCostModel::create(c);
+    EXPECT_TRUE(m.ok()) << (m.ok() ? "" : m.error().message);
+    return *m;
+}
+
+StageCost stageOf(const Config& c, StageLayout layout) {
+    auto costs = computeStageCosts(c, {layout});
+    EXPECT_TRUE(costs.ok()) << (costs.ok() ? "" : costs.error().message);
+    return costs.ok() ? (*costs)[0] : StageCost{};
+}
+
+TEST(AnalyticalCost, LayerFlopsEqualMegatronForGpt) {
+    // Megatron (Narayanan et al. 2021): a GPT layer's forward is 24·b·s·h² + 4·b·s²·h FLOPs.
+    Config c = presetConfig("gpt3-13b", "a100-40g", 4);
+    c.parallel.micro_batch_size = 2;
+    const double b = 2, s = 2048, h = 5120, V = 51200;
+    auto model = analytical(c);
+    EXPECT_DOUBLE_EQ(model.layerForwardFlops(), 24 * b * s * h * h + 4 * b * s * s * h);
+    EXPECT_DOUBLE_EQ(model.headForwardFlops(), 2 * b * s * h * V);
+}
+
+TEST(AnalyticalCost, StageFlopsAddUpToMegatronsStep) {
+    // One step without recompute: 72·B·s·L·h²·(1 + s/6h + V/12Lh) FLOPs for B sequences, the
+    // forward being a third of it; per GPU with tp = 2.
+    Config c = presetConfig("gpt3-13b", "a100-40g", 4, 1, 2);
+    auto costs = computeStageCosts(c, evenLayout(40, 4));
+    ASSERT_TRUE(costs.ok()) << costs.error().message;
+    double forward = 0;
+    for (const auto& stage : *costs) forward += stage.forward_flops;
+    const double B = 1, s = 2048, L = 40, h = 5120, V = 51200;
+    const double step = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+    EXPECT_NEAR(3 * forward * 2 / step, 1.0, 1e-12);
+}
+
+TEST(AnalyticalCost, GroupedQueryAttentionAndKnownParameterCounts) {
+    // LLaMA-3 8B layer: q,o 2·4096², k,v 2·4096·1024, SwiGLU 3·4096·14336, two RMSNorms.
+    EXPECT_DOUBLE_EQ(analytical(presetConfig("llama3-8b", "h100", 8)).layerParameters(),
+                     33554432.0 + 8388608.0 + 176160768.0 + 8192.0);
+    EXPECT_NEAR(analytical(presetConfig("gpt3-13b", "a100-40g", 1)).modelParameters(), 12.9e9, 0.1e9);
+    EXPECT_NEAR(analytical(presetConfig("llama2-7b", "a100-40g", 1)).modelParameters(), 6.74e9, 0.05e9);
+    EXPECT_NEAR(analytical(presetConfig("llama2-13b", "a100-40g", 1)).modelParameters(), 13.0e9, 0.1e9);
+    EXPECT_NEAR(analytical(presetConfig("llama3-8b", "h100", 1)).modelParameters(), 8.03e9, 0.05e9);
+    EXPECT_NEAR(analytical(presetConfig("llama3-70b", "h100", 1)).modelParameters(), 70.6e9, 0.5e9);
+    EXPECT_NEAR(analytical(presetConfig("gpt3-1.6b", "a100-40g", 1)).modelParameters(), 1.7e9, 0.1e9);
+}
+
+// An accelerator of 100 TFLOP/s on 4 SMs, GEMMs at half of peak, 1000 GB/s, 2 µs per kernel.
+HardwareConfig rooflineHardware() {
+    HardwareConfig hw = tinyGpt().hardware;
+    hw.sm_count = 4;
+    hw.gemm_efficiency = 0.5;
+    hw.kernel_overhead_us = 2;
+    return hw;
+}
+
+TEST(AnalyticalCost, GemmRooflineWorkedByHand) {
+    KernelRoofline roofline(rooflineHardware());
+    // 512×256×1024: four 256×128 tiles fill the 4 SMs in one wave; K = 1024 runs at
+    // 1024 / (1024 + 128) of the tile rate. 2·512·256·1024 FLOPs at 100e9 FLOP/ms × 0.5 × 8/9;
+    // its 1,835,008 bytes would take 1.8 µs, so the tensor cores bound it.
+    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024), 268435456.0 / (1e11 * 0.5 * 8 / 9) + 0.002, 1e-12);
+    // 300×128×128: two 256×128 tiles (or three 128×256) in one wave of 4 SMs compute
+    // 4·256·128 outputs for 300·128 useful ones (0.29296875); K = 128 runs at one half.
+    EXPECT_DOUBLE_EQ(roofline.tileEfficiency(300, 128), 0.29296875);
+    EXPECT_NEAR(roofline.gemmMs(300, 128, 128), 9830400.0 / (1e11 * 0.5 * 0.29296875 * 0.5) + 0.002, 1e-12);
+    // Eight 256×256×16 products at 100 GB/s: 2·(256·16 + 16·256 + 256·256)·8 = 1,179,648 bytes
+    // take 0.0118 ms, four times the tensor-core time: memory bounds it.
+    HardwareConfig slow = rooflineHardware();
+    slow.hbm_gb_per_s = 100;
+    EXPECT_NEAR(KernelRoofline(slow).gemmMs(256, 256, 16, 8), 1179648.0 / 1e8 + 0.002, 1e-12);
+    EXPECT_NEAR(roofline.memoryMs(4e6), 4e6 / 1e9 + 0.002, 1e-12);
+}
+
+TEST(AnalyticalCost, RingCollectivesInAndAcrossNodes) {
+    HardwareConfig hw = tinyGpt().hardware;
+    hw.nvlink_efficiency = 0.8;
+    hw.network_efficiency = 0.9;
+    Collectives rings(hw);
+    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(true, 1), 100e9 * 0.8 / 1e3);
+    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 1), 10e9 * 0.9 / 1e3);
+    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 4), 4 * 10e9 * 0.9 / 1e3);  // one ring per member's port
+    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 16), 100e9 * 0.8 / 1e3);    // never above NVLink
+    // All-reduce of 1e8 bytes on 8 ranks: 2·7/8 of the bytes at the bus rate, 14 latencies.
+    EXPECT_NEAR(rings.allReduceMs(1e8, 8, 8e7), 2.0 * 7 / 8 * 1e8 / 8e7 + 14 * 0.01, 1e-12);
+    EXPECT_NEAR(rings.allGatherMs(1e8, 4, 9e6), 3.0 / 4 * 1e8 / 9e6 + 3 * 0.01, 1e-12);
+    EXPECT_EQ(rings.reduceScatterMs(1e8, 1, 9e6), 0);
+}
+
+TEST(AnalyticalCost, ActivationBytesFollowKorthikanti) {
+    // s = 128, b = 2, h = 64, a = 4: sbh = 16384, 5as/h = 40.
+    Config c = tinyGpt();
+    c.training.attention = TrainingConfig::Attention::Materialized;
+    const StageLayout middle{1, 3, false, false};
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * (34 + 40));
+    // The last stage also keeps fp32 logits: 4·s·b·V = 4·128·2·1000.
+    EXPECT_DOUBLE_EQ(stageOf(c, {2, 4, false, true}).activation_bytes, 2 * 16384.0 * 74 + 1024000.0);
+    c.parallel.tp = 2;  // with sequence parallelism: sbh(34 + 5as/h) / t
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * 74 / 2);
+    c.training.sequence_parallel = false;  // sbh(10 + 24/t + 5as/(ht))
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * (10 + 12 + 20));
+    c.training.recompute = TrainingConfig::Recompute::Selective;  // sbh(10 + 24/t)
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * (10 + 12));
+    c.training.sequence_parallel = true;  // 34·sbh/t
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * 34 / 2);
+    // FlashAttention keeps 34·sbh and an fp32 log-sum-exp per row and head: 4·b·a·s.
+    c = tinyGpt();
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * (16384.0 * 34 + 4 * 2 * 4 * 128));
+    // Full recomputation keeps each block's input, 2·sbh, and rebuilds one block at a time.
+    c.training.attention = TrainingConfig::Attention::Materialized;
+    c.training.recompute = TrainingConfig::Recompute::Full;
+    const StageCost full = stageOf(c, middle);
+    EXPECT_DOUBLE_EQ(full.activation_bytes, 2 * 2 * 16384.0);
+    const StageCost none = stageOf(tinyGpt(), middle);
+    EXPECT_DOUBLE_EQ(full.static_bytes - none.static_bytes, 16384.0 * 74 - 2 * 16384.0);
+}
+
+TEST(AnalyticalCost, CheckpointSendAndStaticBytes) {
+    Config c = tinyGpt();
+    auto costs = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(costs.ok());
+    EXPECT_DOUBLE_EQ((*costs)[0].checkpoint_bytes, 2 * 128 * 2 * 64.0);
+    EXPECT_DOUBLE_EQ((*costs)[0].send_bytes, 2 * 128 * 2 * 64.0);
+    EXPECT_DOUBLE_EQ((*costs)[1].send_bytes, 0);  // nothing after the last stage
+    // A layer: attention 4·64² = 16384, MLP 2·64·256 = 32768, two LayerNorms 4·64 = 256.
+    const double layer = 16384 + 32768 + 256;
+    const double embedding = 1000 * 64 + 128 * 64;  // tokens + learned positions
+    const double head = 1000 * 64 + 2 * 64;         // PP's own copy of the tied head + final LN
+    EXPECT_DOUBLE_EQ((*costs)[0].static_bytes, (2 * layer + embedding) * 18);
+    EXPECT_DOUBLE_EQ((*costs)[1].static_bytes, (2 * layer + head) * 18);
+    // A distributed optimizer over dp = 4 keeps 6 + 12/4 = 9 bytes a parameter.
+    c.parallel.dp = 4;
+    c.parallel.distributed_optimizer = true;
+    auto sharded = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(sharded.ok());
+    EXPECT_DOUBLE_EQ((*sharded)[0].static_bytes, (2 * layer + embedding) * 9);
+}
+
+// A compute-bound GPT block (HBM too fast to matter, no launch cost, every efficiency 1): its
+// times are the FLOPs of its products, each at its depth K / (K + 128).
+TEST(AnalyticalCost, BlockTimesAreItsProductsSplitIntoInputAndWeightGradients) {
+    Config c = tinyGpt();
+    c.model = {"wide", 2, 1024, 8, 0, 0, 1000, 256, false, true};
+    c.parallel.micro_batch_size = 1;
+    c.hardware.hbm_gb_per_s = 1e12;
+    c.training.attention = TrainingConfig::Attention::Materialized;
+    const double T = 256, s = 256, h = 1024, a = 8, d = h / a, peak = 1e11;  // FLOPs per ms
+    auto at = [&](double m, double n, double k, double batch = 1) { return 2 * m * n * k * batch / (peak * k / (k + 128)); };
+    // QKV (T × 3h × h), projection (T × h × h), MLP up and down (T × 4h × h, T × h × 4h);
+    // attention: a products Q·Kᵀ (s × s × d) and P·V (s × d × s).
+    const double weights = at(T, 3 * h, h) + at(T, h, h) + at(T, 4 * h, h) + at(T, h, 4 * h);
+    const double scores = at(s, s, d, a) + at(s, d, s, a);
+    const StageCost block = stageOf(c, {0, 1, false, false});
+    EXPECT_NEAR(block.forward_ms, weights + scores, 1e-9);
+    // W: dW = Xᵀ·dY, K = T tokens deep.
+    const double weightGrads = at(h, 3 * h, T) + at(h, h, T) + at(h, 4 * h, T) + at(4 * h, h, T);
+    EXPECT_NEAR(*block.backward_weight_ms, weightGrads, 1e-9);
+    // I: dX = dY·Wᵀ, and both operands of each attention product.
+    const double inputGrads = at(T, h, 3 * h) + at(T, h, h) + at(T, h, 4 * h) + at(T, 4 * h, h) + 2 * scores;
+    EXPECT_NEAR(*block.backward_input_ms, inputGrads, 1e-9);
+    EXPECT_NEAR(block.backward_ms, inputGrads + weightGrads, 1e-9);
+    EXPECT_DOUBLE_EQ(block.recompute_ms, block.forward_ms);
+    // Full recomputation repeats the block's forward inside its backward.
+    c.training.recompute = TrainingConfig::Recompute::Full;
+    EXPECT_NEAR(*stageOf(c, {0, 1, false, false}).backward_input_ms, inputGrads + block.forward_ms, 1e-9);
+}
+
+TEST(AnalyticalCost, GradientReductionRingsOverTheRightLinks) {
+    Config c = tinyGpt();
+    EXPECT_EQ(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 0);
+    // dp = 8 with pp = 2 on 8-GPU nodes: device 0's replicas are ranks 0–7, one node: a ring
+    // all-reduce of fp32 gradients over NVLink (100 GB/s), 2·7/8 of the bytes, 14 latencies.
+    c.parallel.dp = 8;
+    const double params = 2 * (16384 + 32768 + 256) + 1000 * 64 + 128 * 64;
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 7 / 8 * params * 4 / 1e8 + 14 * 0.01, 1e-12);
+    // dp = 16: two nodes; each holds 8 of the replicas, 8 rings through 8 ports of 10 GB/s.
+    c.parallel.dp = 16;
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 15 / 16 * params * 4 / 8e7 + 30 * 0.01,
+                1e-12);
+    // Chimera keeps two copies of every stage: even at dp = 1 they sum their gradients, here
+    // over the pipeline's NVLink.
+    c.parallel.dp = 1;
+    c.parallel.scheme = Scheme::Chimera;
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 1 / 2 * params * 4 / 1e8 + 2 * 0.01, 1e-12);
+}
+
+TEST(AnalyticalCost, MfuIsModelFlopsOverStepGpusAndPeak) {
+    Config c = tinyGpt();
+    c.parallel.scheme = Scheme::OneFOneB;
+    c.parallel.dp = 2;
+    c.parallel.tp = 2;
+    c.parallel.global_batch_size = 16;  // 4 micro-batches of 2 per replica
+    auto plan = buildPlan(c);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    auto sim = Simulator::run(*plan);
+    ASSERT_TRUE(sim.ok());
+    // Megatron's count for the whole step: 72·B·s·L·h²·(1 + s/6h + V/12Lh), B = 16.
+    const double B = 16, s = 128, L = 4, h = 64, V = 1000;
+    const double flops = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * L * h));
+    const double gpus = 2 * 2 * 2;  // pp × dp × tp
+    EXPECT_NEAR(sim->flops.model_flops / flops, 1.0, 1e-12);
+    EXPECT_EQ(sim->flops.gpus, gpus);
+    EXPECT_NEAR(sim->flops.mfu, flops / (sim->makespan_ms / 1e3 * gpus * 100e12), 1e-12);
+    EXPECT_DOUBLE_EQ(sim->flops.hfu, sim->flops.mfu);  // nothing recomputed
+}
+
+}  // namespace
+}  // namespace mario
