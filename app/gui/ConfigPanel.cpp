@@ -120,6 +120,24 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     mbs_ = spin(this, 1, 1024);
     global_ = spin(this, 1, 1 << 20);
     microbatches_ = spin(this, 1, 4096);
+    // What the analytical model prices beyond the split (core/model/TrainingConfig.h).
+    attention_ = new QComboBox(this);
+    attention_->setObjectName("attention");
+    attention_->addItem(tr("FlashAttention"), int(TrainingConfig::Attention::Flash));
+    attention_->addItem(tr("materialised"), int(TrainingConfig::Attention::Materialized));
+    attention_->addItem(tr("eager"), int(TrainingConfig::Attention::Eager));
+    attention_->setItemData(1, tr("Megatron's fused softmax over kept s×s scores"), Qt::ToolTipRole);
+    attention_->setItemData(2, tr("unfused scale, mask and softmax, as PyTorch eager and mario-executor run"),
+                            Qt::ToolTipRole);
+    attention_->setToolTip(tr("FlashAttention keeps no s×s scores; materialised attention keeps them (Megatron-LM "
+                              "before 2022, Megatron-DeepSpeed without --use-flash-attn)"));
+    recompute_ = new QComboBox(this);
+    recompute_->setObjectName("recompute");
+    recompute_->addItem(tr("none"), int(TrainingConfig::Recompute::None));
+    recompute_->addItem(tr("selective"), int(TrainingConfig::Recompute::Selective));
+    recompute_->addItem(tr("full"), int(TrainingConfig::Recompute::Full));
+    recompute_->setToolTip(tr("the framework's own recomputation inside the backward (Megatron's "
+                              "--recompute-granularity); Mario's checkpointing is the checkpoint pass"));
     memory_ = new QDoubleSpinBox(this);
     memory_->setObjectName("memory");
     memory_->setRange(0, 100000);
@@ -139,6 +157,8 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     form->addRow(tr("global batch"), global_);
     form->addRow(tr("micro-batches"), microbatches_);
     form->addRow(tr("memory / device"), memory_);
+    form->addRow(tr("attention"), attention_);
+    form->addRow(tr("framework recompute"), recompute_);
     form->addRow(note_);
 
     // Spin boxes fire on every keystroke; wait for the user to pause.
@@ -148,7 +168,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     connect(debounce_, &QTimer::timeout, this, [this] {
         if (auto config = editedConfig()) emit configEdited(*config);
     });
-    for (QComboBox* box : {model_, hardware_, costs_, scheme_})
+    for (QComboBox* box : {model_, hardware_, costs_, scheme_, attention_, recompute_})
         connect(box, &QComboBox::currentIndexChanged, this, &ConfigPanel::changed);
     for (QSpinBox* box : {pp_, dp_, tp_, chunks_, mbs_, global_, microbatches_})
         connect(box, &QSpinBox::valueChanged, this, &ConfigPanel::changed);
@@ -177,6 +197,9 @@ void ConfigPanel::showCostMode(CostMode mode) {
     global_->setEnabled(!unit);
     model_->setEnabled(!unit);
     hardware_->setEnabled(!unit);
+    // Only the analytical model prices kernels; unit costs and profiles fix their own times.
+    attention_->setEnabled(mode == CostMode::Analytical);
+    recompute_->setEnabled(mode == CostMode::Analytical);
     // Without a limit the verdict judges each device against one card (core/sim/MemoryFit.h):
     // name that card's memory where the limit would be, so "no limit" never reads as "any size".
     double cardGb = 0;
@@ -233,6 +256,8 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
         global_->setValue(p.global_batch_size);
         microbatches_->setValue(config->microbatchCount());
         memory_->setValue(config->memory_limit_bytes ? *config->memory_limit_bytes / 1e9 : 0);
+        attention_->setCurrentIndex(attention_->findData(int(config->training.attention)));
+        recompute_->setCurrentIndex(recompute_->findData(int(config->training.recompute)));
         showCostMode(costMode());
     }
     showing_ = false;
@@ -272,6 +297,8 @@ std::optional<Config> ConfigPanel::editedConfig() const {
     p.global_batch_size = global_->value();
     if (memory_->value() > 0) config.memory_limit_bytes = memory_->value() * 1e9;
     else config.memory_limit_bytes.reset();
+    config.training.attention = static_cast<TrainingConfig::Attention>(attention_->currentData().toInt());
+    config.training.recompute = static_cast<TrainingConfig::Recompute>(recompute_->currentData().toInt());
     return config;
 }
 

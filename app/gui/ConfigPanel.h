@@ -1,6 +1,7 @@
 #pragma once
 // The schedule's settings: model and hardware presets, cost mode (analytical, unit, or a
-// measured profile), scheme and parallel sizes, micro-batching and the memory limit. Every
+// measured profile), scheme and parallel sizes, micro-batching, the memory limit, and how the
+// framework runs attention and its own recomputation. Every
 // change is reported (debounced) as a whole Config; the document decides whether it can be
 // built.
 #include <QGroupBox>
@@ -44,7 +45,7 @@ private:
 
     const PresetLibrary& presets_;
     std::optional<Config> shown_;
-    QComboBox *model_, *hardware_, *costs_, *scheme_;
+    QComboBox *model_, *hardware_, *costs_, *scheme_, *attention_, *recompute_;
     QSpinBox *pp_, *dp_, *tp_, *chunks_, *mbs_, *global_, *microbatches_;
     QDoubleSpinBox* memory_;
     QLabel* note_;

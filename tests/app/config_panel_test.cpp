@@ -211,6 +211,39 @@ private slots:
         }
     }
 
+    void materialisedAttentionChosenByKeyKeepsTheScoresAndCostsMemory() {
+        // LLaMA-2 13B 1F1B: FlashAttention by default; Down on the focused attention box picks
+        // Megatron's materialised scores, which the activations then keep: 5·a·s/h more bytes
+        // per s·b·h of every block (Korthikanti et al.), so every stage's activations grow.
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY2(window.openFile(kLlamaConfig), qPrintable(window.errorText()));
+        const ComputedSchedule flash = window.document()->current();
+        QCOMPARE(flash.plan.info.scheme, std::string("1f1b"));
+        auto* attention = window.configPanel()->findChild<QComboBox*>("attention");
+        QVERIFY(attention && attention->isEnabled());
+        QCOMPARE(attention->currentText(), QStringLiteral("FlashAttention"));
+        attention->setFocus();
+        QTest::keyClick(attention, Qt::Key_Down);
+        QTRY_VERIFY_WITH_TIMEOUT(window.document()->state().config->training.attention ==
+                                     TrainingConfig::Attention::Materialized,
+                                 3000);
+        const ComputedSchedule& kept = window.document()->current();
+        const Config& c = *window.document()->state().config;
+        const double s = c.model.sequence_length, a = c.model.heads, b = 1;  // LLaMA: no dropout
+        for (std::size_t i = 0; i < kept.plan.stages.size(); ++i) {
+            const auto [begin, end] = *kept.plan.stages[i].layers;
+            const double extra = (end - begin) * 2 * b * a * s * s;  // the softmax output, 2 bytes a score
+            const double lse = (end - begin) * 4 * b * a * s;        // FlashAttention's log-sum-exp, gone
+            QCOMPARE(kept.plan.stages[i].cost.activation_bytes - flash.plan.stages[i].cost.activation_bytes,
+                     extra - lse);
+        }
+        // The framework-recompute box is there too, and unit costs have nothing to price.
+        window.configPanel()->costsBox()->setCurrentText("unit (teaching)");
+        QVERIFY(!attention->isEnabled());
+        QVERIFY(!window.configPanel()->findChild<QComboBox*>("recompute")->isEnabled());
+    }
+
     void aProfileForAnotherSequenceLengthIsRefusedByName() {
         MainWindow window;
         window.document()->setSynchronous(true);
