@@ -9,6 +9,7 @@
 #include "app/gui/TuneResultModel.h"
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TunerPanel.h"
+#include "core/passes/PassVocabulary.h"
 #include "core/schedule/PlanBuilder.h"
 #include "core/tune/CandidateExport.h"
 #include "core/tune/Tuner.h"
@@ -44,8 +45,9 @@ bool TunerPanel::openCandidate(int outcome) {
         return false;
     }
     const QString label = qstr(o->candidate.label());
-    std::vector<PassId> passes;
-    if (o->candidate.checkpoint) passes = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+    // Exactly the passes the row was measured with (bound-w and hide included where the tuner
+    // ran them), so the window shows the step and peak the table ranked.
+    const std::vector<PassId> passes = o->passes;
     // One undo step: the candidate's settings and its passes together.
     document_->undoStack()->beginMacro(tr("Open tuned candidate %1").arg(label));
     QString error;
@@ -56,7 +58,10 @@ bool TunerPanel::openCandidate(int outcome) {
         setStatus(tr("Cannot open %1: %2").arg(label, error), true);
         return false;
     }
-    setStatus(tr("Opened %1 in the main window.").arg(label));
+    QStringList names;
+    for (const std::string& name : passNames(passes)) names << qstr(name);
+    setStatus(tr("Opened %1 in the main window with passes %2.")
+                  .arg(label, names.isEmpty() ? tr("none") : names.join(QStringLiteral(","))));
     if (QWidget* window = parentWidget() ? parentWidget()->window() : nullptr) {
         window->raise();
         window->activateWindow();

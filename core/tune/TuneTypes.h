@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/model/Config.h"
+#include "core/passes/PassReport.h"
 
 namespace mario {
 
@@ -33,6 +34,10 @@ struct TuneOutcome {
     double samples_per_s = 0;  // global batch / step: the cost model prices data parallelism itself
     double tokens_per_s = 0;
     double mfu = 0;  // model FLOPs utilisation (0: unknown, as with unit costs or profiles)
+    // The passes this outcome was measured with, in order: none without checkpointing, the
+    // screening list, or the refinement's for the top candidates. Opening or exporting the
+    // candidate applies exactly these, so its schedule is the one ranked.
+    std::vector<PassId> passes;
     double bubble_ratio = 0;
     double peak_bytes = 0;  // highest device (for a pruned candidate: its cheap lower bound)
     std::vector<double> device_peak_bytes;

@@ -60,7 +60,8 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
         return outcome;
     }
     if (candidate.checkpoint) {
-        auto run = runPasses(*plan, fullPasses ? kAllPasses : kScreeningPasses,
+        outcome.passes = fullPasses ? kAllPasses : kScreeningPasses;
+        auto run = runPasses(*plan, outcome.passes,
                              {.validate_each_pass = false,
                               .cancel = cancel,
                               .prepose_simulations = options.prepose_simulations,
