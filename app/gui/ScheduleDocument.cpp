@@ -9,6 +9,7 @@
 #include "app/gui/AutosaveFile.h"
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/SetStateCommand.h"
+#include "core/io/ConfigJson.h"
 #include "core/schedule/PlanBuilder.h"
 #include "core/session/HandEdits.h"
 #include "core/session/ScheduleFiles.h"
@@ -151,6 +152,13 @@ void ScheduleDocument::setPasses(const std::vector<PassId>& passes, const QStrin
 }
 
 bool ScheduleDocument::setConfig(const Config& config, QString* error) {
+    // The file reader's rules: a combination a config file could not hold is never drawn or
+    // saved; the last valid schedule stays, and the banner says what to change.
+    if (auto invalid = checkConfig(config)) {
+        *error = QString::fromStdString(invalid->message);
+        emit statusMessage(tr("Settings not applied: %1").arg(*error));
+        return false;
+    }
     auto plan = buildPlan(config);
     if (!plan) {
         *error = QString::fromStdString(plan.error().message);

@@ -92,15 +92,15 @@ std::string str(int x) { return std::to_string(x); }
 
 // ---- readConfig ----------------------------------------------------------------------
 
-namespace {
-
 // Cross-field rules: each error names the field a user would change.
-std::optional<Error> validate(const Config& c, const JsonFieldReader& root, const JsonFieldReader& par, bool hasModel) {
+std::optional<Error> checkConfig(const Config& c) {
     const ParallelConfig& p = c.parallel;
-    std::string mbPath = root.has("microbatches") ? "microbatches" : "parallel.global_batch_size";
+    const bool hasModel = c.model.layers > 0;
+    std::string mbPath = c.microbatches ? "microbatches" : "parallel.global_batch_size";
     int m = c.microbatchCount();
     const long long samplesPerStep = static_cast<long long>(p.dp) * p.micro_batch_size;
-    if (!root.has("microbatches") && p.global_batch_size % samplesPerStep != 0)
+    if (samplesPerStep <= 0) return makeError("parallel.micro_batch_size: dp * micro_batch_size must be positive");
+    if (!c.microbatches && p.global_batch_size % samplesPerStep != 0)
         return makeError("parallel.global_batch_size: " + str(p.global_batch_size) +
                          " is not divisible by dp * micro_batch_size = " + std::to_string(samplesPerStep));
     if (m > limits::kMaxMicrobatches)
@@ -130,7 +130,7 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
     if (scheme.grouped) {
         int group = p.group_size > 0 ? p.group_size : p.pp;
         if (m % group != 0)
-            return makeError((par.has("group_size") ? std::string("parallel.group_size") : mbPath) + ": " + str(m) +
+            return makeError((p.group_size > 0 ? std::string("parallel.group_size") : mbPath) + ": " + str(m) +
                              " micro-batches are not divisible by the interleaved group size " + str(group));
     }
     if (hasModel) {
@@ -145,8 +145,6 @@ std::optional<Error> validate(const Config& c, const JsonFieldReader& root, cons
     if (c.unit_costs && c.profile) return makeError("profile: cannot be combined with unit_costs");
     return std::nullopt;
 }
-
-}  // namespace
 
 Result<Config> readConfig(const json& document, const PresetLibrary& presets, const std::string& baseDir) {
     using Need = JsonFieldReader::Need;
@@ -281,7 +279,7 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         c.profile = resolved;
     }
 
-    if (auto error = validate(c, root, par, hasModel)) return *error;
+    if (auto error = checkConfig(c)) return *error;
     return c;
 }
 

@@ -22,6 +22,11 @@ class PresetLibrary;
 // (the config file's folder, if given) and then the presets' folder.
 Result<Config> readConfig(const nlohmann::json& document, const PresetLibrary& presets,
                           const std::string& baseDir = {});
+// The rules across fields a config must keep (divisible batches, each scheme's needs, layers
+// enough for its stages, …), each error naming the field to change. readConfig applies them;
+// so does every front end that edits a Config in place (the window's settings), so that what
+// it draws and saves is what a file could hold.
+std::optional<Error> checkConfig(const Config& config);
 // Reads a file; errors are prefixed with the file's path.
 Result<Config> readConfigFile(const std::string& path, const PresetLibrary& presets);
 // Writes a config that readConfig reads back to an equal Config. Model and hardware are

@@ -244,6 +244,30 @@ private slots:
         QVERIFY(!window.configPanel()->findChild<QComboBox*>("recompute")->isEnabled());
     }
 
+    void aSchemeTheFileReaderRefusesIsNeverDrawnOrSaved() {
+        // GPT-3 13B (40 layers) on 32 devices: zbv needs 64 stages. The CLI refuses that config
+        // at once; the window did draw devices doing nothing and saved a file it could not reopen.
+        QTemporaryDir dir;
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
+        const double step = window.document()->current().result.makespan_ms;
+        QComboBox* scheme = window.configPanel()->schemeBox();
+        scheme->setFocus();
+        const int zbv = scheme->findText("zbv");
+        QVERIFY(zbv >= 0);
+        while (scheme->currentIndex() != zbv) QTest::keyClick(scheme, scheme->currentIndex() < zbv ? Qt::Key_Down : Qt::Key_Up);
+        QTRY_VERIFY_WITH_TIMEOUT(window.errorText().contains("cannot fill the 64 stages"), 3000);
+        QCOMPARE(window.document()->current().plan.info.scheme, std::string("chimera"));  // the last valid one
+        QCOMPARE(window.document()->current().result.makespan_ms, step);
+        const QString saved = dir.filePath("saved.config.json");
+        QString error;
+        QVERIFY2(window.document()->saveAs(saved, &error), qPrintable(error));
+        auto reread = readConfigFile(saved.toStdString(), presets_);
+        QVERIFY2(reread.ok(), reread.ok() ? "" : reread.error().message.c_str());
+        QCOMPARE(reread->parallel.scheme, Scheme::Chimera);
+    }
+
     void aProfileForAnotherSequenceLengthIsRefusedByName() {
         MainWindow window;
         window.document()->setSynchronous(true);
