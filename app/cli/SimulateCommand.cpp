@@ -217,7 +217,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"over_lower_bound", sim.tight_lower_bound_ms > 0 ? sim.makespan_ms / sim.tight_lower_bound_ms - 1 : 0.0},
             {"hide_bound", hideBoundJson(prepared, sim)},
             {"recompute_ms", sim.recompute_ms},
-            {"recompute_hidden", sim.recomputeHiddenShare()},
+            // Not applicable (null) when nothing is recomputed, rather than a perfect 1.
+            {"recompute_hidden", sim.recompute_ms > 0 ? nlohmann::json(sim.recomputeHiddenShare()) : nlohmann::json(nullptr)},
             {"throughput", sim.samples_per_s},
             {"samples_per_s", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},

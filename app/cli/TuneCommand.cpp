@@ -122,7 +122,10 @@ int tuneCommand(const Args& args, const std::string& executable) {
                               {"simulations_per_s", simsPerSecond},
                               {"ranking", ranking},
                               {"pareto", pareto},
-                              {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing},
+                              // null unless both a checkpointed and an unchecked candidate fit
+                              {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing > 0
+                                                                    ? nlohmann::json(result->speedup_over_no_checkpointing)
+                                                                    : nlohmann::json(nullptr)},
                               {"nothing_fits", result->nothing_fits}};
         if (result->best) out["best"] = outcomeJson(result->outcomes[*result->best]);
         std::cout << out.dump(2) << "\n";

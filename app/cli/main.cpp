@@ -1,5 +1,6 @@
 // `mario`: the command-line face of mario::core. Links only core, so it runs on cluster
 // nodes and CI machines without Qt.
+#include <algorithm>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -17,7 +18,9 @@ usage:
         ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
         tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
         hide_bound (with the hide pass: no placement of the Rs within its budget is faster),
-        throughput, simulate_us, passes_us, devices[{index, busy, idle, peak_memory_bytes}].
+        throughput (= samples_per_s), tokens_per_s, parameters, model_flops_per_step, gpus,
+        tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), simulate_us,
+        passes_us, devices[{index, busy, idle, peak_memory_bytes}].
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
   mario export FILE --chrome-trace OUT            a Perfetto / chrome://tracing trace
@@ -55,6 +58,25 @@ limits: sizes beyond any real run are refused with the limit in the message (doc
         e.g. 16384 micro-batches per step, 1024 pipeline devices, 65536 devices in all.
 )";
 
+// One command's part of kHelp: from its "  mario COMMAND" line to the next command's
+// ("mario simulate --help").
+std::string commandHelp(const std::string& command) {
+    const std::string text = kHelp;
+    const std::string start = "\n  mario " + command + " ";
+    std::size_t from = text.find(start);
+    if (from == std::string::npos) return {};
+    std::size_t to = from + 1;
+    for (std::size_t next; (next = text.find("\n  mario ", to)) != std::string::npos;) {
+        if (text.compare(next + 9, command.size() + 1, command + " ") != 0) {
+            to = next;
+            break;
+        }
+        to = next + 1;  // the same command on its next line (export's two forms)
+    }
+    if (to == from + 1) to = text.find("\n\n", from);
+    return "usage:" + text.substr(from, to - from) + "\n";
+}
+
 }  // namespace
 
 namespace mario::cli {
@@ -78,12 +100,21 @@ int runCommand(int argc, char** argv) {
     }
     const std::string command = args.front();
     const Args rest(args.begin() + 1, args.end());
-    if (command == "--help" || command == "-h" || command == "help") {
+    if (command == "--help" || command == "-h" || (command == "help" && rest.empty())) {
         std::cout << kHelp;
         return kOk;
     }
     if (command == "--version") {
         std::cout << "mario " << MARIO_VERSION << "\n";
+        return kOk;
+    }
+    // "mario simulate --help", "mario help simulate": that command's usage, exit 0.
+    const bool wantsHelp = std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
+                           std::find(rest.begin(), rest.end(), "-h") != rest.end();
+    if (wantsHelp || (command == "help" && rest.size() == 1)) {
+        const std::string about = commandHelp(command == "help" ? rest.front() : command);
+        if (about.empty()) return fail(kBadInput, "no help for \"" + command + "\" (try mario --help)");
+        std::cout << about;
         return kOk;
     }
     if (command == "simulate") return simulateCommand(rest, executable);

@@ -19,6 +19,12 @@ one_line_error() { [ "$rc" = "$1" ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -
 
 run "$mario" --help
 check "help exits 0 and lists commands" test "$rc" = 0 -a -n "$(grep -o 'mario simulate FILE' <<<"$out")"
+for command in simulate plan validate export import tune; do
+    run "$mario" "$command" --help
+    check "$command --help exits 0 with its usage" test "$rc" = 0 -a -n "$(grep -o "^  mario $command " <<<"$out")"
+done
+run "$mario" help tune
+check "help tune is tune's usage" grep -q "^  mario tune CONFIG" "$work/out"
 run "$mario" --version
 check "version" grep -q "^mario [0-9]" "$work/out"
 
@@ -33,6 +39,18 @@ check "file's own passes apply by default" num_eq "$(json_number makespan)" 22
 for key in bubble_ratio lower_bound throughput simulate_us passes_us peak_memory_bytes busy idle index; do
     check "json has $key" grep -q "\"$key\"" "$work/out"
 done
+
+# Not applicable is null, never a perfect score: nothing recomputed, no FLOPs in unit costs.
+run "$mario" simulate "$example" --json --passes none
+check "json recompute_hidden is null without recomputation" grep -q '"recompute_hidden": null' "$work/out"
+check "json mfu is null for unit costs" grep -q '"mfu": null' "$work/out"
+# MFU = model FLOPs / (step × GPUs × peak), GPT-3 13B on 32 A100s at 312 TFLOP/s.
+run "$mario" simulate "$root/resources/examples/gpt3-13b-chimera.config.json" --json
+mfu_expected=$(awk -v f="$(json_number model_flops_per_step)" -v t="$(json_number makespan)" \
+    'BEGIN { printf "%.12g", f / (t / 1000 * 32 * 312e12) }')
+check "json mfu is model FLOPs over step x GPUs x peak ($(json_number mfu) vs $mfu_expected)" \
+    awk -v a="$(json_number mfu)" -v b="$mfu_expected" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-18) }'
+check "json parameters of GPT-3 13B" awk -v p="$(json_number parameters)" 'BEGIN { exit !(p > 12.8e9 && p < 13.2e9) }'
 
 # Figure 2 with hide: the no-checkpointing step (21, the paper's figure) is the best any
 # placement of the Rs can do, and hide reaches it.
