@@ -13,10 +13,12 @@ namespace mario::gui {
 std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state) {
     std::vector<PassStepSnapshot> steps;
     for (PassTraceStep& step : passTrace(state)) {
+        const QString units = state.config && state.config->unit_costs ? QObject::tr("time units") : QObject::tr("ms");
         QString caption =
             steps.empty()
-                ? QObject::tr("The schedule before any pass: step %1 ms. Press ▶ to apply the passes one at a time.")
+                ? QObject::tr("The schedule before any pass: step %1 %2. Press ▶ to apply the passes one at a time.")
                       .arg(step.result.makespan_ms, 0, 'g', 5)
+                      .arg(units)
                 : QString::fromStdString(step.caption);
         std::vector<views::BoxRef> highlights;
         for (const auto& [device, index] : step.touched) highlights.push_back({device, index});

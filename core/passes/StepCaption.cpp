@@ -70,7 +70,7 @@ std::string listOf(const PassReport& step, std::size_t most) {
 }  // namespace
 
 std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before,
-                           const SimResult& afterSim) {
+                           const SimResult& afterSim, const std::string& units) {
     const std::size_t n = step.changes.size();
     const std::string count = std::to_string(n);
     std::string text;
@@ -109,7 +109,7 @@ std::string captionForStep(const PassReport& step, const Plan& after, const SimR
                    " within the memory limit, so they need no recomputation";
             break;
     }
-    text += ". Step " + number(before.makespan_ms) + " → " + number(afterSim.makespan_ms) + " ms.";
+    text += ". Step " + number(before.makespan_ms) + " → " + number(afterSim.makespan_ms) + " " + units + ".";
     return text;
 }
 

@@ -10,7 +10,9 @@
 
 namespace mario {
 
+// `units` names the unit of the step times: "ms", or "time units" for unit-cost plans, which
+// count abstract time ("Step 28 → 25 time units.").
 std::string captionForStep(const PassReport& step, const Plan& after, const SimResult& before,
-                           const SimResult& afterSim);
+                           const SimResult& afterSim, const std::string& units = "ms");
 
 }  // namespace mario

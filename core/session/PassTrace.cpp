@@ -32,10 +32,12 @@ std::vector<PassTraceStep> passTrace(const ScheduleInput& input) {
     Plan plan = input.source;
     PassManagerOptions options;
     options.validate_each_pass = false;
-    options.on_step = [&steps](const PassReport& step, const Plan& now) {
+    // Unit costs count abstract time, not milliseconds (as the window's axes say).
+    const std::string units = input.config && input.config->unit_costs ? "time units" : "ms";
+    options.on_step = [&steps, &units](const PassReport& step, const Plan& now) {
         auto sim = Simulator::run(now, {.record_memory_curve = true});
         if (!sim) return;
-        std::string caption = captionForStep(step, now, steps.back().result, *sim);
+        std::string caption = captionForStep(step, now, steps.back().result, *sim, units);
         steps.push_back({now, std::move(*sim), std::move(caption), touchedBy(step, now)});
     };
     (void)runPasses(plan, input.passes, options);

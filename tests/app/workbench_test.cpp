@@ -259,7 +259,7 @@ private slots:
             stepper->next();
             QCOMPARE(stepper->currentStep(), step);
             QCOMPARE(window.gantt()->timeline().makespan, expected[step]);
-            QVERIFY2(stepper->caption().contains(QStringLiteral("→ %1 ms").arg(expected[step])),
+            QVERIFY2(stepper->caption().contains(QStringLiteral("→ %1 time units").arg(expected[step])),  // unit costs
                      qPrintable(stepper->caption()));
         }
         // The last step outlines exactly the two preposed forwards.

@@ -3,6 +3,7 @@
 
 #include "core/passes/PassManager.h"
 #include "core/passes/StepCaption.h"
+#include "core/session/PassTrace.h"
 #include "core/sim/Simulator.h"
 #include "tests/core/TestPlans.h"
 
@@ -33,6 +34,21 @@ TEST(StepCaption, Figure2StepsReadAsThePaperTellsThem) {
                            "each followed its own forward directly, so checkpointing saved nothing. Step 25 → 23 ms.");
     EXPECT_EQ(captions[3], "Prepose-forward moved 1F3 on device 1 and 2F2 on device 2 into earlier bubbles, freeing "
                            "their slots for recomputation. Step 23 → 22 ms.");
+}
+
+TEST(StepCaption, UnitCostStepsCountTimeUnitsNotMilliseconds) {
+    // Figure 2 from its unit-cost config: the stepper's captions say what the axes say.
+    ScheduleInput input;
+    input.config = Config{};
+    input.config->unit_costs = UnitCosts{};
+    input.source = test::unitPlan(Scheme::OneFOneB, 4, 4);
+    input.passes = *parsePassList("all");
+    const auto steps = passTrace(input);
+    ASSERT_EQ(steps.size(), 5u);  // the base and four passes
+    EXPECT_EQ(steps[1].caption.substr(steps[1].caption.size() - 26), "Step 21 → 28 time units.");
+    EXPECT_EQ(steps[4].caption.substr(steps[4].caption.size() - 26), "Step 23 → 22 time units.");
+    input.config->unit_costs.reset();  // real costs: milliseconds
+    EXPECT_EQ(passTrace(input)[1].caption.substr(passTrace(input)[1].caption.size() - 18), "Step 21 → 28 ms.");
 }
 
 }  // namespace
