@@ -1,5 +1,5 @@
 // Pass 4, prepose-forward (paper §5.1): reshape bubbles by running a checkpointed forward
-// early. Its SEND moves with it: sends are non-blocking in our execution model, so an early
+// early, kept only when the moves together shorten the step. Its SEND moves with it: sends are non-blocking in our execution model, so an early
 // send can only make the receiver's data arrive earlier and cannot deadlock.
 #include <algorithm>
 #include <cmath>
@@ -47,6 +47,8 @@ public:
         // is built once and follows the kept moves (the pass moves no R, so what is checkpointed
         // stays; a send's place changes only inside a moved range).
         indexPlan();
+        const std::vector<DeviceProgram> original = plan_.devices;
+        const double start = current_->makespan();
         while (!(cancel_ && cancel_->load(std::memory_order_relaxed)) && !outOfBudget()) {
             std::vector<Move> batch;
             for (int d = 0; d < static_cast<int>(plan_.devices.size()); ++d)
@@ -54,6 +56,13 @@ public:
             if (batch.empty()) break;
             auto kept = tryBatch(batch, report);
             if (!kept) return kept.error();
+        }
+        // A moved forward holds its input longer: worth it only for a shorter step. Moves that
+        // together shorten nothing are all undone, so the pass never adds memory for no time
+        // (GPT-3 1.6B interleaved on 8 devices: 6.95 → 7.40 GB at an unchanged step before).
+        if (report.changed() && current_->makespan() >= start - kSlack) {
+            plan_.devices = original;
+            report.changes.clear();
         }
         report.simulations = simulations_;
         return report;
