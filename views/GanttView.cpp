@@ -33,6 +33,7 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     plot_->setAutoAddPlottableToLegend(false);
     plot_->setMouseTracking(true);  // hover tooltips without a button held
     plot_->setFocusPolicy(Qt::StrongFocus);
+    setFocusProxy(plot_);  // focusing the view focuses the chart, where W/A/S/D are handled
     plot_->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     applyPlotStyle(plot_);
 

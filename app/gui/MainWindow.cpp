@@ -244,6 +244,8 @@ void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) 
     banner_->clear();
     notice_->hide();
     files_->rememberRecent(path);
+    // The keys to look around (W/A/S/D, +/−) work at once, without a click on the chart first.
+    gantt_->setFocus(Qt::OtherFocusReason);
 }
 
 bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask) {

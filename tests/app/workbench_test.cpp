@@ -153,6 +153,23 @@ private slots:
     // View → Bound chain (B): the chain that sets the recompute bound in full colour. On Figure
     // 2 with hide it is micro-batch 0's forwards down the pipeline and its backwards back up
     // (tests/core/recompute_bound_test.cpp); it and the critical path are shown one at a time.
+    void theLookAroundKeysWorkRightAfterOpening() {
+        // No click first: W zooms and D pans as soon as a file is open (issue 31).
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QVERIFY(window.openFile(kFigure2));
+        QTRY_VERIFY(window.gantt()->plot()->hasFocus());
+        const QCPRange fitted = window.gantt()->plot()->xAxis->range();
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_W);
+        const QCPRange zoomed = window.gantt()->plot()->xAxis->range();
+        QVERIFY2(zoomed.size() < fitted.size() * 0.99, "W did not zoom in");
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_D);
+        QVERIFY2(window.gantt()->plot()->xAxis->range().lower > zoomed.lower, "D did not pan right");
+    }
+
     void theBoundChainKeyShowsTheChainThatSetsTheRecomputeBound() {
         QTemporaryDir dir;
         const QString path = figure2WithHide(dir);
