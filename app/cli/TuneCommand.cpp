@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/Arguments.h"
@@ -69,11 +70,73 @@ void printTable(const TuneResult& result, int top) {
     }
 }
 
+std::vector<std::string> commaSeparated(const std::string& text) {
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    for (std::size_t comma; (comma = text.find(',', from)) != std::string::npos; from = comma + 1)
+        parts.push_back(text.substr(from, comma - from));
+    parts.push_back(text.substr(from));
+    return parts;
+}
+
+// A whole decimal number in [min, max], or nothing ("4x", "1e3" and "" are not).
+std::optional<int> wholeNumber(const std::string& text, int min, int max) {
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const int value = std::stoi(text);
+    return value >= min && value <= max ? std::optional<int>(value) : std::nullopt;
+}
+
+// --schemes 1f1b,zbv  --pp 4 or 4-16  --micro-batch-sizes 1,2,4: narrow the search.
+std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& options) {
+    if (auto text = parsed.value("schemes")) {
+        options.schemes.clear();
+        for (const std::string& name : commaSeparated(*text)) {
+            auto scheme = parseScheme(name);
+            if (!scheme)
+                return CliError{kBadInput, "--schemes: unknown scheme \"" + name + "\" (expected " +
+                                               schemeNameList() + ")"};
+            options.schemes.push_back(*scheme);
+        }
+    }
+    if (auto text = parsed.value("pp")) {
+        const std::size_t dash = text->find('-');
+        auto low = wholeNumber(text->substr(0, dash), 1, limits::kMaxPipelineDevices);
+        auto high = dash == std::string::npos ? low : wholeNumber(text->substr(dash + 1), 1, limits::kMaxPipelineDevices);
+        if (!low || !high || *high < *low)
+            return CliError{kBadInput, "--pp: expected a depth or a range like 4-16 within [1, " +
+                                           std::to_string(limits::kMaxPipelineDevices) + "], got \"" + *text + "\""};
+        options.min_pp = *low;
+        options.max_pp = *high;
+    }
+    if (auto text = parsed.value("micro-batch-sizes")) {
+        for (const std::string& part : commaSeparated(*text)) {
+            auto size = wholeNumber(part, 1, limits::kMaxMicroBatchSize);
+            if (!size)
+                return CliError{kBadInput, "--micro-batch-sizes: expected sizes in [1, " +
+                                               std::to_string(limits::kMaxMicroBatchSize) + "], got \"" + part + "\""};
+            options.micro_batch_sizes.push_back(*size);
+        }
+    }
+    return std::nullopt;
+}
+
+// The best candidate of each scheme, in ranking order: what a user asks when comparing schemes.
+std::vector<int> bestPerScheme(const TuneResult& result) {
+    std::vector<int> best;
+    std::set<Scheme> seen;
+    for (int i : result.ranking)
+        if (seen.insert(result.outcomes[i].candidate.scheme).second) best.push_back(i);
+    return best;
+}
+
 }  // namespace
 
 int tuneCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args, {"devices", "memory", "threads", "top", "output", "export"}, {"json", "tp"},
+    if (auto error = Arguments::parse(args,
+                                      {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp",
+                                       "micro-batch-sizes"},
+                                      {"json", "tp"},
                                       parsed, {{"o", "output"}}))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "tune needs exactly one CONFIG");
@@ -96,6 +159,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
     int top = 10;
     if (auto error = parsed.integerIn("top", 1, limits::kMaxTop, top)) return fail(error->code, error->message);
     if (parsed.has("tp")) options.tensor_parallel = tensorParallelWithinNode();
+    if (auto error = readFilters(parsed, options)) return fail(error->code, error->message);
     if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
 
     // A progress bar on a terminal only: logs and pipes get the table alone.
@@ -115,6 +179,8 @@ int tuneCommand(const Args& args, const std::string& executable) {
         for (int k = 0; k < std::min<int>(top, result->ranking.size()); ++k)
             ranking.push_back(outcomeJson(result->outcomes[result->ranking[k]]));
         for (int i : result->pareto) pareto.push_back(outcomeJson(result->outcomes[i]));
+        nlohmann::json perScheme = nlohmann::json::array();
+        for (int i : bestPerScheme(*result)) perScheme.push_back(outcomeJson(result->outcomes[i]));
         nlohmann::json out = {{"candidates", result->outcomes.size()},
                               {"simulated", result->simulated},
                               {"pruned", result->pruned},
@@ -122,6 +188,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
                               {"simulations_per_s", simsPerSecond},
                               {"ranking", ranking},
                               {"pareto", pareto},
+                              {"best_per_scheme", perScheme},
                               // null unless both a checkpointed and an unchecked candidate fit
                               {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing > 0
                                                                     ? nlohmann::json(result->speedup_over_no_checkpointing)
@@ -133,6 +200,15 @@ int tuneCommand(const Args& args, const std::string& executable) {
         std::printf("%zu candidates: %d simulated, %d pruned by the memory bound, in %.0f ms (%.0f simulations/s)\n\n",
                     result->outcomes.size(), result->simulated, result->pruned, result->elapsed_ms, simsPerSecond);
         printTable(*result, top);
+        const std::vector<int> perScheme = bestPerScheme(*result);
+        if (perScheme.size() > 1) {
+            std::printf("\nbest of each scheme:\n");
+            for (int i : perScheme) {
+                const TuneOutcome& o = result->outcomes[i];
+                std::printf("      %-50s %11.2f samples/s %10.1f ms  MFU %4.1f%%  %6.2f GB\n", o.candidate.label().c_str(),
+                            o.samples_per_s, o.step_ms, 100 * o.mfu, o.peak_bytes / 1e9);
+            }
+        }
         if (result->best) std::printf("\n%s\n", tuneVerdict(*result).c_str());
     }
     if (!result->best) return fail(kNothingFits, result->nothing_fits);

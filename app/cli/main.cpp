@@ -38,10 +38,13 @@ usage:
         recompute 1); with --config (a config or plan) its stages and costs, whose placement
         must match the file's. Prints what it dropped or assumed.
   mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
+             [--schemes LIST] [--pp N|MIN-MAX] [--micro-batch-sizes LIST]
              [-o best.mario.json] [--export DIR]
         search scheme × PP × DP × micro-batch size × checkpointing (× TP with --tp) under the
-        memory limit; ranks by simulated throughput; --export writes the winner's plan,
-        Megatron-LM arguments and torchrun/Slurm launch scripts for mario-executor.
+        memory limit, or only the schemes, pipeline depths and micro-batch sizes named; ranks
+        by simulated throughput (with MFU) and lists the best of each scheme; --export writes
+        the winner's plan, Megatron-LM arguments and torchrun/Slurm launch scripts for
+        mario-executor.
   mario --help | --version
 
 passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the

@@ -1,6 +1,7 @@
 // The tuner's search space and the configs of its candidates (paper §5.3, equation 1):
 // scheme × PP × DP × TP × micro-batch size × checkpointing with PP·DP·TP = devices and the
 // global batch fixed.
+#include <algorithm>
 #include <cstdio>
 
 #include "core/model/Limits.h"
@@ -30,12 +31,30 @@ Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options)
     if (options.checkpointing.empty()) return makeError("no checkpointing setting to search");
     for (int tp : options.tensor_parallel)
         if (tp < 1) return makeError("tensor parallel sizes must be positive, got " + std::to_string(tp));
+    for (int mbs : options.micro_batch_sizes)
+        if (mbs < 1 || mbs > limits::kMaxMicroBatchSize)
+            return makeError("--micro-batch-sizes: expected sizes in [1, " + std::to_string(limits::kMaxMicroBatchSize) +
+                             "], got " + std::to_string(mbs));
+    if (options.max_pp > 0 && options.max_pp < options.min_pp)
+        return makeError("--pp: the deepest pipeline (" + std::to_string(options.max_pp) +
+                         ") is shallower than the shallowest (" + std::to_string(options.min_pp) + ")");
     if (options.memory_limit_bytes && *options.memory_limit_bytes <= 0) return makeError("--memory: must be positive");
     if (options.threads < 0 || options.threads > limits::kMaxThreads)
         return makeError("--threads: expected 0 (one per core) to " + std::to_string(limits::kMaxThreads) + ", got " +
                          std::to_string(options.threads));
     return true;
 }
+
+namespace {
+
+std::vector<int> microBatchSizes(const TuneOptions& options) {
+    if (!options.micro_batch_sizes.empty()) return options.micro_batch_sizes;
+    std::vector<int> sizes;
+    for (int mbs = 1; mbs <= options.max_micro_batch_size; mbs *= 2) sizes.push_back(mbs);
+    return sizes;
+}
+
+}  // namespace
 
 std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOptions& options) {
     std::vector<TuneCandidate> space;
@@ -46,7 +65,8 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
     for (int tp : options.tensor_parallel) {
         // TP stays inside a node and must divide the heads and the devices.
         if (tp > base.hardware.gpus_per_node || devices % tp != 0 || (heads > 0 && heads % tp != 0)) continue;
-        for (int pp = std::max(1, options.min_pp); pp <= devices / tp; ++pp) {
+        const int deepest = options.max_pp > 0 ? std::min(options.max_pp, devices / tp) : devices / tp;
+        for (int pp = std::max(1, options.min_pp); pp <= deepest; ++pp) {
             if ((devices / tp) % pp != 0) continue;
             const int dp = devices / (tp * pp);
             for (Scheme scheme : options.schemes) {
@@ -55,7 +75,7 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
                 for (int chunks : chunkChoices) {
                     if (chunked && chunks < 2) continue;
                     if (chainLength(scheme, pp, chunks) > layers) continue;
-                    for (int mbs = 1; mbs <= options.max_micro_batch_size; mbs *= 2) {
+                    for (int mbs : microBatchSizes(options)) {
                         // 64-bit: dp * mbs of in-range values can exceed int (and wrap to 0).
                         const long long samples = static_cast<long long>(dp) * mbs;
                         if (global % samples != 0) continue;

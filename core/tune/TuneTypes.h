@@ -58,7 +58,10 @@ struct TuneOptions {
     std::vector<int> tensor_parallel = {1};  // tensorParallelWithinNode() to search TP
     std::vector<bool> checkpointing = {false, true};
     int max_micro_batch_size = 64;
+    // Only these micro-batch sizes (empty: every power of two up to max_micro_batch_size).
+    std::vector<int> micro_batch_sizes;
     int min_pp = 2;
+    int max_pp = 0;  // 0: as deep as the devices allow
     int threads = 0;  // 0: hardware concurrency
     // The top candidates are re-evaluated with the full Mario passes (prepose-forward and
     // hide-recompute included); the rest are screened with the cheap three.

@@ -167,4 +167,12 @@ JSON
 run "$mario" simulate "$work/deadlock.mario.json"
 check "deadlock → 3 naming blocked devices" one_line_error 3 "device 0 blocked at 0RECV_B0 .* waiting for 1SEND_B0 from device 1.*device 1 blocked at 1RECV_F0"
 
+# The tuner, narrowed: only the named schemes, depths and micro-batch sizes, and the best of each.
+run "$mario" tune "$gpt3" --devices 64 --schemes 1f1b,chimera --pp 16-32 --micro-batch-sizes 1 --json
+check "tune filters keep to the named schemes" test -z "$(grep -o '"scheme": "[^"]*"' "$work/out" | grep -v '"1f1b"\|"chimera"')"
+check "tune filters keep to pp 16-32" test -z "$(grep -o '"pp": [0-9]*' "$work/out" | grep -v '"pp": 16\|"pp": 32')"
+check "tune lists the best of each scheme" test "$(grep -c '"label"' <<<"$(sed -n '/best_per_scheme/,/\]/p' "$work/out")")" = 2
+run "$mario" tune "$gpt3" --schemes nope
+check "tune --schemes nope → 2 naming it" one_line_error 2 'unknown scheme "nope"'
+
 finish cli_end_to_end

@@ -43,6 +43,30 @@ TEST(Tuner, SearchSpaceMatchesAHandCount) {
     for (const auto& c : space) EXPECT_EQ(c.pp * c.dp * c.tp, 8);
 }
 
+TEST(Tuner, FiltersNarrowTheSpaceToWhatIsNamed) {
+    // The hand count above with pp 4 to 8 and micro-batch sizes {2, 8}: pp 4 (dp 2): 2, 8;
+    // pp 8 (dp 1): 2, 8 — 4 shapes, each with and without checkpointing.
+    TuneOptions options;
+    options.devices = 8;
+    options.schemes = {Scheme::OneFOneB};
+    options.min_pp = 4;
+    options.max_pp = 8;
+    options.micro_batch_sizes = {2, 8};
+    const Config base = baseConfig("gpt3-1.6b", "a100-40g", 16);
+    ASSERT_TRUE(Tuner::checkOptions(base, options).ok());
+    const auto space = Tuner::searchSpace(base, options);
+    EXPECT_EQ(space.size(), 8u);
+    for (const auto& c : space) {
+        EXPECT_TRUE(c.pp == 4 || c.pp == 8) << c.label();
+        EXPECT_TRUE(c.micro_batch_size == 2 || c.micro_batch_size == 8) << c.label();
+    }
+    options.max_pp = 2;  // shallower than min_pp
+    EXPECT_NE(Tuner::checkOptions(base, options).error().message.find("--pp"), std::string::npos);
+    options.max_pp = 0;
+    options.micro_batch_sizes = {0};
+    EXPECT_NE(Tuner::checkOptions(base, options).error().message.find("--micro-batch-sizes"), std::string::npos);
+}
+
 // Every candidate evaluated the slow, obvious way: build, all four passes, bound-w and hide (with the
 // tuner's effort caps, so that both run the same passes), simulate.
 std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const TuneOptions& options) {
