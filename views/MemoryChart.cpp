@@ -21,6 +21,8 @@ namespace {
 const QColor kWithinLimit(0x5B, 0x8D, 0xB8);
 const QColor kOverLimit(0xD5, 0x5E, 0x00);  // Okabe–Ito vermilion: a warning without red-green
 const QColor kLimitLine(0xB0, 0x30, 0x20);
+// A limit more than this many times the tallest value is named above the axis, not drawn on it.
+constexpr double kLimitOnScale = 3;
 
 // Decimal units, as the config's memory_limit_gb and the summary use: the largest unit in
 // which the tallest value is at least 1, so teaching plans (KB) read as well as GPT-3 (GB).
@@ -99,9 +101,9 @@ void MemoryChart::showAgainst(const SimResult& result, std::optional<double> lim
         if (!curve.empty() && curve.back().time_ms < makespan_) curve.push_back({makespan_, curve.back().bytes});
         raw_.push_back(std::move(curve));
     }
-    double top = std::max(limitBytes.value_or(0), scaleFloorBytes_);
-    for (const DeviceStats& device : result.devices) top = std::max(top, device.peak_bytes);
-    std::tie(unitBytes_, unitName_) = unitFor(top);
+    double dataTop = scaleFloorBytes_;
+    for (const DeviceStats& device : result.devices) dataTop = std::max(dataTop, device.peak_bytes);
+    std::tie(unitBytes_, unitName_) = unitFor(axisTopBytes(dataTop));
     curves_->yAxis->setLabel(QStringLiteral("memory (%1)").arg(unitName_));
     peaks_->yAxis->setLabel(QStringLiteral("peak (%1)").arg(unitName_));
     overLimit_ = 0;
@@ -129,7 +131,7 @@ void MemoryChart::rebuildCurves() {
     curves_->clearGraphs();
     curves_->clearItems();
     const int devices = static_cast<int>(raw_.size());
-    double top = std::max(limitBytes_.value_or(0), scaleFloorBytes_);
+    double top = scaleFloorBytes_;
     for (int d = 0; d < devices; ++d) {
         QCPGraph* graph = curves_->addGraph();
         graph->setLineStyle(QCPGraph::lsStepLeft);
@@ -150,7 +152,7 @@ void MemoryChart::rebuildCurves() {
     }
     if (devices == 0) clearLegend(curves_->legend);
     curves_->legend->setVisible(devices > 0);
-    curves_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.1, 1e-9));
+    curves_->yAxis->setRange(0, std::max(axisTopBytes(top) / unitBytes_ * 1.1, 1e-9));
     if (!rangeFollowed_) {
         const double span = makespan_ > 0 ? makespan_ : 1.0;
         curves_->xAxis->setRange(-0.01 * span, 1.01 * span);
@@ -167,7 +169,8 @@ void MemoryChart::updateOverLimitLabel(const SimResult& result) {
         overLimitLabel_->setVisible(false);
         return;
     }
-    const QString limit = QStringLiteral("%1 %2").arg(*limitBytes_ / unitBytes_, 0, 'g', 4).arg(unitName_);
+    const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // "40 GB" beside a chart in MB
+    const QString limit = QStringLiteral("%1 %2").arg(*limitBytes_ / limitUnit, 0, 'g', 4).arg(limitName);
     QStringList over;
     int highest = 0;
     for (int d = 0; d < static_cast<int>(result.devices.size()); ++d) {
@@ -224,7 +227,7 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
     over->setBrush(kOverLimit);
 
     const int devices = static_cast<int>(result.devices.size());
-    double top = std::max(limitBytes_.value_or(0), scaleFloorBytes_);
+    double top = scaleFloorBytes_;
     for (int d = 0; d < devices; ++d) {
         const double peak = result.devices[d].peak_bytes;
         top = std::max(top, peak);
@@ -241,12 +244,40 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
     for (int d = 0; d < devices; d += step) ticker->addTick(d, QString::number(d));
     peaks_->xAxis->setTicker(ticker);
     peaks_->xAxis->setRange(-0.6, std::max(devices, 1) - 0.4);
-    peaks_->yAxis->setRange(0, std::max(top / unitBytes_ * 1.15, 1e-9));
+    peaks_->yAxis->setRange(0, std::max(axisTopBytes(top) / unitBytes_ * 1.15, 1e-9));
     if (limitBytes_) addLimitLine(peaks_);
+}
+
+double MemoryChart::axisTopBytes(double dataTopBytes) const {
+    if (!limitBytes_ || limitOffScale(dataTopBytes)) return dataTopBytes;
+    return std::max(dataTopBytes, *limitBytes_);
+}
+
+bool MemoryChart::limitOffScale(double dataTopBytes) const {
+    return limitBytes_ && dataTopBytes > 0 && *limitBytes_ > kLimitOnScale * dataTopBytes;
 }
 
 void MemoryChart::addLimitLine(QCustomPlot* plot) {
     const double limit = *limitBytes_ / unitBytes_;
+    // Far above the data (a CPU model's megabytes against a 40 GB card): the axis fits the
+    // data, and the limit is named at the top instead of flattening every curve under it.
+    if (*limitBytes_ / unitBytes_ > plot->yAxis->range().upper) {
+        auto* above = new QCPItemText(plot);
+        above->position->setType(QCPItemPosition::ptAxisRectRatio);
+        above->position->setAxisRect(plot->axisRect());
+        above->position->setCoords(0.995, 0.0);
+        above->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+        above->setColor(kLimitLine);
+        above->setBrush(QColor(255, 255, 255, 220));
+        above->setPadding(QMargins(3, 1, 3, 1));
+        const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // in its own unit: "40 GB"
+        above->setText(QStringLiteral("%1 %2 %3, above the scale ↑")
+                           .arg(budgetIsCard_ ? QStringLiteral("one card") : QStringLiteral("limit"))
+                           .arg(*limitBytes_ / limitUnit, 0, 'g', 4)
+                           .arg(limitName));
+        above->setObjectName("limitAboveScale");
+        return;
+    }
     auto* line = new QCPItemStraightLine(plot);
     line->setPen(QPen(kLimitLine, 1.5, Qt::DashLine));
     line->point1->setCoords(0, limit);

@@ -72,6 +72,9 @@ private:
     void rebuildCurves();
     void rebuildPeaks(const SimResult& result);
     void addLimitLine(QCustomPlot* plot);
+    // The axis reaches the limit when it is within kLimitOnScale of the data, else fits the data.
+    double axisTopBytes(double dataTopBytes) const;
+    bool limitOffScale(double dataTopBytes) const;
     void updateOverLimitLabel(const SimResult& result);
     // Re-thins every curve for the visible range and the plot's pixel width, if either changed.
     void rethin(bool force = false);

@@ -23,6 +23,7 @@ private slots:
     void smallCurvesAreNotThinned();
     void followsTheGanttTimeRange();
     void picksAReadableUnit();
+    void aFarLimitIsNamedAboveTheScaleNotDrawn();
     void legendAtAnyDeviceCount();
     void statesTheDevicesOverTheLimit();
     void overLimitSentenceSitsAboveTheCharts();
@@ -164,6 +165,27 @@ void MemoryChartTest::picksAReadableUnit() {
     QCOMPARE(bars->data()->at(3)->value, 1.0);
     chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
     QCOMPARE(chart.unitName(), QStringLiteral("GB"));
+}
+
+void MemoryChartTest::aFarLimitIsNamedAboveTheScaleNotDrawn() {
+    // Teaching costs peak at 4 KB; against a 40 GB card the curves would be flat at zero.
+    const SimResult sim = viewtest::simulate(viewtest::unitPlan(Scheme::OneFOneB, 4, 8), true);
+    MemoryChart chart;
+    chart.setMemory(sim, 40e9);
+    QCOMPARE(chart.unitName(), QStringLiteral("KB"));
+    for (QCustomPlot* plot : {chart.curvePlot(), chart.peakPlot()}) {
+        QVERIFY(plot->yAxis->range().upper < 5);  // KB: the data's scale, not the card's
+        QCPItemText* above = nullptr;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            QVERIFY(!qobject_cast<QCPItemStraightLine*>(plot->item(i)));
+            if (plot->item(i)->objectName() == "limitAboveScale") above = qobject_cast<QCPItemText*>(plot->item(i));
+        }
+        QVERIFY(above);
+        QVERIFY2(above->text().contains("limit 40 GB, above the scale"), qPrintable(above->text()));
+    }
+    // A limit within three times the data stays on the axis as a line.
+    chart.setMemory(sim, 10e3);
+    QVERIFY(chart.peakPlot()->yAxis->range().upper >= 10);
 }
 
 void MemoryChartTest::legendAtAnyDeviceCount() {
