@@ -7,10 +7,11 @@
 
 #include "app/cli/CliError.h"
 #include "app/cli/Commands.h"
+#include "core/passes/PassRegistry.h"
 
 namespace {
 
-constexpr const char* kHelp = R"(mario — pipeline-parallel schedules with near zero-cost activation checkpointing
+constexpr const char* kHelpText = R"(mario — pipeline-parallel schedules with near zero-cost activation checkpointing
 
 usage:
   mario simulate FILE [--passes LIST] [--json] [--width N]
@@ -47,19 +48,47 @@ usage:
         mario-executor.
   mario --help | --version
 
-passes: LIST is a comma-separated subset of checkpoint,overlap,redundancy,prepose (the
-        paper's four, also "all"), relax, bound-w and hide (beyond the paper: relax keeps
-        activations where the memory limit allows; bound-w runs deferred weight gradients
-        early enough that zero-bubble schedules stay within the plan's balanced peak; hide
-        places every recomputation in its device's bubbles and keeps what one more activation
-        set of memory allows), or none; e.g. --passes all,bound-w,hide. Without --passes the
-        file's own setting applies.
+PASSES_HERE
 exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
             error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
             miss). mario-executor shares the table and adds 5, a run that failed.
 limits: sizes beyond any real run are refused with the limit in the message (docs/limits.md):
         e.g. 16384 micro-batches per step, 1024 pipeline devices, 65536 devices in all.
 )";
+
+// The passes paragraph, from the pass table (core/passes/PassRegistry.h): every pass, its
+// names and what it does, so the help never misses one.
+std::string passesHelp() {
+    std::string text =
+        "passes: LIST is a comma-separated subset of the passes below, \"all\" (the paper's four) or\n"
+        "        \"none\"; e.g. --passes all,bound-w,hide. Without --passes the file's own setting applies.\n";
+    for (const mario::PassInfo& info : mario::passTable()) {
+        const std::string entry = std::string(info.name) + " (" + std::string(info.long_name) +
+                                  (info.beyond_paper ? ", beyond the paper" : "") + "): " + std::string(info.tooltip);
+        // Wrapped at 96 columns, continuation lines indented under the entry.
+        std::string line = "        ";
+        std::size_t from = 0;
+        while (from < entry.size()) {
+            std::size_t to = entry.find(' ', from);
+            if (to == std::string::npos) to = entry.size();
+            const std::string word = entry.substr(from, to - from);
+            if (line.size() + word.size() > 96 && line.find_first_not_of(' ') != std::string::npos) {
+                text += line.substr(0, line.size() - 1) + "\n";  // without the trailing space
+                line = "          ";
+            }
+            line += word + " ";
+            from = to + 1;
+        }
+        text += line.substr(0, line.size() - 1) + "\n";
+    }
+    return text;
+}
+
+const std::string kHelp = [] {
+    std::string text = kHelpText;
+    const std::string marker = "PASSES_HERE\n";
+    return text.replace(text.find(marker), marker.size(), passesHelp());
+}();
 
 // One command's part of kHelp: from its "  mario COMMAND" line to the next command's
 // ("mario simulate --help").

@@ -5,44 +5,23 @@
 #include <algorithm>
 
 #include "core/passes/PassManager.h"
+#include "core/passes/PassRegistry.h"
 
 namespace mario::gui {
-namespace {
-
-struct PassText {
-    PassId pass;
-    const char* label;
-    const char* tip;
-};
-
-const PassText kPasses[] = {
-    {PassId::Checkpoint, "apply checkpoint", "Checkpoint every forward; recompute right before its backward."},
-    {PassId::Overlap, "overlap recompute", "Move each recompute ahead of the wait for its gradient."},
-    {PassId::Redundancy, "remove redundancy", "Drop a recompute that directly follows its own forward."},
-    {PassId::Prepose, "prepose forward", "Run checkpointed forwards early, inside bubbles."},
-    {PassId::Relax, "relax (beyond the paper)", "Keep activations where the memory limit allows."},
-    {PassId::BoundW, "bound deferred W (beyond the paper)",
-     "Zero-bubble schedules defer weight gradients (W), and each keeps memory until it runs. Run Ws "
-     "earlier where they would lift a device above the plan's balanced peak or the memory limit."},
-    {PassId::Hide, "hide recompute (beyond the paper)",
-     "Place every recomputation in the bubbles of its device, and keep the activations that one more "
-     "activation set of memory allows. Runs last."},
-};
-
-}  // namespace
 
 PassPanel::PassPanel(QWidget* parent) : QGroupBox(tr("Mario passes"), parent) {
     auto* layout = new QVBoxLayout(this);
     all_ = new QCheckBox(tr("all four (paper)"), this);
     all_->setTristate(true);
     layout->addWidget(all_);
-    for (const PassText& text : kPasses) {
-        auto* box = new QCheckBox(tr(text.label), this);
-        box->setToolTip(tr(text.tip));
-        box->setObjectName(QString::fromUtf8(passName(text.pass).data()));
+    // One box per pass of the pass table (core/passes/PassRegistry.h), in its order.
+    for (const PassInfo& info : passTable()) {
+        auto* box = new QCheckBox(tr(info.label.data()), this);
+        box->setToolTip(tr(info.tooltip.data()));
+        box->setObjectName(QString::fromUtf8(info.name.data(), int(info.name.size())));
         layout->addWidget(box);
-        boxes_[text.pass] = box;
-        connect(box, &QCheckBox::toggled, this, [this, pass = text.pass](bool on) {
+        boxes_[info.id] = box;
+        connect(box, &QCheckBox::toggled, this, [this, pass = info.id](bool on) {
             if (!showing_) emit passToggled(pass, on);
         });
     }

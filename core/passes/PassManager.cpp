@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <limits>
 #include <string>
 #include <utility>
 
-#include "core/passes/Passes.h"
+#include "core/passes/PassRegistry.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
@@ -78,7 +77,11 @@ std::vector<double> boundWBudget(const Plan& plan) {
 
 Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const PassManagerOptions& options) {
     PassRun run;
-    auto selected = [&](PassId pass) { return std::find(passes.begin(), passes.end(), pass) != passes.end(); };
+    PassContext context;
+    context.selected = &passes;
+    context.cancel = options.cancel;
+    context.hide_simulations = options.hide_simulations;
+    context.bound_hide = options.bound_hide;
     auto record = [&](PassReport report) -> Result<bool> {
         if (!report.changed()) return false;
         report.round = run.rounds;
@@ -90,77 +93,49 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         }
         return true;
     };
+    // Runs every selected pass of one phase in table order; true when one changed the plan.
+    auto runPhase = [&](PassPhase phase) -> Result<bool> {
+        bool changed = false;
+        for (const PassInfo& info : passTable()) {
+            if (info.phase != phase || !context.isSelected(info.id)) continue;
+            if (phase == PassPhase::Last && options.cancel && options.cancel->load(std::memory_order_relaxed))
+                break;
+            auto report = info.run(plan, context);
+            if (!report) return report.error();
+            auto r = record(std::move(*report));
+            if (!r) return r.error();
+            changed |= *r;
+        }
+        return changed;
+    };
 
-    std::vector<double> caps;
-    if (selected(PassId::Prepose) || selected(PassId::Relax)) {
+    if (context.isSelected(PassId::Prepose) || context.isSelected(PassId::Relax)) {
         auto computed = memoryCaps(plan);
         if (!computed) return computed.error();
-        caps = std::move(*computed);
+        context.caps = std::move(*computed);
     }
-    if (selected(PassId::Checkpoint))
-        if (auto r = record(applyCheckpoint(plan)); !r) return r.error();
-
-    auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
     // Without a cap from the caller, prepose-forward gets a work budget: each of its trials is a
     // whole simulation, O(instructions), and the number of trials grows with the micro-batches,
     // so an unbounded run is quadratic (8192 micro-batches took 48 s). The budget is never
     // reached on plans below about 5 000 instructions; above, prepose stops early with a valid
     // plan (docs/limits.md gives the measured cost in step time).
-    const int preposeSimulations = options.prepose_simulations > 0
-                                       ? options.prepose_simulations
-                                       : static_cast<int>(std::clamp<long long>(
-                                             kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
-                                             kMinPreposeSimulations, std::numeric_limits<int>::max()));
-    int preposeBudget = preposeSimulations;
+    context.prepose_budget = options.prepose_simulations > 0
+                                 ? options.prepose_simulations
+                                 : static_cast<int>(std::clamp<long long>(
+                                       kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
+                                       kMinPreposeSimulations, std::numeric_limits<int>::max()));
+    if (auto once = runPhase(PassPhase::Once); !once) return once.error();
+    auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
     for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {
-        bool changed = false;
-        if (selected(PassId::Overlap)) {
-            auto r = record(overlapRecompute(plan));
-            if (!r) return r.error();
-            changed |= *r;
-        }
-        if (selected(PassId::Redundancy)) {
-            auto r = record(removeRedundancy(plan));
-            if (!r) return r.error();
-            changed |= *r;
-        }
-        // The simulation budget spans every round: prepose-forward can keep finding moves
-        // round after round, and the budget is what bounds the whole run.
-        if (selected(PassId::Prepose) && preposeBudget > 0) {
-            auto report = preposeForward(plan, caps, options.cancel, preposeBudget);
-            if (!report) return report.error();
-            preposeBudget -= report->simulations;
-            auto r = record(std::move(*report));
-            if (!r) return r.error();
-            changed |= *r;
-        }
-        if (selected(PassId::Relax)) {
-            auto timeline = Simulator::run(plan, SimOptions::timelineOnly());
-            if (!timeline) return timeline.error();
-            auto r = record(relaxCheckpoint(plan, caps, &*timeline));
-            if (!r) return r.error();
-            changed |= *r;
-        }
-        if (!changed) break;
+        auto changed = runPhase(PassPhase::Rounds);
+        if (!changed) return changed.error();
+        if (!*changed) break;
     }
-    if (selected(PassId::BoundW) && !cancelled())
-        if (auto r = record(boundWeightGradients(plan, boundWBudget(plan))); !r) return r.error();
-    if (selected(PassId::Hide) && !cancelled()) {
-        auto budget = hideBudget(plan, selected(PassId::Relax));
-        if (!budget) return budget.error();
-        if (options.bound_hide) {
-            const auto start = std::chrono::steady_clock::now();
-            // A number beside the schedule, never a reason to lose it: without it, no bound shown.
-            if (auto bound = recomputeBound(plan, *budget)) run.hide_bound = std::move(*bound);
-            run.hide_bound_us =
-                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-        }
-        auto report = hideRecompute(plan, *budget, options.cancel, options.hide_simulations);
-        if (!report) return report.error();
-        if (auto r = record(std::move(*report)); !r) return r.error();
-    }
+    if (auto last = runPhase(PassPhase::Last); !last) return last.error();
+    run.hide_bound = std::move(context.hide_bound);
+    run.hide_bound_us = context.hide_bound_us;
     for (PassId pass : allPasses())
-        if (selected(pass)) {
+        if (context.isSelected(pass)) {
             const std::string name(passName(pass));
             auto& applied = plan.info.passes_applied;
             if (std::find(applied.begin(), applied.end(), name) == applied.end()) applied.push_back(name);

@@ -1,8 +1,9 @@
 #pragma once
-// Applies a chosen set of passes until nothing changes. Checkpointing runs once, first: it
-// is the decision to checkpoint, and running it again would undo what remove-redundancy
-// decided. The other three repeat in paper order, because each can open opportunities for
-// the others (a preposed forward frees a slot that overlap-recompute then fills).
+// Applies a chosen set of passes until nothing changes, each where the pass table
+// (PassRegistry.h) places it. Checkpointing runs once, first: it is the decision to checkpoint,
+// and running it again would undo what remove-redundancy decided. The paper's other three (and
+// relax) repeat in table order, because each can open opportunities for the others (a preposed
+// forward frees a slot that overlap-recompute then fills); bound-w and hide run once, last.
 #include <atomic>
 #include <functional>
 #include <optional>

@@ -4,33 +4,32 @@
 #include <cctype>
 #include <utility>
 
+#include "core/passes/PassRegistry.h"
+
 namespace mario {
 
-std::string_view passName(PassId pass) {
-    switch (pass) {
-        case PassId::Checkpoint: return "checkpoint";
-        case PassId::Overlap: return "overlap";
-        case PassId::Redundancy: return "redundancy";
-        case PassId::Prepose: return "prepose";
-        case PassId::Relax: return "relax";
-        case PassId::BoundW: return "bound-w";
-        case PassId::Hide: return "hide";
-    }
-    return "?";
-}
+std::string_view passName(PassId pass) { return passInfo(pass).name; }
 
 const std::vector<PassId>& paperPasses() {
-    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
+    static const std::vector<PassId> passes = [] {
+        std::vector<PassId> out;
+        for (const PassInfo& info : passTable())
+            if (!info.beyond_paper) out.push_back(info.id);
+        return out;
+    }();
     return passes;
 }
 
 const std::vector<PassId>& allPasses() {
-    static const std::vector<PassId> passes{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
-                                            PassId::Relax,      PassId::BoundW,  PassId::Hide};
+    static const std::vector<PassId> passes = [] {
+        std::vector<PassId> out;
+        for (const PassInfo& info : passTable()) out.push_back(info.id);
+        return out;
+    }();
     return passes;
 }
 
-bool isBeyondPaper(PassId pass) { return pass == PassId::Relax || pass == PassId::BoundW || pass == PassId::Hide; }
+bool isBeyondPaper(PassId pass) { return passInfo(pass).beyond_paper; }
 
 std::string passNameList() {
     std::string text;
@@ -40,15 +39,8 @@ std::string passNameList() {
 
 std::optional<PassId> parsePassName(std::string_view name) {
     // The short names, and the paper's long ones ("apply-checkpoint", "overlap-recompute", …).
-    constexpr std::pair<std::string_view, PassId> kLongNames[] = {
-        {"apply-checkpoint", PassId::Checkpoint},  {"overlap-recompute", PassId::Overlap},
-        {"remove-redundancy", PassId::Redundancy}, {"prepose-forward", PassId::Prepose},
-        {"relax-checkpoint", PassId::Relax},       {"bound-weight-gradients", PassId::BoundW},
-        {"hide-recompute", PassId::Hide}};
-    for (PassId pass : allPasses())
-        if (passName(pass) == name) return pass;
-    for (const auto& [longName, pass] : kLongNames)
-        if (longName == name) return pass;
+    for (const PassInfo& info : passTable())
+        if (info.name == name || info.long_name == name) return info.id;
     return std::nullopt;
 }
 

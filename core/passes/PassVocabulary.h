@@ -1,8 +1,8 @@
 #pragma once
-// The pass vocabulary's one owner: the names the CLI's --passes, config files, plan files, the
-// window's pass panel and the tuner use, the paper's four in order ("all"), and which passes
-// are this project's additions (relax, bound-w, hide). PassId and passName() live with the
-// reports in PassReport.h.
+// The pass vocabulary, read from the pass table (PassRegistry.h): the names the CLI's --passes,
+// config files, plan files, the window's pass panel and the tuner use, the paper's four in
+// order ("all"), and which passes are this project's additions (relax, bound-w, hide). PassId
+// and passName() live with the reports in PassReport.h.
 #include <optional>
 #include <string>
 #include <string_view>

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/model/Limits.h"
+#include "core/passes/PassRegistry.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/schedule/Generators.h"
 #include "core/tune/Tuner.h"
@@ -109,7 +110,8 @@ Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOp
                                 : base.memory_limit_bytes  ? base.memory_limit_bytes
                                                            : std::optional<double>(base.hardware.memory_gb * 1e9);
     config.passes.clear();
-    if (c.checkpoint) config.passes = passNames(paperPasses());
+    // The passes the tuner refines with (what planFor applies and an export writes).
+    if (c.checkpoint) config.passes = passNames(tunerPasses(true));
     return config;
 }
 

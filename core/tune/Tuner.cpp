@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/passes/PassManager.h"
+#include "core/passes/PassRegistry.h"
 #include "core/schedule/PlanBuilder.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sim/Simulator.h"
@@ -21,13 +22,11 @@ std::string gigabytes(double bytes) {
     return text;
 }
 
-// Bound-w keeps zero-bubble schedules' deferred Ws within the memory limit, so that they
-// compete on their time.
-const std::vector<PassId> kScreeningPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::BoundW};
-// The refinement: the paper's four, bound-w and hide-recompute, which places the
-// recomputations that remain where they cost least (within the memory limit).
-const std::vector<PassId> kAllPasses = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
-                                        PassId::Prepose,    PassId::BoundW,  PassId::Hide};
+// The screening list (bound-w keeps zero-bubble schedules' deferred Ws within the memory limit,
+// so that they compete on their time) and the refinement's (with prepose and hide, which places
+// the recomputations that remain where they cost least): the pass table's tuner columns.
+const std::vector<PassId> kScreeningPasses = tunerPasses(false);
+const std::vector<PassId> kAllPasses = tunerPasses(true);
 
 // One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
 TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,

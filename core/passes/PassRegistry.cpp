@@ -1,0 +1,93 @@
+#include "core/passes/PassRegistry.h"
+
+#include <algorithm>
+#include <chrono>
+#include <stdexcept>
+
+#include "core/passes/PassManager.h"
+#include "core/passes/Passes.h"
+#include "core/sim/Simulator.h"
+
+namespace mario {
+
+bool PassContext::isSelected(PassId pass) const {
+    return selected && std::find(selected->begin(), selected->end(), pass) != selected->end();
+}
+
+namespace {
+
+Result<PassReport> runCheckpoint(Plan& plan, PassContext&) { return applyCheckpoint(plan); }
+Result<PassReport> runOverlap(Plan& plan, PassContext&) { return overlapRecompute(plan); }
+Result<PassReport> runRedundancy(Plan& plan, PassContext&) { return removeRedundancy(plan); }
+
+// Its simulation budget spans every round: prepose can keep finding moves round after round,
+// and the budget is what bounds the whole run.
+Result<PassReport> runPrepose(Plan& plan, PassContext& context) {
+    if (context.prepose_budget <= 0) return PassReport{PassId::Prepose, 0, {}};
+    auto report = preposeForward(plan, context.caps, context.cancel, context.prepose_budget);
+    if (report) context.prepose_budget -= report->simulations;
+    return report;
+}
+
+Result<PassReport> runRelax(Plan& plan, PassContext& context) {
+    auto timeline = Simulator::run(plan, SimOptions::timelineOnly());
+    if (!timeline) return timeline.error();
+    return relaxCheckpoint(plan, context.caps, &*timeline);
+}
+
+Result<PassReport> runBoundW(Plan& plan, PassContext&) { return boundWeightGradients(plan, boundWBudget(plan)); }
+
+Result<PassReport> runHide(Plan& plan, PassContext& context) {
+    auto budget = hideBudget(plan, context.isSelected(PassId::Relax));
+    if (!budget) return budget.error();
+    if (context.bound_hide) {
+        const auto start = std::chrono::steady_clock::now();
+        // A number beside the schedule, never a reason to lose it: without it, no bound shown.
+        if (auto bound = recomputeBound(plan, *budget)) context.hide_bound = std::move(*bound);
+        context.hide_bound_us =
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    }
+    return hideRecompute(plan, *budget, context.cancel, context.hide_simulations);
+}
+
+}  // namespace
+
+const std::vector<PassInfo>& passTable() {
+    static const std::vector<PassInfo> table{
+        {PassId::Checkpoint, "checkpoint", "apply-checkpoint", false, PassPhase::Once, "apply checkpoint",
+         "Checkpoint every forward; recompute right before its backward.", true, true, &runCheckpoint},
+        {PassId::Overlap, "overlap", "overlap-recompute", false, PassPhase::Rounds, "overlap recompute",
+         "Move each recompute ahead of the wait for its gradient.", true, true, &runOverlap},
+        {PassId::Redundancy, "redundancy", "remove-redundancy", false, PassPhase::Rounds, "remove redundancy",
+         "Drop a recompute that directly follows its own forward.", true, true, &runRedundancy},
+        {PassId::Prepose, "prepose", "prepose-forward", false, PassPhase::Rounds, "prepose forward",
+         "Run checkpointed forwards early, inside bubbles, when that shortens the step.", false, true, &runPrepose},
+        {PassId::Relax, "relax", "relax-checkpoint", true, PassPhase::Rounds, "relax (beyond the paper)",
+         "Keep activations where the memory limit allows.", false, false, &runRelax},
+        {PassId::BoundW, "bound-w", "bound-weight-gradients", true, PassPhase::Last,
+         "bound deferred W (beyond the paper)",
+         "Zero-bubble schedules defer weight gradients (W), and each keeps memory until it runs. Run Ws "
+         "earlier where they would lift a device above the plan's balanced peak or the memory limit.",
+         true, true, &runBoundW},
+        {PassId::Hide, "hide", "hide-recompute", true, PassPhase::Last, "hide recompute (beyond the paper)",
+         "Place every recomputation in the bubbles of its device, and keep the activations that one more "
+         "activation set of memory allows. Runs last.",
+         false, true, &runHide},
+    };
+    return table;
+}
+
+const PassInfo& passInfo(PassId pass) {
+    for (const PassInfo& info : passTable())
+        if (info.id == pass) return info;
+    throw std::logic_error("pass missing from the pass table");  // a new PassId without its entry
+}
+
+std::vector<PassId> tunerPasses(bool refine) {
+    std::vector<PassId> passes;
+    for (const PassInfo& info : passTable())
+        if (refine ? info.tuner_refines : info.tuner_screens) passes.push_back(info.id);
+    return passes;
+}
+
+}  // namespace mario
