@@ -29,7 +29,13 @@ FileMenu::FileMenu(MainWindow* window, ScheduleDocument* document, QMenuBar* bar
     file->addSeparator();
     save_ = file->addAction(tr("&Save"), QKeySequence::Save, this, [this] { save(); });
     save_->setObjectName("save");
-    file->addAction(tr("Save &as…"), QKeySequence::SaveAs, this, [this] { saveAs(); })->setObjectName("saveAs");
+    QAction* saveAsAction = file->addAction(tr("Save &as…"), this, [this] { saveAs(); });
+    saveAsAction->setObjectName("saveAs");
+    // The platform's Save As sequence is empty on some desktops; Ctrl+Shift+S everywhere.
+    QList<QKeySequence> saveAsKeys = QKeySequence::keyBindings(QKeySequence::SaveAs);
+    if (!saveAsKeys.contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)))
+        saveAsKeys.prepend(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    saveAsAction->setShortcuts(saveAsKeys);
     revert_ = file->addAction(tr("Re&vert to saved"), this, [this] { revert(); });
     revert_->setObjectName("revert");
     file->addSeparator();
@@ -108,7 +114,8 @@ bool FileMenu::revert() {
     const QString path = document_->path();
     if (!document_->isModified() || !QFileInfo::exists(path)) return false;
     const DiscardChoice choice = askDiscard_ ? askDiscard_(documentName(), tr("revert to the saved file"))
-                                             : askToDiscard(window_, documentName(), tr("revert to the saved file"));
+                                             : askToDiscard(window_, documentName(), tr("revert to the saved file"),
+                                                            /*offerSave=*/false);
     if (choice != DiscardChoice::Discard) return false;  // Save or Cancel: the work stays
     return window_->openFile(path);
 }

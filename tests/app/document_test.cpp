@@ -201,6 +201,26 @@ private slots:
         QCOMPARE(asked.size(), 3);
     }
 
+    void revertAsksOnlyDiscardOrCancelAndSaveAsHasCtrlShiftS() {
+        MainWindow window;
+        QVERIFY(!showFigure2(window).isEmpty());
+        QVERIFY(action(window, "saveAs")->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S)));
+        window.passPanel()->checkBox(PassId::Overlap)->click();
+        // The real box: saving before reverting would make the revert a no-op, so no Save.
+        QStringList buttons;
+        QTimer::singleShot(0, [&] {
+            auto* box = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            if (!box) return;
+            for (QPushButton* button : box->findChildren<QPushButton*>()) buttons << button->objectName();
+            if (auto* cancel = box->findChild<QPushButton*>("cancel")) cancel->click();
+        });
+        action(window, "revert")->trigger();
+        buttons.sort();
+        QCOMPARE(buttons, (QStringList{"cancel", "discard"}));
+        QVERIFY(window.isWindowModified());  // Cancel kept the work
+        window.fileMenu()->setDiscardAsker([](const QString&, const QString&) { return DiscardChoice::Discard; });
+    }
+
     void handEditsSurviveASettingChangeOrAreSetAsideWithAnUndoableNotice() {
         MainWindow window;
         QVERIFY(!showFigure2(window).isEmpty());
