@@ -34,7 +34,7 @@ std::optional<double> parseMemory(const std::string& text) {
     if (unit.empty() || unit == "G" || unit == "GB") bytes = value * 1e9;
     else if (unit == "M" || unit == "MB") bytes = value * 1e6;
     else if (unit == "T" || unit == "TB") bytes = value * 1e12;
-    if (!(bytes > 0 && bytes <= 1e18)) return std::nullopt;  // up to an exabyte per device
+    if (!(bytes > 0 && bytes <= limits::kMaxMemoryBytes)) return std::nullopt;
     return bytes;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/cost/ProfileCostModel.h"
 #include "core/io/TrainingJson.h"
+#include "core/model/ByteRules.h"
 #include "core/model/Limits.h"
 #include "core/model/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
@@ -166,6 +167,10 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         unit.number("activation_bytes", u.activation_bytes, Need::Optional, Check::NonNegative);
         unit.number("checkpoint_bytes", u.checkpoint_bytes, Need::Optional, Check::NonNegative);
         unit.number("static_bytes", u.static_bytes, Need::Optional, Check::NonNegative);
+        // The plan reader's rule: a plan generated from these costs must read back.
+        if (unit.ok())
+            if (auto problem = checkpointBytesProblem(u.checkpoint_bytes, u.activation_bytes))
+                unit.fail("checkpoint_bytes", *problem);
         if (unit.error()) return *unit.error();
         c.unit_costs = u;
     }
@@ -190,6 +195,9 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
             &PresetLibrary::parseHardware);
         if (!hardware) return hardware.error();
         c.hardware = std::move(*hardware);
+        // The plan states the card's memory in bytes (device_memory_bytes); it must be a number.
+        if (!gigabytesToBytes(c.hardware.memory_gb))
+            return makeError("hardware.memory_gb: " + gigabytesProblem(c.hardware.memory_gb));
     } else if (unitMode) {
         c.hardware.name = "unit";
     } else {
@@ -225,9 +233,12 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     root.integerIn("devices", devices, Need::Optional, 1, limits::kMaxDevices);
     double limitGb = 0;
     root.number("memory_limit_gb", limitGb, Need::Optional, Check::Positive);
+    std::optional<double> limitBytes;
+    if (root.ok() && root.has("memory_limit_gb") && !(limitBytes = gigabytesToBytes(limitGb)))
+        root.fail("memory_limit_gb", gigabytesProblem(limitGb));
     if (root.error()) return *root.error();
     if (root.has("microbatches")) c.microbatches = microbatches;
-    if (root.has("memory_limit_gb")) c.memory_limit_bytes = limitGb * 1e9;
+    c.memory_limit_bytes = limitBytes;
     // Products of in-range sizes are formed in 64 bits and checked against their own limits
     // before anything narrows them back to int.
     const long long samplesPerStep = static_cast<long long>(p.dp) * p.micro_batch_size;

@@ -23,5 +23,8 @@ inline constexpr std::int64_t kMaxFileBytes = 256ll << 20;  // one JSON or CSV f
 inline constexpr int kMaxAsciiWidth = 10000;                // `mario simulate --width`
 inline constexpr int kMaxThreads = 1024;                    // `mario tune --threads`
 inline constexpr int kMaxTop = 100000;                      // `mario tune --top`
+// A device's memory (a config's memory_limit_gb, a card's memory_gb, `mario tune --memory`):
+// an exabyte, where 1.8e299 GB and up would not even be a finite number of bytes.
+inline constexpr double kMaxMemoryBytes = 1e18;
 
 }  // namespace mario::limits

@@ -60,7 +60,9 @@ ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, 
                     const std::tuple<double, int, int, int> key{std::max(deviceFree[d], task.ready), forward ? 0 : 1,
                                                                 forward ? -task.position : task.position,
                                                                 task.instruction.microbatch};
-                    if (key < bestKey) {
+                    // The first candidate always counts: costs near the largest double make
+                    // every start infinite, and nothing is below infinity (issue 30's fuzzing).
+                    if (bestDevice < 0 || key < bestKey) {
                         bestKey = key;
                         bestDevice = d;
                         bestTask = t;

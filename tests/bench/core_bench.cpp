@@ -145,6 +145,35 @@ void recomputeBoundLlama3Interleaved32x128(benchmark::State& state) {
 }
 BENCHMARK(recomputeBoundLlama3Interleaved32x128)->Unit(benchmark::kMillisecond);
 
+// Issue 30: bound-w on interleaved-zb, 4 devices × 2 chunks, checkpointed, with unit costs and
+// no memory limit: the budget is the balanced peak, which the later devices pass all through
+// the step, so Ws move all along it (12 285 of them at 2048 micro-batches). Recomputing the
+// running sum after each move made the pass quadratic (7.6 s at 2048 micro-batches); one walk
+// per device takes milliseconds. Arg: micro-batches.
+void boundWInterleavedZb(benchmark::State& state) {
+    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    const nlohmann::json json = {{"format", "mario-config"},
+                                 {"version", 1},
+                                 {"parallel", {{"scheme", "interleaved-zb"}, {"pp", 4}, {"chunks", 2}}},
+                                 {"microbatches", state.range(0)},
+                                 {"unit_costs", {{"activation_bytes", 1000}, {"checkpoint_bytes", 10}}}};
+    auto config = readConfig(json, presets);
+    if (!config) std::abort();
+    auto built = buildPlan(*config);
+    if (!built) std::abort();
+    Plan checkpointed = std::move(*built);
+    if (!runPasses(checkpointed, {PassId::Checkpoint}, {.validate_each_pass = false})) std::abort();
+    std::size_t moved = 0;
+    for (auto _ : state) {
+        Plan plan = checkpointed;
+        moved = boundWeightGradients(plan, boundWBudget(plan)).changes.size();
+        benchmark::DoNotOptimize(plan);
+    }
+    state.counters["instructions"] = static_cast<double>(checkpointed.instructionCount());
+    state.counters["moved"] = static_cast<double>(moved);
+}
+BENCHMARK(boundWInterleavedZb)->Arg(2048)->Arg(8192)->Arg(16384)->Unit(benchmark::kMillisecond);
+
 // How far the issue-11 grid (tests/bench/recompute_grid.py) is from max(T_base, lower_bound)
 // when hide may spend k activation sets per device instead of one (docs/hide-recompute.md,
 // "Memory"): the counters are the median and worst gap in percent. Arg: k; 0 means no limit.

@@ -35,6 +35,18 @@ chimera="$root/resources/examples/gpt3-13b-chimera.config.json"
 expect_one_line "--devices 2^31-1" 2 "\-\-devices: expected an integer in \[2, 65536\]" "$mario" tune "$chimera" --devices 2147483647
 expect_one_line "--threads 100000" 2 "\-\-threads: expected an integer in \[1, 1024\]" "$mario" tune "$chimera" --threads 100000
 expect_one_line "--memory 1e999" 2 "\-\-memory" "$mario" tune "$chimera" --memory 1e999
+# Issue 30: what `mario plan` wrote from these, `mario validate` refused; now the config is refused.
+big_checkpoint=$(with big_checkpoint 's/"checkpoint_bytes": 10,/"checkpoint_bytes": 2000,/')
+expect_one_line "checkpoint_bytes above activation_bytes" 2 \
+    "unit_costs.checkpoint_bytes: 2000 is larger than activation_bytes 1000" \
+    "$mario" plan "$big_checkpoint" -o "$work/big_checkpoint.mario.json"
+infinite_limit=$(with infinite_limit 's/"devices": 4,/"devices": 4, "memory_limit_gb": 1e308,/')
+expect_one_line "memory_limit_gb 1e308 (infinite bytes)" 2 "memory_limit_gb: expected a positive number of GB up to 1e+09" \
+    "$mario" plan "$infinite_limit" -o "$work/infinite_limit.mario.json"
+# Chimera's generator picked no task once every start time was infinite (SIGSEGV, found by
+# tests/core/round_trip_test.cpp).
+chimera_huge=$(with chimera_huge 's/"scheme": "1f1b"/"scheme": "chimera"/; s/"forward": 1,/"forward": 1.7976931348623157e308,/; s/"backward": 2,/"backward": 1e300,/')
+expect_one_line "chimera with a forward of the largest double" 2 "not a finite number" "$mario" simulate "$chimera_huge"
 "$mario" plan "$example" -o "$work/plan.mario.json" >/dev/null
 grep -v '"format"' "$work/plan.mario.json" >"$work/noformat.mario.json"
 expect_one_line "plan without format" 2 "format: required" "$mario" simulate "$work/noformat.mario.json"
