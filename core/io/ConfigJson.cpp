@@ -144,6 +144,12 @@ std::optional<Error> checkConfig(const Config& c) {
             return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " + str(p.tp));
     }
     if (c.unit_costs && c.profile) return makeError("profile: cannot be combined with unit_costs");
+    // The byte rules the reader applies field by field, for a Config edited in place.
+    if (c.unit_costs)
+        if (auto problem = checkpointBytesProblem(c.unit_costs->checkpoint_bytes, c.unit_costs->activation_bytes))
+            return makeError("unit_costs.checkpoint_bytes: " + *problem);
+    if (c.memory_limit_bytes && !gigabytesToBytes(*c.memory_limit_bytes / 1e9))
+        return makeError("memory_limit_gb: " + gigabytesProblem(*c.memory_limit_bytes / 1e9));
     return std::nullopt;
 }
 

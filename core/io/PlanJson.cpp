@@ -8,6 +8,7 @@
 #include "core/io/JsonFieldReader.h"
 #include "core/io/JsonFile.h"
 #include "core/io/TextFile.h"
+#include "core/model/ByteRules.h"
 #include "core/model/Limits.h"
 #include "core/sim/Validator.h"
 
@@ -55,8 +56,9 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
         in.number(key, value, Need::Required, Check::NonNegative);
         *target = value;
     }
-    if (in.ok() && c.checkpoint_bytes > c.activation_bytes)
-        in.fail("checkpoint_bytes", "larger than activation_bytes (a checkpoint keeps part of the activations)");
+    if (in.ok())  // the rule the config reader applies too (core/model/ByteRules.h)
+        if (auto problem = checkpointBytesProblem(c.checkpoint_bytes, c.activation_bytes))
+            in.fail("checkpoint_bytes", *problem);
     if (in.ok() && in.has("layers")) {
         // Read as 64-bit before comparing: get<int>() would wrap 2^32 + 3 to 3.
         const json& layers = node["layers"];
