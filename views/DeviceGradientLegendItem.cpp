@@ -37,9 +37,12 @@ void DeviceGradientLegendItem::draw(QCPPainter* painter) {
     const QRect strip(row.left() + firstWidth + gap, row.center().y() - height / 2, kStripWidth, height);
     // One band per device (blended only past a band per pixel), so a reader can count them.
     QLinearGradient gradient(strip.topLeft(), strip.topRight());
-    for (int d = 0; d < devices_; ++d) {
-        const double from = static_cast<double>(d) / devices_, to = static_cast<double>(d + 1) / devices_;
-        const QColor color = deviceColor(d, devices_);
+    // At most one band per pixel: QGradient keeps its stops sorted, so one stop per device
+    // of 65 536 made every repaint quadratic (seconds).
+    const int bands = std::min(devices_, kStripWidth);
+    for (int b = 0; b < bands; ++b) {
+        const double from = static_cast<double>(b) / bands, to = static_cast<double>(b + 1) / bands;
+        const QColor color = deviceColor(static_cast<int>(static_cast<long long>(b) * devices_ / bands), devices_);
         gradient.setColorAt(from, color);
         gradient.setColorAt(std::max(from, to - 1e-6), color);
     }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "views/DeviceGradientLegendItem.h"
+#include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
 #include "views/TimeAxis.h"
@@ -56,6 +57,9 @@ MemoryChart::MemoryChart(QWidget* parent)
 void MemoryChart::setupCurvePlot() {
     applyPlotStyle(curves_);
     placeLegendOnTop(curves_, 16);
+    // Legend entries are added where they help (few devices); QCustomPlot's automatic entry
+    // scans the legend for every graph, quadratic in the devices.
+    curves_->setAutoAddPlottableToLegend(false);
     applyTimeAxis(curves_->xAxis, timeBase_);
     // Thinning depends on the visible range and the width; re-thin just before drawing so
     // zoom, pan and resize all see a curve made for them.
@@ -131,17 +135,30 @@ void MemoryChart::rebuildCurves() {
     curves_->clearGraphs();
     curves_->clearItems();
     const int devices = static_cast<int>(raw_.size());
+    drawn_.clear();
+    envelope_.clear();
+    if (devices <= kCurvesUpTo) {
+        for (int d = 0; d < devices; ++d) drawn_.push_back(d);
+    } else {
+        drawn_ = fullestDevices(raw_, kFullestDrawn);
+        envelope_ = upperEnvelope(raw_);
+        drawn_.push_back(-1);
+    }
     double top = scaleFloorBytes_;
-    for (int d = 0; d < devices; ++d) {
+    for (int d : drawn_) {
         QCPGraph* graph = curves_->addGraph();
         graph->setLineStyle(QCPGraph::lsStepLeft);
         // Step lines are horizontal and vertical: crisper without antialiasing. Many devices
         // get 1-px lines, which skip QPainter's stroker (32 curves: 24 ms → 2 ms a redraw).
-        graph->setPen(QPen(deviceColor(d, devices), devices > 8 ? 1 : 2));
+        graph->setPen(d >= 0 ? QPen(deviceColor(d, devices), devices > 8 ? 1 : 2) : QPen(QColor(0x33, 0x33, 0x33), 2));
         graph->setAntialiased(false);
-        graph->setName(QStringLiteral("device %1").arg(d));
+        graph->setName(d >= 0 ? QStringLiteral("device %1").arg(d)
+                              : QStringLiteral("highest of all %1 devices (the %2 fullest drawn)")
+                                    .arg(devices)
+                                    .arg(kFullestDrawn));
         graph->setAdaptiveSampling(false);  // we thin ourselves, keeping maxima
-        for (const MemoryPoint& p : raw_[d]) top = std::max(top, p.bytes);
+        if (devices <= kDeviceEntriesUpTo) graph->addToLegend(curves_->legend);
+        for (const MemoryPoint& p : d >= 0 ? raw_[d] : envelope_) top = std::max(top, p.bytes);
     }
     // One legend entry per device while they fit on a line or two; beyond, one gradient strip
     // "device 0 … N−1" in the lines' colours. A hidden legend still counts in QCustomPlot's
@@ -149,6 +166,7 @@ void MemoryChart::rebuildCurves() {
     if (devices > kDeviceEntriesUpTo) {
         clearLegend(curves_->legend);
         curves_->legend->addItem(new DeviceGradientLegendItem(curves_->legend, devices));
+        if (!envelope_.empty()) curves_->graph(curves_->graphCount() - 1)->addToLegend(curves_->legend);
     }
     if (devices == 0) clearLegend(curves_->legend);
     curves_->legend->setVisible(devices > 0);
@@ -219,12 +237,14 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
                     : budgetIsCard_ ? QStringLiteral("within one card")
                                     : QStringLiteral("within limit"));
     over->setName(budgetIsCard_ ? QStringLiteral("over one card") : QStringLiteral("over limit"));
-    for (auto* bars : {within, over}) {
-        bars->setWidth(0.7);
-        bars->setPen(Qt::NoPen);
-    }
+    // Thousands of devices make bars narrower than a pixel, which QCustomPlot would not draw:
+    // then they touch, each outlined at least one pixel wide in its own colour.
+    const bool crowded = result.devices.size() > kCurvesUpTo * 4;
+    for (auto* bars : {within, over}) bars->setWidth(crowded ? 1.0 : 0.7);
     within->setBrush(kWithinLimit);
     over->setBrush(kOverLimit);
+    within->setPen(crowded ? QPen(kWithinLimit, 0) : QPen(Qt::NoPen));
+    over->setPen(crowded ? QPen(kOverLimit, 0) : QPen(Qt::NoPen));
 
     const int devices = static_cast<int>(result.devices.size());
     double top = scaleFloorBytes_;
@@ -306,8 +326,9 @@ void MemoryChart::rethin(bool force) {
     thinnedLower_ = range.lower;
     thinnedUpper_ = range.upper;
     thinnedWidth_ = width;
-    for (int d = 0; d < curves_->graphCount() && d < static_cast<int>(raw_.size()); ++d) {
-        const auto thinned = thinKeepingMax(raw_[d], range.lower, range.upper, width);
+    for (int g = 0; g < curves_->graphCount() && g < static_cast<int>(drawn_.size()); ++g) {
+        const auto thinned =
+            thinKeepingMax(drawn_[g] >= 0 ? raw_[drawn_[g]] : envelope_, range.lower, range.upper, width);
         QVector<double> keys, values;
         keys.reserve(static_cast<qsizetype>(thinned.size()));
         values.reserve(static_cast<qsizetype>(thinned.size()));
@@ -315,7 +336,7 @@ void MemoryChart::rethin(bool force) {
             keys.append(p.time_ms);
             values.append(p.bytes / unitBytes_);
         }
-        curves_->graph(d)->setData(keys, values, true);
+        curves_->graph(g)->setData(keys, values, true);
     }
 }
 

@@ -22,6 +22,10 @@ namespace mario::views {
 class MemoryChart : public QWidget {
     Q_OBJECT
 public:
+    // Beyond this many devices the curves chart draws the kFullestDrawn fullest devices and the
+    // envelope of all of them (views/MemoryEnvelope.h), not one curve each.
+    static constexpr int kCurvesUpTo = 64;
+    static constexpr int kFullestDrawn = 8;
     explicit MemoryChart(QWidget* parent = nullptr);
 
     // `result` must have been simulated with record_memory_curve. The line and the verdict are
@@ -93,6 +97,8 @@ private:
     std::optional<double> limitBytes_;  // the limit, or one card's memory when budgetIsCard_
     bool budgetIsCard_ = false;
     double scaleFloorBytes_ = 0;
+    std::vector<int> drawn_;                // the device each curve graph draws; -1: the envelope
+    std::vector<MemoryPoint> envelope_;     // the highest device at every instant, with many devices
     double unitBytes_ = 1e9;
     QString unitName_ = QStringLiteral("GB");
     double makespan_ = 0;

@@ -71,20 +71,28 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
     // neither the first nor the last work of their device for a micro-batch).
     std::vector<double> prefix(stageCount, 0.0), suffix(stageCount, 0.0);
     std::vector<std::uint8_t> candidate(stageCount, 1);
+    // seenIn[d]: the last chain that visited device d, so "an earlier stage of this chain on this
+    // device" is one lookup (a scan of the chain so far was quadratic: minutes at 65 536 stages).
+    std::vector<int> seenIn(plan.devices.size(), -1);
+    int chainIndex = 0;
     for (const auto& chain : topology.chains()) {
         double forward = 0, backward = 0;
         for (std::size_t p = 0; p < chain.size(); ++p) {
             const int s = chain[p];
             prefix[s] = forward;
             suffix[s] = backward;
-            for (std::size_t q = 0; q < p; ++q)
-                if (topology.deviceOf(chain[q]) == topology.deviceOf(s)) candidate[s] = 0;
+            const int device = topology.deviceOf(s);
+            if (device >= 0 && device < static_cast<int>(seenIn.size())) {
+                if (seenIn[device] == chainIndex) candidate[s] = 0;
+                seenIn[device] = chainIndex;
+            }
             const StageCost& c = plan.stages[s].cost;
             const bool crosses = p + 1 < chain.size() && topology.deviceOf(chain[p + 1]) != topology.deviceOf(s);
             const double transfer = crosses ? plan.link.transferMs(c.send_bytes) : 0.0;
             forward += c.forward_ms + transfer;
             backward += std::min(c.backward_ms, c.inputGradMs()) + transfer;
         }
+        ++chainIndex;
     }
     const int deviceCount = static_cast<int>(plan.devices.size());
     std::vector<double> core(deviceCount, 0.0), head(deviceCount, std::numeric_limits<double>::infinity()),

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "core/model/Limits.h"
 #include "core/schedule/PipelineTopology.h"
 #include "core/sim/ComputeTime.h"
 #include "core/sim/DeadlockExplainer.h"
@@ -61,9 +62,17 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
     double largest = -1;
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
         const StageCost& c = plan.stages[s].cost;
+        // Every cost a time or a byte count is summed from, each by its own name in the file:
+        // with the split backward's and optimizer's left out, their overflow was blamed on
+        // activation_bytes (issue 30). An unset split part is half of backward_ms, never larger.
         for (auto [name, value] :
              {std::pair{"forward_ms", c.forward_ms}, std::pair{"backward_ms", c.backward_ms},
-              std::pair{"recompute_ms", c.recompute_ms}, std::pair{"activation_bytes", c.activation_bytes},
+              std::pair{"recompute_ms", c.recompute_ms},
+              std::pair{"backward_input_ms", c.backward_input_ms.value_or(0)},
+              std::pair{"backward_weight_ms", c.backward_weight_ms.value_or(0)},
+              std::pair{"reduce_grad_ms", c.reduce_grad_ms}, std::pair{"optimizer_ms", c.optimizer_ms},
+              std::pair{"activation_bytes", c.activation_bytes}, std::pair{"checkpoint_bytes", c.checkpoint_bytes},
+              std::pair{"weight_grad_bytes", c.weight_grad_bytes.value_or(0)},
               std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes}})
             if (value > largest) {
                 largest = value;
@@ -87,12 +96,19 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
 
     const MessageSlots messages(plan, stageCount);
     const int microbatches = messages.microbatches();
-    // A plan the validator accepts has each micro-batch on every stage of its chain, so these
-    // tables stay within a few times its size; an unvalidated one might not.
-    const long long cells = static_cast<long long>(stageCount) * microbatches;
-    if (cells > 64LL * static_cast<long long>(plan.instructionCount()) + (1 << 20))
-        return makeError("the plan's " + std::to_string(microbatches) + " micro-batches cover few of its " +
-                         std::to_string(stageCount) + " stages (validate it first)");
+    // The tables below are stages × micro-batches. A plan of one chain has each micro-batch on
+    // every stage, so they stay within a few times its size; a plan of many chains, each with
+    // micro-batches of its own, or an unvalidated one, may not (docs/limits.md).
+    const std::int64_t cells = std::int64_t(stageCount) * microbatches;
+    const std::int64_t allowed =
+        limits::kMaxPairsPerInstruction * std::int64_t(plan.instructionCount()) + limits::kPairsAlwaysAllowed;
+    if (cells > allowed)
+        return makeError("the plan's " + std::to_string(microbatches) + " micro-batches on " +
+                         std::to_string(stageCount) + " stages make " + std::to_string(cells) +
+                         " (stage, micro-batch) pairs; the limit is " +
+                         std::to_string(limits::kMaxPairsPerInstruction) + " per instruction plus " +
+                         std::to_string(limits::kPairsAlwaysAllowed) + ", " + std::to_string(allowed) + " for its " +
+                         std::to_string(plan.instructionCount()) + " instructions");
     auto mbOf = [&](const Instruction& ins) { return messages.denseOf(ins); };
     std::vector<double> arrival(messages.size(), kNotSent);
     std::vector<int> waiting(messages.size(), -1);
@@ -129,7 +145,10 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
     }
-    for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = staticBytesOf(plan, d);
+    // staticBytesOf(plan, d) per device, in one pass over the stages (65 536 devices: a scan
+    // of every stage per device took minutes).
+    for (auto& stats : result.devices) stats.static_bytes = plan.info.reserve_bytes;
+    for (const auto& stage : plan.stages) result.devices[stage.device].static_bytes += stage.cost.static_bytes;
     if (options.record_memory_curve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 

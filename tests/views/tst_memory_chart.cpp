@@ -7,6 +7,7 @@
 #include "tests/views/ViewTestPlans.h"
 #include "views/DeviceGradientLegendItem.h"
 #include "views/MemoryChart.h"
+#include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
 
@@ -24,6 +25,8 @@ private slots:
     void followsTheGanttTimeRange();
     void picksAReadableUnit();
     void aFarLimitIsNamedAboveTheScaleNotDrawn();
+    void manyDevicesDrawTheFullestAndTheEnvelope();
+    void theEnvelopeIsTheHighestDeviceAtEveryInstant();
     void legendAtAnyDeviceCount();
     void statesTheDevicesOverTheLimit();
     void overLimitSentenceSitsAboveTheCharts();
@@ -186,6 +189,55 @@ void MemoryChartTest::aFarLimitIsNamedAboveTheScaleNotDrawn() {
     // A limit within three times the data stays on the axis as a line.
     chart.setMemory(sim, 10e3);
     QVERIFY(chart.peakPlot()->yAxis->range().upper >= 10);
+}
+
+void MemoryChartTest::manyDevicesDrawTheFullestAndTheEnvelope() {
+    // 1F1B on 300 devices: device d holds (300 − d) activations at its peak. 300 curves would be
+    // unreadable (and 65 536 took minutes to add): the 8 fullest are drawn and the envelope.
+    const SimResult sim = oneGigabytePerMicrobatch(300, 300);
+    MemoryChart chart;
+    chart.resize(900, 500);
+    chart.setMemory(sim, std::nullopt);
+    QCustomPlot* curves = chart.curvePlot();
+    QCOMPARE(curves->graphCount(), MemoryChart::kFullestDrawn + 1);
+    for (int g = 0; g < MemoryChart::kFullestDrawn; ++g)  // devices 0-7 rise highest
+        QCOMPARE(curves->graph(g)->name(), QStringLiteral("device %1").arg(g));
+    QCPGraph* envelope = curves->graph(MemoryChart::kFullestDrawn);
+    QVERIFY(envelope->name().startsWith(QStringLiteral("highest of all 300 devices")));
+    double highest = 0, tallestPeak = 0;
+    curves->replot();
+    for (auto it = envelope->data()->constBegin(); it != envelope->data()->constEnd(); ++it)
+        highest = std::max(highest, it->value);
+    for (const auto& device : sim.devices) tallestPeak = std::max(tallestPeak, device.peak_bytes);
+    QCOMPARE(highest, tallestPeak / 1e9);
+    const auto items = legendItems(curves->legend);
+    QCOMPARE(items.size(), 2);  // the gradient strip and the envelope
+    QVERIFY(qobject_cast<DeviceGradientLegendItem*>(items.first()));
+    // Every device still has its bar.
+    auto* bars = qobject_cast<QCPBars*>(chart.peakPlot()->plottable(0));
+    QCOMPARE(bars->data()->size(), 300);
+}
+
+void MemoryChartTest::theEnvelopeIsTheHighestDeviceAtEveryInstant() {
+    // Against a brute force: at every time any curve changes, the maximum of every device's
+    // level then (each point holds until the next).
+    const SimResult sim = oneGigabytePerMicrobatch(6, 5);
+    std::vector<std::vector<MemoryPoint>> curves;
+    for (const auto& device : sim.devices) curves.push_back(device.memory);
+    const std::vector<MemoryPoint> envelope = upperEnvelope(curves);
+    auto levelAt = [](const std::vector<MemoryPoint>& curve, double t) {
+        double level = 0;
+        for (const MemoryPoint& p : curve)
+            if (p.time_ms <= t) level = p.bytes;
+        return level;
+    };
+    for (const auto& curve : curves)
+        for (const MemoryPoint& p : curve) {
+            double expected = 0;
+            for (const auto& other : curves) expected = std::max(expected, levelAt(other, p.time_ms));
+            QCOMPARE(levelAt(envelope, p.time_ms), expected);
+        }
+    QCOMPARE(fullestDevices(curves, 2), (std::vector<int>{0, 1}));
 }
 
 void MemoryChartTest::legendAtAnyDeviceCount() {
