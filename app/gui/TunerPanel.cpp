@@ -22,6 +22,8 @@
 #include "app/gui/TuneResultModel.h"
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TuneSummary.h"
+#include "core/passes/PassRegistry.h"
+#include "core/passes/PassVocabulary.h"
 #include "core/tune/Tuner.h"
 #include "views/ParetoChart.h"
 #include "views/TunerCurveChart.h"
@@ -297,6 +299,17 @@ void TunerPanel::cancel() {
     setStatus(tr("Cancelling…"));
 }
 
+namespace {
+
+// "checkpoint, overlap, …, hide": the pass table's refining column, named as the CLI names them.
+std::string refiningPassNames() {
+    std::string names;
+    for (const std::string& name : passNames(tunerPasses(true))) names += (names.empty() ? "" : ", ") + name;
+    return names;
+}
+
+}  // namespace
+
 void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TuneProgress& latest) {
     for (const QPointF& p : improvements) curve_->addPoint(static_cast<int>(p.x()), p.y());
     if (latest.evaluated > 0) curve_->addPoint(latest.evaluated, latest.best_samples_per_s);  // extend the plateau
@@ -311,8 +324,9 @@ void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TunePr
     }
     if (job_->isCancelling()) return;
     if (latest.refining)
-        setStatus(
-            tr("Re-evaluating the best %1 candidates with all four passes and hide…").arg(latest.total - candidates_));
+        setStatus(tr("Re-evaluating the best %1 candidates with the passes %2…")
+                      .arg(latest.total - candidates_)
+                      .arg(QString::fromStdString(refiningPassNames())));
     else setStatus(tr("Evaluated %1 of %2 candidates…").arg(latest.evaluated).arg(candidates_));
 }
 
