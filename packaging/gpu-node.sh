@@ -17,11 +17,13 @@ if [[ -z "$torch_prefix" ]]; then
   }
 fi
 build="${MARIO_NODE_BUILD:-$root/build-node}"
-prefix="$torch_prefix"
-[[ -d "$root/.deps/usr" ]] && prefix="$prefix;$root/.deps/usr"
+deps=()
+[[ -d "$root/.deps/usr" ]] && deps=(-DCMAKE_PREFIX_PATH="$root/.deps/usr")
 export PATH="/usr/local/cuda/bin:$PATH"
+# MARIO_TORCH_PREFIX (not CMAKE_PREFIX_PATH): executor/CMakeLists.txt then takes every part of
+# LibTorch from that prefix and configures a CUDA wheel's with Debian 12's CMake.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DMARIO_BUILD_GUI=OFF -DMARIO_BUILD_TESTS=OFF -DMARIO_BUILD_BENCHMARKS=OFF -DMARIO_BUILD_EXECUTOR=ON \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CUDA_ARCHITECTURES="${MARIO_CUDA_ARCH:-native}"
+  -DMARIO_TORCH_PREFIX="$torch_prefix" "${deps[@]}" -DCMAKE_CUDA_ARCHITECTURES="${MARIO_CUDA_ARCH:-native}"
 cmake --build "$build" -j"$(nproc)" --target mario mario-executor
 echo "built $build/executor/mario-executor"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Installs PyTorch 2.x, pinned, from the Python package index into a virtual environment
+# (default .venv-torch/ at the repository root, git-ignored), so the executor can be built and
+# tested against a current LibTorch as well as Debian's 1.13: the wheel carries LibTorch's
+# headers, libraries and share/cmake/Torch. Prints LibTorch's cmake folder
+# (torch.utils.cmake_prefix_path) as its last line, and links it as VENV/cmake-prefix, the path
+# the `torch2` preset builds against (so that path names no Python version).
+#   bash packaging/install-torch.sh && cmake --preset torch2 && cmake --build build-torch2 -j2
+# Idempotent: with the pinned version already in the environment it installs nothing. The wheels
+# are kept in a cache of their own (pip's HTTP cache keeps nothing when the index sends no caching
+# headers, as the one these machines reach does), so a fresh environment on the same machine,
+# CI's fresh clone included, installs from there without the network.
+# Linux x86_64 wheels on the index are CUDA builds (the CPU-only ones live on PyTorch's own
+# index); their CUDA libraries come as pip packages beside torch, and no GPU is needed to build
+# against them or to run the executor's CPU backend.
+# Overrides: MARIO_TORCH_VENV (the environment's folder), MARIO_TORCH_WHEELS (the wheel cache,
+# default ~/.cache/mario/torch-VERSION), MARIO_PYTHON (interpreter, >= 3.11).
+set -euo pipefail
+
+# The newest 2.x on the index when this was pinned; raise it on purpose, not by drift.
+torch_version="2.15.0"
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="${MARIO_TORCH_VENV:-$root/.venv-torch}"
+wheels="${MARIO_TORCH_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/mario/torch-$torch_version}"
+python="${MARIO_PYTHON:-python3}"
+fail() {
+  echo "install-torch: $*" >&2
+  exit 1
+}
+
+# Where the installed torch package keeps LibTorch's cmake folder, found without importing torch
+# (importing it takes seconds; this is what torch.utils.cmake_prefix_path computes).
+prefix_of() {
+  "$venv/bin/python" - <<'EOF'
+import importlib.util, os
+spec = importlib.util.find_spec("torch")
+print(os.path.join(spec.submodule_search_locations[0], "share", "cmake"))
+EOF
+}
+
+has_pin() {
+  [[ -x "$venv/bin/python" ]] &&
+    "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$torch_version')" 2>/dev/null
+}
+
+if has_pin; then
+  prefix="$(prefix_of)"
+  [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || fail "torch $torch_version in $venv has no $prefix/Torch/TorchConfig.cmake; remove $venv and run again"
+  ln -sfn "$prefix" "$venv/cmake-prefix"
+  echo "install-torch: torch $torch_version present in $venv" >&2
+  echo "$prefix"
+  exit 0
+fi
+
+command -v "$python" >/dev/null || fail "no $python on PATH (set MARIO_PYTHON to a Python 3.11 or newer)"
+"$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null ||
+  fail "torch $torch_version needs Python 3.11 or newer; $python is $("$python" -V 2>&1 | head -n1) (set MARIO_PYTHON)"
+if [[ ! -x "$venv/bin/python" ]]; then
+  "$python" -m venv "$venv" 2>/dev/null ||
+    fail "could not create a virtual environment in $venv with $python (Debian: apt-get install python3-venv)"
+fi
+
+log="$venv/install-torch.log"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check)
+# Offline from the wheel cache when it holds the whole set; else download the set into it first.
+if "${pip[@]}" install --no-index --find-links "$wheels" "torch==$torch_version" >"$log" 2>&1; then
+  echo "install-torch: installed torch $torch_version from $wheels" >&2
+else
+  echo "install-torch: downloading torch $torch_version and its CUDA libraries (about 3 GB) into $wheels" >&2
+  mkdir -p "$wheels"
+  if ! "${pip[@]}" download --progress-bar off --dest "$wheels" "torch==$torch_version" >"$log" 2>&1 ||
+    ! "${pip[@]}" install --no-index --find-links "$wheels" "torch==$torch_version" >>"$log" 2>&1; then
+    fail "pip could not install torch==$torch_version: $(grep -m1 -E '^ERROR' "$log" || tail -n1 "$log") (full log: $log)"
+  fi
+fi
+# Importing torch loads libtorch and its CUDA libraries: a broken install fails here, not in a build.
+prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>>"$log")" ||
+  fail "torch $torch_version installed but does not import (log: $log)"
+[[ -f "$prefix/Torch/TorchConfig.cmake" ]] || fail "torch $torch_version has no $prefix/Torch/TorchConfig.cmake"
+ln -sfn "$prefix" "$venv/cmake-prefix"
+echo "install-torch: torch $torch_version installed in $venv" >&2
+echo "$prefix"
