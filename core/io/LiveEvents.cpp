@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/JsonFieldReader.h"
+#include "core/util/OneLineText.h"
 
 namespace mario {
 namespace {
@@ -14,9 +15,10 @@ using nlohmann::json;
 using Need = JsonFieldReader::Need;
 using Check = JsonFieldReader::Check;
 
-// The offending text, cut short: a megabyte line must not become a megabyte error.
+// The offending text, cut short (a megabyte line must not become a megabyte error) and
+// escaped (a stray carriage return or binary byte must not break the message's line).
 std::string shown(std::string_view text) {
-    std::string cut(text.substr(0, 60));
+    std::string cut = escapedForMessage(text.substr(0, 60));
     if (text.size() > 60) cut += "...";
     return cut;
 }

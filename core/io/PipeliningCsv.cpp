@@ -7,6 +7,7 @@
 #include "core/io/PipeliningLowering.h"
 #include "core/io/TextFile.h"
 #include "core/model/Limits.h"
+#include "core/util/OneLineText.h"
 
 namespace mario {
 namespace {
@@ -57,11 +58,8 @@ std::string location(std::size_t line, std::size_t column) {
     return "line " + std::to_string(line) + ", column " + std::to_string(column) + ": ";
 }
 
-std::string quoted(std::string_view text) {
-    std::string shown(text.substr(0, 40));
-    if (text.size() > 40) shown.replace(37, 3, "...");
-    return "\"" + shown + "\"";
-}
+// A cell may hold a bare carriage return or binary bytes: escaped, so the message stays one line.
+std::string quoted(std::string_view text) { return quotedForMessage(text); }
 
 // FSDP's "1UNSHARD" / "1RESHARD": a stage and no micro-batch. Mario's IR has no such
 // instruction (they cost nothing here), so they are recognised before parseAction, which

@@ -59,6 +59,9 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
     if (in.ok())  // the rule the config reader applies too (core/model/ByteRules.h)
         if (auto problem = checkpointBytesProblem(c.checkpoint_bytes, c.activation_bytes))
             in.fail("checkpoint_bytes", *problem);
+    if (in.ok() && c.weight_grad_bytes)  // unset, it is half the activations
+        if (auto problem = weightGradBytesProblem(*c.weight_grad_bytes, c.activation_bytes))
+            in.fail("weight_grad_bytes", *problem);
     if (in.ok() && in.has("layers")) {
         // Read as 64-bit before comparing: get<int>() would wrap 2^32 + 3 to 3.
         const json& layers = node["layers"];

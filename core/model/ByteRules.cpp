@@ -23,6 +23,12 @@ std::optional<std::string> checkpointBytesProblem(double checkpointBytes, double
            " (a checkpoint keeps part of the activations)";
 }
 
+std::optional<std::string> weightGradBytesProblem(double weightGradBytes, double activationBytes) {
+    if (!(weightGradBytes > activationBytes)) return std::nullopt;
+    return shown(weightGradBytes) + " is larger than activation_bytes " + shown(activationBytes) +
+           " (W keeps part of the activations, and I frees the rest)";
+}
+
 std::optional<double> gigabytesToBytes(double gigabytes) {
     const double bytes = gigabytes * 1e9;
     if (!(bytes > 0) || !std::isfinite(bytes) || bytes > limits::kMaxMemoryBytes) return std::nullopt;

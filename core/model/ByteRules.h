@@ -15,6 +15,13 @@ namespace mario {
 // The reason names both values: "2000 is larger than activation_bytes 1000 (…)".
 std::optional<std::string> checkpointBytesProblem(double checkpointBytes, double activationBytes);
 
+// Why a stage cannot keep `weightGradBytes` from its I to its W when its forward keeps
+// `activationBytes`, or nothing when it can: what W needs is part of the activations, and I frees
+// the rest, `activationBytes - weightGradBytes` (docs/execution-model.md). Above the activations,
+// I would add memory instead of freeing it, and a device's peak tripled (issue 30). The reason
+// names both values: "3000 is larger than activation_bytes 1000 (…)".
+std::optional<std::string> weightGradBytesProblem(double weightGradBytes, double activationBytes);
+
 // A device's memory given in GB (1e9 bytes) as bytes, or nothing when that is not a positive
 // number within limits::kMaxMemoryBytes: beyond it a size means nothing real, and far beyond
 // it (above about 1.8e299 GB) the bytes are not even a finite number.

@@ -16,13 +16,26 @@ inline constexpr int kMaxMicrobatches = 16384;    // per pipeline per step
 inline constexpr int kMaxMicroBatchSize = 65536;  // samples per micro-batch
 inline constexpr int kMaxGlobalBatch = 1 << 24;   // samples per step
 inline constexpr int kMaxLayers = 100000;
-inline constexpr int kMaxStages = 65536;                    // stages in a plan
-inline constexpr int kMaxStageMicrobatches = 1 << 20;       // stages * micro-batches of a generated plan
-inline constexpr std::int64_t kMaxInstructions = 1 << 24;   // all devices' programs together
+inline constexpr int kMaxStages = 65536;                   // stages in a plan
+inline constexpr int kMaxStageMicrobatches = 1 << 20;      // stages * micro-batches of a generated plan
+inline constexpr std::int64_t kMaxInstructions = 1 << 24;  // all devices' programs together
+// (stage, micro-batch) pairs of a plan, stages × micro-batch numbers in use, per instruction
+// (plus a fixed 2^20): the simulator keeps dense tables of about 26 bytes a pair. A plan of one
+// chain has at most a few pairs per instruction; but each chain of a plan runs micro-batches of
+// its own (the validator's rule), so pairs grow with the square of the chains: 65536
+// single-stage chains would make 4.3e9 pairs, 110 GB of tables. About a thousand
+// single-stage chains fit (docs/limits.md).
+inline constexpr std::int64_t kMaxPairsPerInstruction = 64;
+inline constexpr std::int64_t kPairsAlwaysAllowed = 1 << 20;
 inline constexpr std::int64_t kMaxFileBytes = 256ll << 20;  // one JSON or CSV file
-inline constexpr int kMaxAsciiWidth = 10000;                // `mario simulate --width`
-inline constexpr int kMaxThreads = 1024;                    // `mario tune --threads`
-inline constexpr int kMaxTop = 100000;                      // `mario tune --top`
+// What one JSON file may take once parsed (nlohmann::json's values, estimated before any is
+// built: core/io/JsonScan.h). The largest plan the limits above allow, 2^24 action strings in
+// 65536 programs with 65536 stages, takes about 1.4 GiB; a file padded with empty objects would
+// take 33 bytes per byte of file, 8 GiB at the file limit.
+inline constexpr std::int64_t kMaxJsonMemoryBytes = 1536ll << 20;
+inline constexpr int kMaxAsciiWidth = 10000;  // `mario simulate --width`
+inline constexpr int kMaxThreads = 1024;      // `mario tune --threads`
+inline constexpr int kMaxTop = 100000;        // `mario tune --top`
 // A device's memory (a config's memory_limit_gb, a card's memory_gb, `mario tune --memory`):
 // an exabyte, where 1.8e299 GB and up would not even be a finite number of bytes.
 inline constexpr double kMaxMemoryBytes = 1e18;

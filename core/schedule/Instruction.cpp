@@ -4,6 +4,8 @@
 #include <charconv>
 #include <utility>
 
+#include "core/util/OneLineText.h"
+
 namespace mario {
 namespace {
 
@@ -28,14 +30,8 @@ bool parseNonNegative(std::string_view digits, std::int32_t& out) {
     return ec == std::errc() && ptr == digits.data() + digits.size() && out >= 0;
 }
 
-// The action as the user wrote it, cut short for a one-line message.
-std::string quoted(std::string_view text) {
-    std::string shown(text.substr(0, 40));
-    if (text.size() > 40) shown.replace(37, 3, "...");
-    shown.insert(shown.begin(), '"');
-    shown.push_back('"');
-    return shown;
-}
+// The action as the user wrote it, escaped and cut short for a one-line message.
+std::string quoted(std::string_view text) { return quotedForMessage(text); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/ConfigJson.h"
+#include "core/io/JsonFile.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassVocabulary.h"
 
@@ -93,8 +94,11 @@ std::string writeSessionFile(const ScheduleInput& input, const std::string& orig
 }
 
 Result<SessionFile> readSessionFile(const std::string& text, const PresetLibrary& presets) {
+    // Parsed as every JSON file is: the line and column of damage, and the same memory budget.
+    auto root = parseJsonText(text, "");
+    if (!root) return makeError(root.error().message + " (the autosave was damaged)");
     try {
-        return readSession(json::parse(text), presets);
+        return readSession(*root, presets);
     } catch (const json::exception&) {
         return makeError("malformed JSON (the autosave was damaged)");
     }

@@ -21,7 +21,8 @@ with() {  # with NAME SED-EXPRESSION: a copy of Figure 2's config with one edit
 
 echo '{"format": "mario-plan", "version": 1e999}' >"$work/version.mario.json"
 for command in simulate validate; do
-    expect_one_line "$command 1e999" 2 "number overflow parsing '1e999'" "$mario" "$command" "$work/version.mario.json"
+    expect_one_line "$command 1e999" 2 "version.mario.json:1:41: malformed JSON: number overflow parsing '1e999'" \
+        "$mario" "$command" "$work/version.mario.json"
 done
 huge=$(with huge 's/"forward": 1,/"forward": 1.7e308,/; s/"backward": 2,/"backward": 1.7e308,/')
 expect_one_line "text simulate of an overflowing cost" 2 "not a finite number" "$mario" simulate "$huge"
@@ -52,5 +53,13 @@ grep -v '"format"' "$work/plan.mario.json" >"$work/noformat.mario.json"
 expect_one_line "plan without format" 2 "format: required" "$mario" simulate "$work/noformat.mario.json"
 head -c 300 "$work/plan.mario.json" >"$work/truncated.mario.json"
 expect_one_line "truncated plan (a crash mid-save)" 2 "malformed JSON: " "$mario" validate "$work/truncated.mario.json"
+# Issue 30: a CSV cell with a bare carriage return, or binary bytes, was echoed raw (the message
+# was no longer one line).
+printf '0F0,0B0\n0F\r1,1B0\n' >"$work/cr.csv"
+expect_one_line "CSV cell with a bare CR" 2 'line 2, column 1: instruction "0F\\r1" lacks' \
+    "$mario" import "$work/cr.csv" -o "$work/cr.mario.json"
+printf '0F0,\001\377Q\033[31m\n' >"$work/binary.csv"
+expect_one_line "CSV cell with binary bytes" 2 'instruction "\\x01\\xFFQ\\x1B\[31m" does not start' \
+    "$mario" import "$work/binary.csv" -o "$work/binary.mario.json"
 
 finish hostile_input

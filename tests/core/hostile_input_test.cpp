@@ -41,10 +41,11 @@ TEST(HostileInput, ANumberBeyondDoubleIsOneLineNotAnAbort) {
     const std::string path = writeTemp(dir, "version.mario.json", R"({"format": "mario-plan", "version": 1e999})");
     auto read = readJsonFile(path);
     ASSERT_FALSE(read.ok());
-    EXPECT_EQ(read.error().message, path + ": malformed JSON: number overflow parsing '1e999'");
+    // Line 1, the number's last character (column 41), as every other error is placed.
+    EXPECT_EQ(read.error().message, path + ":1:41: malformed JSON: number overflow parsing '1e999'");
     auto input = loadInputFile(path, kPresets);
     ASSERT_FALSE(input.ok());
-    EXPECT_EQ(input.error().message.rfind(path + ": ", 0), 0u);
+    EXPECT_EQ(input.error().message, read.error().message);
 }
 
 TEST(HostileInput, CostsWhoseSumOverflowAreNamedNotSimulatedToInfinity) {
@@ -59,6 +60,81 @@ TEST(HostileInput, CostsWhoseSumOverflowAreNamedNotSimulatedToInfinity) {
     ASSERT_FALSE(sim.ok()) << "makespan " << sim->makespan_ms;
     EXPECT_EQ(sim.error().message,
               "stages[0].forward_ms: 1.7e+308 makes the step's times or memory overflow (not a finite number)");
+}
+
+TEST(HostileInput, AnOverflowNamesTheCostThatOverflowed) {
+    // Interleaved zero-bubble, 2 devices × 2 chunks, 4 micro-batches: each device runs 8 Is and
+    // 8 Ws and 2 OPTs, so any two of one cost at 1.7e308 overflow. The split backward's and the
+    // optimizer's costs used to be missing from the names, and the overflow was blamed on
+    // activation_bytes (issue 30).
+    struct Case {
+        const char* field;
+        void (*set)(StageCost&);
+    };
+    const Case cases[] = {
+        {"backward_weight_ms", [](StageCost& c) { c.backward_weight_ms = 1.7e308; }},
+        {"backward_input_ms", [](StageCost& c) { c.backward_input_ms = 1.7e308; }},
+        {"weight_grad_bytes", [](StageCost& c) { c.weight_grad_bytes = 1.7e308; }},
+        {"optimizer_ms", [](StageCost& c) { c.optimizer_ms = 1.7e308; }},
+    };
+    for (const Case& one : cases) {
+        Plan plan = test::unitPlan(Scheme::InterleavedZb, 2, 4, 2);
+        for (auto& stage : plan.stages) one.set(stage.cost);
+        auto sim = Simulator::run(plan);
+        ASSERT_FALSE(sim.ok()) << one.field << ": makespan " << sim->makespan_ms;
+        EXPECT_EQ(sim.error().message,
+                  std::string("stages[0].") + one.field +
+                      ": 1.7e+308 makes the step's times or memory overflow (not a finite number)");
+    }
+}
+
+TEST(HostileInput, WeightGradBytesAboveTheActivationsAreRefusedLikeCheckpointBytes) {
+    // I frees activation_bytes − weight_grad_bytes: 3000 of 1000 made each I add 2000 bytes, and
+    // a device's peak tripled, where the same excess in checkpoint_bytes was refused.
+    json plan = writePlan(test::unitPlan(Scheme::ZbH1, 2, 2));
+    ASSERT_EQ(plan["stages"][1]["activation_bytes"], 1000);
+    plan["stages"][1]["weight_grad_bytes"] = 3000;
+    auto read = readPlan(plan);
+    ASSERT_FALSE(read.ok());
+    EXPECT_EQ(read.error().message, "stages[1].weight_grad_bytes: 3000 is larger than activation_bytes 1000 (W keeps "
+                                    "part of the activations, and I frees the rest)");
+    plan["stages"][1]["weight_grad_bytes"] = 1000;  // all of it: I frees nothing, W all
+    read = readPlan(plan);
+    EXPECT_TRUE(read.ok()) << read.error().message;
+}
+
+// `chains` single-stage chains on one device, chain c running F and B of its own micro-batch c
+// (the validator's rule: no micro-batch in two chains).
+json singleStageChains(int chains) {
+    json plan = {{"format", "mario-plan"}, {"version", 1}};
+    json stages = json::array(), pipelines = json::array(), program = json::array();
+    for (int c = 0; c < chains; ++c) {
+        stages.push_back({{"index", c}, {"device", 0}, {"forward_ms", 1}, {"backward_ms", 2}});
+        pipelines.push_back(json::array({c}));
+        program.push_back(std::to_string(c) + "F" + std::to_string(c));
+        program.push_back(std::to_string(c) + "B" + std::to_string(c));
+    }
+    plan["stages"] = stages;
+    plan["pipelines"] = pipelines;
+    plan["devices"] = json::array({{{"index", 0}, {"program", program}}});
+    return plan;
+}
+
+TEST(HostileInput, ManyChainsMeetTheDocumentedPairLimitNotAValidationHint) {
+    // The simulator's tables are stages × micro-batches: n single-stage chains make n² pairs for
+    // 2n instructions, within 64 per instruction plus 2^20 up to n = 1090 (docs/limits.md).
+    auto fits = readPlan(singleStageChains(1024));
+    ASSERT_TRUE(fits.ok()) << fits.error().message;
+    EXPECT_EQ(test::simulate(*fits).makespan_ms, 1024 * (1 + 2));  // one device, one F and B each
+    // 4096 chains: a valid plan, once refused as if it were not ("validate it first").
+    auto many = readPlan(singleStageChains(4096), {.validate = false});
+    ASSERT_TRUE(many.ok()) << many.error().message;
+    EXPECT_TRUE(Validator::checkStructure(*many).empty());
+    auto sim = Simulator::run(*many);
+    ASSERT_FALSE(sim.ok());
+    EXPECT_EQ(sim.error().message, "the plan's 4096 micro-batches on 4096 stages make 16777216 (stage, micro-batch) "
+                                   "pairs; the limit is 64 per instruction plus 1048576, 1572864 for its 8192 "
+                                   "instructions");
 }
 
 TEST(HostileInput, SizeProductsCannotOverflowOrDivideByZero) {
