@@ -152,10 +152,10 @@ void MemoryChart::rebuildCurves() {
         // get 1-px lines, which skip QPainter's stroker (32 curves: 24 ms → 2 ms a redraw).
         graph->setPen(d >= 0 ? QPen(deviceColor(d, devices), devices > 8 ? 1 : 2) : QPen(QColor(0x33, 0x33, 0x33), 2));
         graph->setAntialiased(false);
-        graph->setName(d >= 0 ? QStringLiteral("device %1").arg(d)
-                              : QStringLiteral("highest of all %1 devices (the %2 fullest drawn)")
-                                    .arg(devices)
-                                    .arg(kFullestDrawn));
+        graph->setName(
+            d >= 0
+                ? QStringLiteral("device %1").arg(d)
+                : QStringLiteral("highest of all %1 devices (the %2 fullest drawn)").arg(devices).arg(kFullestDrawn));
         graph->setAdaptiveSampling(false);  // we thin ourselves, keeping maxima
         if (devices <= kDeviceEntriesUpTo) graph->addToLegend(curves_->legend);
         for (const MemoryPoint& p : d >= 0 ? raw_[d] : envelope_) top = std::max(top, p.bytes);

@@ -97,8 +97,8 @@ private:
     std::optional<double> limitBytes_;  // the limit, or one card's memory when budgetIsCard_
     bool budgetIsCard_ = false;
     double scaleFloorBytes_ = 0;
-    std::vector<int> drawn_;                // the device each curve graph draws; -1: the envelope
-    std::vector<MemoryPoint> envelope_;     // the highest device at every instant, with many devices
+    std::vector<int> drawn_;             // the device each curve graph draws; -1: the envelope
+    std::vector<MemoryPoint> envelope_;  // the highest device at every instant, with many devices
     double unitBytes_ = 1e9;
     QString unitName_ = QStringLiteral("GB");
     double makespan_ = 0;

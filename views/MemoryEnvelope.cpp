@@ -31,7 +31,8 @@ std::vector<MemoryPoint> upperEnvelope(const std::vector<std::vector<MemoryPoint
         if (out.empty() || out.back().bytes != top) out.push_back({time, top});
     }
     // The last time of any curve ends the envelope too (the charts draw to the step's end).
-    if (!changes.empty() && out.back().time_ms < changes.back().time) out.push_back({changes.back().time, out.back().bytes});
+    if (!changes.empty() && out.back().time_ms < changes.back().time)
+        out.push_back({changes.back().time, out.back().bytes});
     return out;
 }
 

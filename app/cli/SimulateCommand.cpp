@@ -218,7 +218,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"hide_bound", hideBoundJson(prepared, sim)},
             {"recompute_ms", sim.recompute_ms},
             // Not applicable (null) when nothing is recomputed, rather than a perfect 1.
-            {"recompute_hidden", sim.recompute_ms > 0 ? nlohmann::json(sim.recomputeHiddenShare()) : nlohmann::json(nullptr)},
+            {"recompute_hidden",
+             sim.recompute_ms > 0 ? nlohmann::json(sim.recomputeHiddenShare()) : nlohmann::json(nullptr)},
             {"throughput", sim.samples_per_s},
             {"samples_per_s", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
@@ -81,7 +81,8 @@ std::vector<std::string> commaSeparated(const std::string& text) {
 
 // A whole decimal number in [min, max], or nothing ("4x", "1e3" and "" are not).
 std::optional<int> wholeNumber(const std::string& text, int min, int max) {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+        return std::nullopt;
     const int value = std::stoi(text);
     return value >= min && value <= max ? std::optional<int>(value) : std::nullopt;
 }
@@ -93,15 +94,16 @@ std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& option
         for (const std::string& name : commaSeparated(*text)) {
             auto scheme = parseScheme(name);
             if (!scheme)
-                return CliError{kBadInput, "--schemes: unknown scheme \"" + name + "\" (expected " +
-                                               schemeNameList() + ")"};
+                return CliError{kBadInput,
+                                "--schemes: unknown scheme \"" + name + "\" (expected " + schemeNameList() + ")"};
             options.schemes.push_back(*scheme);
         }
     }
     if (auto text = parsed.value("pp")) {
         const std::size_t dash = text->find('-');
         auto low = wholeNumber(text->substr(0, dash), 1, limits::kMaxPipelineDevices);
-        auto high = dash == std::string::npos ? low : wholeNumber(text->substr(dash + 1), 1, limits::kMaxPipelineDevices);
+        auto high =
+            dash == std::string::npos ? low : wholeNumber(text->substr(dash + 1), 1, limits::kMaxPipelineDevices);
         if (!low || !high || *high < *low)
             return CliError{kBadInput, "--pp: expected a depth or a range like 4-16 within [1, " +
                                            std::to_string(limits::kMaxPipelineDevices) + "], got \"" + *text + "\""};
@@ -133,11 +135,9 @@ std::vector<int> bestPerScheme(const TuneResult& result) {
 
 int tuneCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args,
-                                      {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp",
-                                       "micro-batch-sizes"},
-                                      {"json", "tp"},
-                                      parsed, {{"o", "output"}}))
+    if (auto error = Arguments::parse(
+            args, {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp", "micro-batch-sizes"},
+            {"json", "tp"}, parsed, {{"o", "output"}}))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "tune needs exactly one CONFIG");
     auto presets = PresetLibrary::locate(executable);
@@ -181,19 +181,20 @@ int tuneCommand(const Args& args, const std::string& executable) {
         for (int i : result->pareto) pareto.push_back(outcomeJson(result->outcomes[i]));
         nlohmann::json perScheme = nlohmann::json::array();
         for (int i : bestPerScheme(*result)) perScheme.push_back(outcomeJson(result->outcomes[i]));
-        nlohmann::json out = {{"candidates", result->outcomes.size()},
-                              {"simulated", result->simulated},
-                              {"pruned", result->pruned},
-                              {"elapsed_ms", result->elapsed_ms},
-                              {"simulations_per_s", simsPerSecond},
-                              {"ranking", ranking},
-                              {"pareto", pareto},
-                              {"best_per_scheme", perScheme},
-                              // null unless both a checkpointed and an unchecked candidate fit
-                              {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing > 0
-                                                                    ? nlohmann::json(result->speedup_over_no_checkpointing)
-                                                                    : nlohmann::json(nullptr)},
-                              {"nothing_fits", result->nothing_fits}};
+        nlohmann::json out = {
+            {"candidates", result->outcomes.size()},
+            {"simulated", result->simulated},
+            {"pruned", result->pruned},
+            {"elapsed_ms", result->elapsed_ms},
+            {"simulations_per_s", simsPerSecond},
+            {"ranking", ranking},
+            {"pareto", pareto},
+            {"best_per_scheme", perScheme},
+            // null unless both a checkpointed and an unchecked candidate fit
+            {"speedup_over_no_checkpointing", result->speedup_over_no_checkpointing > 0
+                                                  ? nlohmann::json(result->speedup_over_no_checkpointing)
+                                                  : nlohmann::json(nullptr)},
+            {"nothing_fits", result->nothing_fits}};
         if (result->best) out["best"] = outcomeJson(result->outcomes[*result->best]);
         std::cout << out.dump(2) << "\n";
     } else {
@@ -205,8 +206,8 @@ int tuneCommand(const Args& args, const std::string& executable) {
             std::printf("\nbest of each scheme:\n");
             for (int i : perScheme) {
                 const TuneOutcome& o = result->outcomes[i];
-                std::printf("      %-50s %11.2f samples/s %10.1f ms  MFU %4.1f%%  %6.2f GB\n", o.candidate.label().c_str(),
-                            o.samples_per_s, o.step_ms, 100 * o.mfu, o.peak_bytes / 1e9);
+                std::printf("      %-50s %11.2f samples/s %10.1f ms  MFU %4.1f%%  %6.2f GB\n",
+                            o.candidate.label().c_str(), o.samples_per_s, o.step_ms, 100 * o.mfu, o.peak_bytes / 1e9);
             }
         }
         if (result->best) std::printf("\n%s\n", tuneVerdict(*result).c_str());

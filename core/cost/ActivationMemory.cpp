@@ -2,8 +2,7 @@
 
 namespace mario {
 
-ActivationMemory::ActivationMemory(const ModelConfig& model, const TrainingConfig& training, int tp,
-                                   int microBatchSize)
+ActivationMemory::ActivationMemory(const ModelConfig& model, const TrainingConfig& training, int tp, int microBatchSize)
     : model_(model), training_(training), t_(tp), tokens_(double(microBatchSize) * model.sequence_length),
       sliced_(training.sequence_parallel && tp > 1 ? tokens_ / tp : tokens_) {}
 

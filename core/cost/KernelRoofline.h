@@ -28,7 +28,7 @@ public:
 
 private:
     HardwareConfig hw_;
-    double peak_per_ms_;  // FLOPs per millisecond at the datasheet peak
+    double peak_per_ms_;   // FLOPs per millisecond at the datasheet peak
     double bytes_per_ms_;  // HBM bytes per millisecond at hbm_efficiency
     double overhead_ms_;
 };

@@ -51,7 +51,8 @@ KernelTimes TransformerKernels::attentionCore() const {
     // gradients of inputs (no weights), so all of the backward is I.
     const double scores = batchHeads * s * s;
     t.forward_ms += roofline_.gemmMs(s, s, headDim, batchHeads) + roofline_.gemmMs(s, headDim, s, batchHeads);
-    t.input_grad_ms += 2 * roofline_.gemmMs(s, s, headDim, batchHeads) + 2 * roofline_.gemmMs(s, headDim, s, batchHeads);
+    t.input_grad_ms +=
+        2 * roofline_.gemmMs(s, s, headDim, batchHeads) + 2 * roofline_.gemmMs(s, headDim, s, batchHeads);
     t.forward_ms += roofline_.memoryMs(2 * kBf16 * scores);  // softmax: read scores, write probabilities
     t.input_grad_ms += roofline_.memoryMs(3 * kBf16 * scores);
     if (training_.attention == TrainingConfig::Attention::Eager) {
@@ -75,16 +76,16 @@ KernelTimes TransformerKernels::block() const {
     const double f = model_.ffnHidden();
     const double residual = dropout_ ? (3 * kBf16 + 1) * sliced_ * h : 3 * kBf16 * sliced_ * h;
 
-    elementwise(t, 2 * kBf16 * sliced_ * h);                  // input norm
-    weightGemm(t, tokens_, (h + 2 * kv) / t_, h);            // fused Q, K, V projection
+    elementwise(t, 2 * kBf16 * sliced_ * h);                                    // input norm
+    weightGemm(t, tokens_, (h + 2 * kv) / t_, h);                               // fused Q, K, V projection
     if (model_.gated_mlp) elementwise(t, 2 * kBf16 * tokens_ * (h + kv) / t_);  // rotary on Q and K
     KernelTimes core = attentionCore();
     t += core;
     // Selective recomputation repeats the attention core's forward inside the backward.
     if (training_.recompute == TrainingConfig::Recompute::Selective) t.input_grad_ms += core.forward_ms;
-    weightGemm(t, tokens_, h, h / t_);  // attention output projection
-    elementwise(t, residual);           // (bias-dropout-)residual add
-    elementwise(t, 2 * kBf16 * sliced_ * h);  // post-attention norm
+    weightGemm(t, tokens_, h, h / t_);               // attention output projection
+    elementwise(t, residual);                        // (bias-dropout-)residual add
+    elementwise(t, 2 * kBf16 * sliced_ * h);         // post-attention norm
     const double up = model_.gated_mlp ? 2 * f : f;  // SwiGLU's gate and up projections in one
     weightGemm(t, tokens_, up / t_, h);
     // GeLU reads and writes the FFN activations; SwiGLU reads two and writes one.
@@ -120,7 +121,7 @@ KernelTimes TransformerKernels::head() const {
     KernelTimes t;
     const double h = model_.hidden;
     const double vocab = double(model_.vocab) / t_;  // vocabulary-parallel
-    elementwise(t, 2 * kBf16 * sliced_ * h);        // final norm
+    elementwise(t, 2 * kBf16 * sliced_ * h);         // final norm
     weightGemm(t, tokens_, vocab, h);
     // Vocabulary-parallel cross-entropy in fp32: the forward reads the logits for the maximum,
     // the sum of exponentials and the target, the backward reads them once and writes the

@@ -32,8 +32,8 @@ struct KernelTimes {
 
 class TransformerKernels {
 public:
-    TransformerKernels(const ModelConfig& model, const TrainingConfig& training, const KernelRoofline& roofline,
-                       int tp, int microBatchSize);
+    TransformerKernels(const ModelConfig& model, const TrainingConfig& training, const KernelRoofline& roofline, int tp,
+                       int microBatchSize);
 
     KernelTimes block() const;      // one transformer block
     KernelTimes embedding() const;  // token (and position) embedding lookup

@@ -26,7 +26,7 @@ namespace {
 
 constexpr std::string_view kConfigKeys[] = {
     "format",          "version",  "name",   "notes",      "model",        "hardware", "devices",
-    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile", "training"};
+    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile",  "training"};
 constexpr std::string_view kParallelKeys[] = {"scheme",
                                               "pp",
                                               "dp",

@@ -11,8 +11,9 @@ namespace mario {
 
 namespace {
 
-constexpr std::string_view kTrainingKeys[] = {"attention", "recompute", "sequence_parallel",
-                                              "overlap_grad_reduce", "grad_reduce_dtype", "dropout", "overlap_tp_comm", "overlap_param_gather"};
+constexpr std::string_view kTrainingKeys[] = {"attention",           "recompute",           "sequence_parallel",
+                                              "overlap_grad_reduce", "grad_reduce_dtype",   "dropout",
+                                              "overlap_tp_comm",     "overlap_param_gather"};
 
 const char* attentionName(TrainingConfig::Attention attention) {
     switch (attention) {
@@ -72,12 +73,12 @@ Result<TrainingConfig> readTraining(const nlohmann::json& object) {
 
 nlohmann::json writeTraining(const TrainingConfig& t) {
     nlohmann::json out = {{"attention", attentionName(t.attention)},
-            {"recompute", recomputeName(t.recompute)},
-            {"sequence_parallel", t.sequence_parallel},
-            {"overlap_grad_reduce", t.overlap_grad_reduce},
-            {"overlap_tp_comm", t.overlap_tp_comm},
-            {"overlap_param_gather", t.overlap_param_gather},
-            {"grad_reduce_dtype", t.grad_reduce_in_bf16 ? "bf16" : "fp32"}};
+                          {"recompute", recomputeName(t.recompute)},
+                          {"sequence_parallel", t.sequence_parallel},
+                          {"overlap_grad_reduce", t.overlap_grad_reduce},
+                          {"overlap_tp_comm", t.overlap_tp_comm},
+                          {"overlap_param_gather", t.overlap_param_gather},
+                          {"grad_reduce_dtype", t.grad_reduce_in_bf16 ? "bf16" : "fp32"}};
     if (t.dropout) out["dropout"] = *t.dropout;  // unset means the model's default
     return out;
 }

@@ -19,13 +19,13 @@ struct HardwareConfig {
     // wave quantisation).
     int sm_count = 0;
     // Measured efficiencies (fractions of the datasheet figure above):
-    double gemm_efficiency = 0.8;              // a large bf16 GEMM, every SM busy
-    double flash_forward_efficiency = 0.6;     // FlashAttention's forward kernel
-    double flash_backward_efficiency = 0.45;   // its backward (five products per two forward)
-    double hbm_efficiency = 0.8;               // a streaming element-wise kernel
-    double nvlink_efficiency = 0.8;            // NCCL bus bandwidth over NVLink
-    double network_efficiency = 0.9;           // NCCL bus bandwidth over one InfiniBand port
-    double kernel_overhead_us = 4;             // launch and tail of one kernel
+    double gemm_efficiency = 0.8;             // a large bf16 GEMM, every SM busy
+    double flash_forward_efficiency = 0.6;    // FlashAttention's forward kernel
+    double flash_backward_efficiency = 0.45;  // its backward (five products per two forward)
+    double hbm_efficiency = 0.8;              // a streaming element-wise kernel
+    double nvlink_efficiency = 0.8;           // NCCL bus bandwidth over NVLink
+    double network_efficiency = 0.9;          // NCCL bus bandwidth over one InfiniBand port
+    double kernel_overhead_us = 4;            // launch and tail of one kernel
     // Memory the framework holds besides tensors: CUDA context, cuBLAS workspaces, allocator
     // fragmentation. Added to every device's peak.
     double framework_reserve_gb = 0;

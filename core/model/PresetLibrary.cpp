@@ -41,15 +41,29 @@ constexpr std::string_view kModelKeys[] = {"format", "version",         "name", 
                                            "vocab",  "sequence_length", "gated_mlp", "tied_embeddings"};
 // achievable_mfu and mfu_half_tokens belong to the flat model that the per-operator one
 // replaced: files written before it still carry them, so they are read and ignored.
-constexpr std::string_view kHardwareKeys[] = {
-    "format",          "version",           "name",
-    "notes",           "source",            "peak_tflops",
-    "achievable_mfu",  "mfu_half_tokens",   "memory_gb",
-    "hbm_gb_per_s",    "intra_node_gb_per_s", "inter_node_gb_per_s",
-    "link_latency_ms", "gpus_per_node",     "sm_count",
-    "gemm_efficiency", "flash_forward_efficiency", "flash_backward_efficiency",
-    "hbm_efficiency",  "nvlink_efficiency", "network_efficiency",
-    "kernel_overhead_us", "framework_reserve_gb"};
+constexpr std::string_view kHardwareKeys[] = {"format",
+                                              "version",
+                                              "name",
+                                              "notes",
+                                              "source",
+                                              "peak_tflops",
+                                              "achievable_mfu",
+                                              "mfu_half_tokens",
+                                              "memory_gb",
+                                              "hbm_gb_per_s",
+                                              "intra_node_gb_per_s",
+                                              "inter_node_gb_per_s",
+                                              "link_latency_ms",
+                                              "gpus_per_node",
+                                              "sm_count",
+                                              "gemm_efficiency",
+                                              "flash_forward_efficiency",
+                                              "flash_backward_efficiency",
+                                              "hbm_efficiency",
+                                              "nvlink_efficiency",
+                                              "network_efficiency",
+                                              "kernel_overhead_us",
+                                              "framework_reserve_gb"};
 
 }  // namespace
 
@@ -200,12 +214,12 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
     in.number("link_latency_ms", h.link_latency_ms, Need::Optional, Check::NonNegative);
     in.integerIn("gpus_per_node", h.gpus_per_node, Need::Optional, 1, 1024);
     in.integerIn("sm_count", h.sm_count, Need::Optional, 0, 100000);
-    for (auto [key, field] : {std::pair{"gemm_efficiency", &h.gemm_efficiency},
-                              std::pair{"flash_forward_efficiency", &h.flash_forward_efficiency},
-                              std::pair{"flash_backward_efficiency", &h.flash_backward_efficiency},
-                              std::pair{"hbm_efficiency", &h.hbm_efficiency},
-                              std::pair{"nvlink_efficiency", &h.nvlink_efficiency},
-                              std::pair{"network_efficiency", &h.network_efficiency}})
+    for (auto [key, field] :
+         {std::pair{"gemm_efficiency", &h.gemm_efficiency},
+          std::pair{"flash_forward_efficiency", &h.flash_forward_efficiency},
+          std::pair{"flash_backward_efficiency", &h.flash_backward_efficiency},
+          std::pair{"hbm_efficiency", &h.hbm_efficiency}, std::pair{"nvlink_efficiency", &h.nvlink_efficiency},
+          std::pair{"network_efficiency", &h.network_efficiency}})
         in.number(key, *field, Need::Optional, Check::Fraction);
     in.number("kernel_overhead_us", h.kernel_overhead_us, Need::Optional, Check::NonNegative);
     in.number("framework_reserve_gb", h.framework_reserve_gb, Need::Optional, Check::NonNegative);

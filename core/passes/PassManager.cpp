@@ -98,8 +98,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         bool changed = false;
         for (const PassInfo& info : passTable()) {
             if (info.phase != phase || !context.isSelected(info.id)) continue;
-            if (phase == PassPhase::Last && options.cancel && options.cancel->load(std::memory_order_relaxed))
-                break;
+            if (phase == PassPhase::Last && options.cancel && options.cancel->load(std::memory_order_relaxed)) break;
             auto report = info.run(plan, context);
             if (!report) return report.error();
             auto r = record(std::move(*report));

@@ -26,11 +26,11 @@ enum class PassPhase {
 // What a run shares with its passes: computed by the manager, read (and budgets spent) by them.
 struct PassContext {
     const std::vector<PassId>* selected = nullptr;  // the run's passes
-    std::vector<double> caps;                        // per device: the memory prepose and relax keep within
+    std::vector<double> caps;                       // per device: the memory prepose and relax keep within
     const std::atomic<bool>* cancel = nullptr;
-    int prepose_budget = 0;   // simulations prepose-forward may still spend over the run
-    int hide_simulations = 0;  // 0: no cap
-    bool bound_hide = false;   // also compute hide's recompute bound
+    int prepose_budget = 0;                    // simulations prepose-forward may still spend over the run
+    int hide_simulations = 0;                  // 0: no cap
+    bool bound_hide = false;                   // also compute hide's recompute bound
     std::optional<RecomputeBound> hide_bound;  // out: set by hide when bound_hide
     double hide_bound_us = 0;
 

@@ -34,8 +34,8 @@ Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options)
         if (tp < 1) return makeError("tensor parallel sizes must be positive, got " + std::to_string(tp));
     for (int mbs : options.micro_batch_sizes)
         if (mbs < 1 || mbs > limits::kMaxMicroBatchSize)
-            return makeError("--micro-batch-sizes: expected sizes in [1, " + std::to_string(limits::kMaxMicroBatchSize) +
-                             "], got " + std::to_string(mbs));
+            return makeError("--micro-batch-sizes: expected sizes in [1, " +
+                             std::to_string(limits::kMaxMicroBatchSize) + "], got " + std::to_string(mbs));
     if (options.max_pp > 0 && options.max_pp < options.min_pp)
         return makeError("--pp: the deepest pipeline (" + std::to_string(options.max_pp) +
                          ") is shallower than the shallowest (" + std::to_string(options.min_pp) + ")");

@@ -61,7 +61,7 @@ struct TuneOptions {
     // Only these micro-batch sizes (empty: every power of two up to max_micro_batch_size).
     std::vector<int> micro_batch_sizes;
     int min_pp = 2;
-    int max_pp = 0;  // 0: as deep as the devices allow
+    int max_pp = 0;   // 0: as deep as the devices allow
     int threads = 0;  // 0: hardware concurrency
     // The top candidates are re-evaluated with the full Mario passes (prepose-forward and
     // hide-recompute included); the rest are screened with the cheap three.

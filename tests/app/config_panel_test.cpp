@@ -225,9 +225,8 @@ private slots:
         QCOMPARE(attention->currentText(), QStringLiteral("FlashAttention"));
         attention->setFocus();
         QTest::keyClick(attention, Qt::Key_Down);
-        QTRY_VERIFY_WITH_TIMEOUT(window.document()->state().config->training.attention ==
-                                     TrainingConfig::Attention::Materialized,
-                                 3000);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.document()->state().config->training.attention == TrainingConfig::Attention::Materialized, 3000);
         const ComputedSchedule& kept = window.document()->current();
         const Config& c = *window.document()->state().config;
         const double s = c.model.sequence_length, a = c.model.heads, b = 1;  // LLaMA: no dropout
@@ -250,13 +249,15 @@ private slots:
         QTemporaryDir dir;
         MainWindow window;
         window.document()->setSynchronous(true);
-        QVERIFY(window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
+        QVERIFY(
+            window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
         const double step = window.document()->current().result.makespan_ms;
         QComboBox* scheme = window.configPanel()->schemeBox();
         scheme->setFocus();
         const int zbv = scheme->findText("zbv");
         QVERIFY(zbv >= 0);
-        while (scheme->currentIndex() != zbv) QTest::keyClick(scheme, scheme->currentIndex() < zbv ? Qt::Key_Down : Qt::Key_Up);
+        while (scheme->currentIndex() != zbv)
+            QTest::keyClick(scheme, scheme->currentIndex() < zbv ? Qt::Key_Down : Qt::Key_Up);
         QTRY_VERIFY_WITH_TIMEOUT(window.errorText().contains("cannot fill the 64 stages"), 3000);
         QCOMPARE(window.document()->current().plan.info.scheme, std::string("chimera"));  // the last valid one
         QCOMPARE(window.document()->current().result.makespan_ms, step);

@@ -233,7 +233,8 @@ private slots:
         // 4.269 s and 5 devices over the limit for a row ranked at 4.445 s, 40.0 GB).
         MainWindow window;
         window.document()->setSynchronous(true);
-        QVERIFY(window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
+        QVERIFY(
+            window.openFile(QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/gpt3-13b-chimera.config.json")));
         TunerPanel* panel = window.tuner();
         panel->show();
         QVERIFY(QTest::qWaitForWindowExposed(panel));

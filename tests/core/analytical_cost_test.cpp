@@ -164,7 +164,9 @@ TEST(AnalyticalCost, BlockTimesAreItsProductsSplitIntoInputAndWeightGradients) {
     c.hardware.hbm_gb_per_s = 1e12;
     c.training.attention = TrainingConfig::Attention::Materialized;
     const double T = 256, s = 256, h = 1024, a = 8, d = h / a, peak = 1e11;  // FLOPs per ms
-    auto at = [&](double m, double n, double k, double batch = 1) { return 2 * m * n * k * batch / (peak * k / (k + 128)); };
+    auto at = [&](double m, double n, double k, double batch = 1) {
+        return 2 * m * n * k * batch / (peak * k / (k + 128));
+    };
     // QKV (T × 3h × h), projection (T × h × h), MLP up and down (T × 4h × h, T × h × 4h);
     // attention: a products Q·Kᵀ (s × s × d) and P·V (s × d × s).
     const double weights = at(T, 3 * h, h) + at(T, h, h) + at(T, 4 * h, h) + at(T, h, 4 * h);
@@ -194,8 +196,7 @@ TEST(AnalyticalCost, GradientReductionRingsOverTheRightLinks) {
     EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 7 / 8 * params * 4 / 1e8 + 14 * 0.01, 1e-12);
     // dp = 16: two nodes; each holds 8 of the replicas, 8 rings through 8 ports of 10 GB/s.
     c.parallel.dp = 16;
-    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 15 / 16 * params * 4 / 8e7 + 30 * 0.01,
-                1e-12);
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 15 / 16 * params * 4 / 8e7 + 30 * 0.01, 1e-12);
     // Chimera keeps two copies of every stage: even at dp = 1 they sum their gradients, here
     // over the pipeline's NVLink.
     c.parallel.dp = 1;

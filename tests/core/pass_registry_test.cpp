@@ -30,8 +30,8 @@ TEST(PassRegistry, EveryPassHasItsNamesLabelAndTooltip) {
     }
     EXPECT_EQ(allPasses().size(), passTable().size());
     // "all" is the paper's four, in the paper's order.
-    EXPECT_EQ(paperPasses(), (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
-                                                  PassId::Prepose}));
+    EXPECT_EQ(paperPasses(),
+              (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose}));
     EXPECT_EQ(*parsePassList("all"), paperPasses());
 }
 

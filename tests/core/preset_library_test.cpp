@@ -77,9 +77,9 @@ TEST(PresetLibrary, EveryPresetFileLoadsAndNamesItself) {
         ASSERT_TRUE(raw.ok());
         EXPECT_EQ((*raw)["format"], "mario-hardware");
         // Every constant of the per-operator model is the preset's own, with its source in the notes.
-        for (const char* key : {"sm_count", "gemm_efficiency", "flash_forward_efficiency", "flash_backward_efficiency",
-                                "hbm_efficiency", "nvlink_efficiency", "network_efficiency", "kernel_overhead_us",
-                                "framework_reserve_gb"})
+        for (const char* key :
+             {"sm_count", "gemm_efficiency", "flash_forward_efficiency", "flash_backward_efficiency", "hbm_efficiency",
+              "nvlink_efficiency", "network_efficiency", "kernel_overhead_us", "framework_reserve_gb"})
             EXPECT_TRUE(raw->contains(key)) << name << " lacks " << key;
         EXPECT_NE((*raw)["notes"].get<std::string>().find("calibrated"), std::string::npos) << name;
     }

@@ -85,8 +85,7 @@ std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const
         double peak = 0;
         for (const auto& d : sim->devices) peak = std::max(peak, d.peak_bytes);
         if (peak > *config.memory_limit_bytes) continue;
-        feasible.push_back(
-            {c.label(), sim->samples_per_s});
+        feasible.push_back({c.label(), sim->samples_per_s});
     }
     std::stable_sort(feasible.begin(), feasible.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
