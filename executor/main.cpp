@@ -30,6 +30,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -42,17 +43,36 @@
 #include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
 #include "executor/Executor.h"
+#include "executor/OptionValues.h"
 #include "executor/Profiler.h"
+#include "executor/TokenFile.h"
 #include "executor/dist/LaunchEnv.h"
 
 namespace {
 
+constexpr const char* kRunUsage =
+    "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
+    "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
+    "[--tokens FILE] [--events] [--partition-sms [--shared-streams]]";
+constexpr const char* kProfileUsage =
+    "usage: mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R] "
+    "[--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam] [--partition-sms K] "
+    "-o OUT.profile.json";
+
 int usage(const std::string& why) {
-    std::cerr << "mario-executor: " << why << "\n"
-              << "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
-                 "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
-                 "[--tokens FILE] [--events] [--partition-sms [--shared-streams]]\n";
+    std::cerr << "mario-executor: " << why << "\n" << kRunUsage << "\n";
     return mario::kBadInput;
+}
+
+using mario::exec::integerOption;
+using mario::exec::numberOption;
+using mario::exec::seedOption;
+
+// An option's value, or the one line that says why not (thrown to the option loop's handler).
+template <class T>
+T checked(mario::Result<T> value) {
+    if (!value) throw std::invalid_argument(value.error().message);
+    return *value;
 }
 
 // --optimizer's names, for run and profile alike: true for Adam, false for SGD, nullopt else.
@@ -82,28 +102,31 @@ int profileMain(int argc, char** argv) {
                 auto spec = mario::exec::parseModelSpec(value());
                 if (!spec) return profileUsage(spec.error().message);
                 options.model = *spec;
-            } else if (arg == "--micro-batch-size") options.micro_batch_size = std::stoi(value());
-            else if (arg == "--max-blocks") options.max_blocks = std::stoi(value());
-            else if (arg == "--repeats") options.repeats = std::stoi(value());
-            else if (arg == "--seed") options.seed = std::stoull(value());
+            } else if (arg == "--micro-batch-size") options.micro_batch_size = checked(integerOption(arg, value(), 1, 65536));
+            else if (arg == "--max-blocks") options.max_blocks = checked(integerOption(arg, value(), 1, 4096));
+            else if (arg == "--repeats") options.repeats = checked(integerOption(arg, value(), 1, 100000));
+            else if (arg == "--seed") options.seed = checked(seedOption(arg, value()));
             else if (arg == "--name") options.name = value();
             else if (arg == "--device") options.device = value();
             else if (arg == "--dtype") options.dtype = value();
+            else if (arg == "--help" || arg == "-h") {
+                std::cout << kProfileUsage << "\n";
+                return mario::kOk;
+            }
             else if (arg == "--optimizer") {
                 const auto adam = parseAdam(value());
                 if (!adam) return profileUsage("--optimizer is sgd or adam");
                 options.adam = *adam;
             } else if (arg == "--partition-sms") {
-                options.partitions = std::stoi(value());
-                if (options.partitions < 1 || options.partitions > 1024)
-                    return profileUsage("--partition-sms must be in [1, 1024] (got " +
-                                        std::to_string(options.partitions) + ")");
+                options.partitions = checked(integerOption(arg, value(), 1, 1024));
             } else if (arg == "-o" || arg == "--output") out = value();
             else return profileUsage("unknown option " + arg);
         }
     } catch (const std::exception& e) {
-        return profileUsage(std::string("bad option value: ") + e.what());
+        return profileUsage(e.what());
     }
+    if (auto dtype = mario::exec::dtypeOption(options.dtype, options.device.rfind("cuda", 0) == 0); !dtype)
+        return profileUsage(dtype.error().message);
     if (out.empty()) return profileUsage("-o OUT.profile.json is required");
     auto result = mario::exec::profileModel(options);
     if (!result) return profileUsage(result.error().message);
@@ -144,6 +167,11 @@ int loadPlan(const std::string& path, mario::Plan& plan) {
 }
 
 int runMain(int argc, char** argv) {
+    for (int i = 2; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << kRunUsage << "\n";
+            return mario::kOk;
+        }
     if (argc < 3 || std::string(argv[1]) != "run") return usage("expected: run PLAN");
     const std::string planPath = argv[2];
     mario::exec::ExecutorOptions options;
@@ -161,12 +189,12 @@ int runMain(int argc, char** argv) {
                 auto spec = mario::exec::parseModelSpec(value());
                 if (!spec) return usage(spec.error().message);
                 options.model = *spec;
-            } else if (arg == "--iterations") options.iterations = std::stoi(value());
-            else if (arg == "--seed") options.seed = std::stoull(value());
-            else if (arg == "--lr") options.lr = std::stod(value());
-            else if (arg == "--recv-timeout-s") options.recv_timeout_s = std::stod(value());
+            } else if (arg == "--iterations") options.iterations = checked(integerOption(arg, value(), 1, 1'000'000));
+            else if (arg == "--seed") options.seed = checked(seedOption(arg, value()));
+            else if (arg == "--lr") options.lr = checked(numberOption(arg, value(), 0, 1000));
+            else if (arg == "--recv-timeout-s") options.recv_timeout_s = checked(numberOption(arg, value(), 0, 86400));
             else if (arg == "--reference") options.reference = true;
-            else if (arg == "--dp") options.data_parallel = std::stoi(value());
+            else if (arg == "--dp") options.data_parallel = checked(integerOption(arg, value(), 1, 256));
             else if (arg == "--dtype") options.dtype = value();
             else if (arg == "--tokens") options.tokens_file = value();
             else if (arg == "--events") events = true;
@@ -179,11 +207,17 @@ int runMain(int argc, char** argv) {
             } else return usage("unknown option " + arg);
         }
     } catch (const std::exception& e) {
-        return usage(std::string("bad option value: ") + e.what());
+        return usage(e.what());
     }
     // Parsed once: from here on the backend is an enum, never a spelling.
     const auto backend = mario::exec::parseBackend(backendArg);
     if (!backend) return usage(backend.error().message);
+    if (auto dtype = mario::exec::dtypeOption(options.dtype, *backend == mario::exec::Backend::Cuda); !dtype)
+        return usage(dtype.error().message);
+    // A token file that cannot be used is bad input, found before any worker starts (it was a
+    // failed run, exit 5, from inside the run).
+    if (!options.tokens_file.empty())
+        if (auto tokens = mario::exec::readTokenFile(options.tokens_file); !tokens) return usage(tokens.error().message);
     // Each replica is a thread per device and each iteration a whole step: bounds that no real
     // run reaches, so that a typo ends in one line instead of a machine out of threads or time.
     if (options.iterations < 1 || options.iterations > 1'000'000)

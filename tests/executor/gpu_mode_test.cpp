@@ -67,7 +67,7 @@ TEST(GpuMode, PartitionedProfilesNeedAGpuAndAPositiveCount) {
     std::string text = mario::test::runExecutorCli("profile --model tiny --partition-sms 2 -o " + out.string(), code);
     expectOneLine(text, code, mario::kBadInput, "--partition-sms needs --device cuda");
     text = mario::test::runExecutorCli("profile --model tiny --partition-sms -1 -o " + out.string(), code);
-    expectOneLine(text, code, mario::kBadInput, "--partition-sms must be in [1, 1024]");
+    expectOneLine(text, code, mario::kBadInput, "--partition-sms: expected an integer in [1, 1024]");
     EXPECT_FALSE(std::filesystem::exists(out));
 }
 

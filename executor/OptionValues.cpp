@@ -1,0 +1,53 @@
+#include "executor/OptionValues.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace mario::exec {
+
+namespace {
+
+std::string quoted(const std::string& text) { return "\"" + text + "\""; }
+
+}  // namespace
+
+Result<int> integerOption(const std::string& option, const std::string& text, int min, int max) {
+    long long value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < min || value > max)
+        return makeError(option + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
+                         "] (got " + quoted(text) + ")");
+    return static_cast<int>(value);
+}
+
+Result<std::uint64_t> seedOption(const std::string& option, const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        return makeError(option + ": expected a whole number in [0, 2^64) (got " + quoted(text) + ")");
+    return value;
+}
+
+Result<double> numberOption(const std::string& option, const std::string& text, double low, double high) {
+    char* end = nullptr;
+    const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || !(value > low) || value > high) {
+        char range[96];
+        std::snprintf(range, sizeof range, "a number in (%g, %g]", low, high);
+        return makeError(option + ": expected " + range + " (got " + quoted(text) + ")");
+    }
+    return value;
+}
+
+Result<std::string> dtypeOption(const std::string& text, bool onGpu) {
+    if (text == "float64" || text == "float32" || text == "bfloat16") return text;
+    if (text == "float16") {
+        if (onGpu) return text;
+        return makeError("--dtype: float16 needs a GPU (--backend cuda or --device cuda:N); on the CPU use "
+                         "bfloat16, float32 or float64");
+    }
+    return makeError("--dtype: expected float64, float32, bfloat16 or float16 (got " + quoted(text) + ")");
+}
+
+}  // namespace mario::exec

@@ -1,0 +1,22 @@
+#pragma once
+// Values of mario-executor's options, read whole and in range: "3abc" is not 3, "1e9" is not an
+// iteration count, "nan" is not a learning rate. Each refusal is one line naming the option and
+// what it accepts (exit 2 in main.cpp), before anything runs.
+#include <cstdint>
+#include <string>
+
+#include "core/util/Result.h"
+
+namespace mario::exec {
+
+// A decimal integer in [min, max].
+Result<int> integerOption(const std::string& option, const std::string& text, int min, int max);
+// A random seed: any decimal in [0, 2^64).
+Result<std::uint64_t> seedOption(const std::string& option, const std::string& text);
+// A finite number in (low, high].
+Result<double> numberOption(const std::string& option, const std::string& text, double low, double high);
+// One of the dtypes the executor runs; float16 only on a GPU (the CPU has no half-precision GEMM,
+// which failed mid-run before).
+Result<std::string> dtypeOption(const std::string& text, bool onGpu);
+
+}  // namespace mario::exec
