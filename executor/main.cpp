@@ -102,7 +102,8 @@ int profileMain(int argc, char** argv) {
                 auto spec = mario::exec::parseModelSpec(value());
                 if (!spec) return profileUsage(spec.error().message);
                 options.model = *spec;
-            } else if (arg == "--micro-batch-size") options.micro_batch_size = checked(integerOption(arg, value(), 1, 65536));
+            } else if (arg == "--micro-batch-size")
+                options.micro_batch_size = checked(integerOption(arg, value(), 1, 65536));
             else if (arg == "--max-blocks") options.max_blocks = checked(integerOption(arg, value(), 1, 4096));
             else if (arg == "--repeats") options.repeats = checked(integerOption(arg, value(), 1, 100000));
             else if (arg == "--seed") options.seed = checked(seedOption(arg, value()));
@@ -112,8 +113,7 @@ int profileMain(int argc, char** argv) {
             else if (arg == "--help" || arg == "-h") {
                 std::cout << kProfileUsage << "\n";
                 return mario::kOk;
-            }
-            else if (arg == "--optimizer") {
+            } else if (arg == "--optimizer") {
                 const auto adam = parseAdam(value());
                 if (!adam) return profileUsage("--optimizer is sgd or adam");
                 options.adam = *adam;
@@ -217,7 +217,8 @@ int runMain(int argc, char** argv) {
     // A token file that cannot be used is bad input, found before any worker starts (it was a
     // failed run, exit 5, from inside the run).
     if (!options.tokens_file.empty())
-        if (auto tokens = mario::exec::readTokenFile(options.tokens_file); !tokens) return usage(tokens.error().message);
+        if (auto tokens = mario::exec::readTokenFile(options.tokens_file); !tokens)
+            return usage(tokens.error().message);
     // Each replica is a thread per device and each iteration a whole step: bounds that no real
     // run reaches, so that a typo ends in one line instead of a machine out of threads or time.
     if (options.iterations < 1 || options.iterations > 1'000'000)

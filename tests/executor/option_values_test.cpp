@@ -20,7 +20,8 @@ TEST(OptionValues, IntegersAreWholeAndInRange) {
 
 TEST(OptionValues, SeedsAreAnyWholeNumber) {
     EXPECT_EQ(*seedOption("--seed", "18446744073709551615"), std::numeric_limits<std::uint64_t>::max());
-    for (const char* bad : {"-1", "18446744073709551616", "7x", ""}) EXPECT_FALSE(seedOption("--seed", bad).ok()) << bad;
+    for (const char* bad : {"-1", "18446744073709551616", "7x", ""})
+        EXPECT_FALSE(seedOption("--seed", bad).ok()) << bad;
 }
 
 TEST(OptionValues, NumbersAreFiniteAndInTheirInterval) {
