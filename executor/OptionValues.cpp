@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/util/WholeNumber.h"
+
 namespace mario::exec {
 
 namespace {
@@ -13,12 +15,11 @@ std::string quoted(const std::string& text) { return "\"" + text + "\""; }
 }  // namespace
 
 Result<int> integerOption(const std::string& option, const std::string& text, int min, int max) {
-    long long value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || error != std::errc() || end != text.data() + text.size() || value < min || value > max)
+    const auto value = wholeNumberIn(text, min, max);
+    if (!value)
         return makeError(option + ": expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
                          "] (got " + quoted(text) + ")");
-    return static_cast<int>(value);
+    return static_cast<int>(*value);
 }
 
 Result<std::uint64_t> seedOption(const std::string& option, const std::string& text) {

@@ -1,6 +1,6 @@
 #include "app/cli/Arguments.h"
 
-#include <charconv>
+#include "core/util/WholeNumber.h"
 
 namespace mario::cli {
 
@@ -50,15 +50,14 @@ std::optional<std::string> Arguments::value(const std::string& name) const {
 std::optional<CliError> Arguments::integerIn(const std::string& name, int min, int max, int& out) const {
     const auto text = value(name);
     if (!text) return std::nullopt;
-    long long parsed = 0;
-    const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), parsed);
-    if (ec != std::errc() || end != text->data() + text->size() || parsed < min || parsed > max) {
+    const auto parsed = wholeNumberIn(*text, min, max);
+    if (!parsed) {
         std::string shown = *text;
         if (shown.size() > 40) shown.replace(37, std::string::npos, "...");
         return CliError{kBadInput, "--" + name + ": expected an integer in [" + std::to_string(min) + ", " +
                                        std::to_string(max) + "] (got \"" + shown + "\")"};
     }
-    out = static_cast<int>(parsed);
+    out = static_cast<int>(*parsed);
     return std::nullopt;
 }
 

@@ -18,6 +18,7 @@
 #include "core/tune/CandidateExport.h"
 #include "core/tune/TuneVerdict.h"
 #include "core/tune/Tuner.h"
+#include "core/util/WholeNumber.h"
 
 namespace mario::cli {
 namespace {
@@ -79,14 +80,6 @@ std::vector<std::string> commaSeparated(const std::string& text) {
     return parts;
 }
 
-// A whole decimal number in [min, max], or nothing ("4x", "1e3" and "" are not).
-std::optional<int> wholeNumber(const std::string& text, int min, int max) {
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-        return std::nullopt;
-    const int value = std::stoi(text);
-    return value >= min && value <= max ? std::optional<int>(value) : std::nullopt;
-}
-
 // --schemes 1f1b,zbv  --pp 4 or 4-16  --micro-batch-sizes 1,2,4: narrow the search.
 std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& options) {
     if (auto text = parsed.value("schemes")) {
@@ -101,9 +94,9 @@ std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& option
     }
     if (auto text = parsed.value("pp")) {
         const std::size_t dash = text->find('-');
-        auto low = wholeNumber(text->substr(0, dash), 1, limits::kMaxPipelineDevices);
+        auto low = wholeNumberIn(text->substr(0, dash), 1, limits::kMaxPipelineDevices);
         auto high =
-            dash == std::string::npos ? low : wholeNumber(text->substr(dash + 1), 1, limits::kMaxPipelineDevices);
+            dash == std::string::npos ? low : wholeNumberIn(text->substr(dash + 1), 1, limits::kMaxPipelineDevices);
         if (!low || !high || *high < *low)
             return CliError{kBadInput, "--pp: expected a depth or a range like 4-16 within [1, " +
                                            std::to_string(limits::kMaxPipelineDevices) + "], got \"" + *text + "\""};
@@ -112,7 +105,7 @@ std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& option
     }
     if (auto text = parsed.value("micro-batch-sizes")) {
         for (const std::string& part : commaSeparated(*text)) {
-            auto size = wholeNumber(part, 1, limits::kMaxMicroBatchSize);
+            auto size = wholeNumberIn(part, 1, limits::kMaxMicroBatchSize);
             if (!size)
                 return CliError{kBadInput, "--micro-batch-sizes: expected sizes in [1, " +
                                                std::to_string(limits::kMaxMicroBatchSize) + "], got \"" + part + "\""};

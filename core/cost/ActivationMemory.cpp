@@ -4,7 +4,7 @@ namespace mario {
 
 ActivationMemory::ActivationMemory(const ModelConfig& model, const TrainingConfig& training, int tp, int microBatchSize)
     : model_(model), training_(training), t_(tp), tokens_(double(microBatchSize) * model.sequence_length),
-      sliced_(training.sequence_parallel && tp > 1 ? tokens_ / tp : tokens_) {}
+      sliced_(training.slicedTokens(tokens_, tp)) {}
 
 double ActivationMemory::block() const {
     const double h = model_.hidden;

@@ -44,19 +44,11 @@ double dataParallelBus(const Config& config, const Collectives& collectives) {
 
 AnalyticalCostModel::AnalyticalCostModel(const Config& config)
     : model_(config.model), hardware_(config.hardware), parallel_(config.parallel), training_(config.training),
-      roofline_(config.hardware), collectives_(config.hardware),
-      kernels_(config.model, config.training, roofline_, config.parallel.tp, config.parallel.micro_batch_size),
+      collectives_(config.hardware), kernels_(config.model, config.training, KernelRoofline(config.hardware),
+                                              config.parallel.tp, config.parallel.micro_batch_size),
       activations_(config.model, config.training, config.parallel.tp, config.parallel.micro_batch_size),
       b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
       replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)) {}
-
-// kernels_ refers to roofline_: a copy must refer to its own.
-AnalyticalCostModel::AnalyticalCostModel(const AnalyticalCostModel& other)
-    : model_(other.model_), hardware_(other.hardware_), parallel_(other.parallel_), training_(other.training_),
-      roofline_(other.roofline_), collectives_(other.collectives_),
-      kernels_(model_, training_, roofline_, parallel_.tp, parallel_.micro_batch_size),
-      activations_(other.activations_), b_(other.b_), s_(other.s_), h_(other.h_), replicas_(other.replicas_),
-      data_parallel_bus_(other.data_parallel_bus_) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -202,7 +194,7 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     cost.send_bytes = layout.has_head ? 0 : 2 * s_ * b_ * h_ / parallel_.tp;
     cost.reduce_grad_ms = gradientReductionMs(params, cost.backward_ms);
     const double updated = parallel_.distributed_optimizer ? params / parallel_.dp : params;
-    cost.optimizer_ms = roofline_.memoryMs(kOptimizerBytesPerParam * updated);
+    cost.optimizer_ms = kernels_.roofline().memoryMs(kOptimizerBytesPerParam * updated);
     return cost;
 }
 

@@ -19,8 +19,6 @@ class AnalyticalCostModel {
 public:
     // Checks that the model, hardware and parallel sizes the formulas divide by are positive.
     static Result<AnalyticalCostModel> create(const Config& config);
-    AnalyticalCostModel(const AnalyticalCostModel& other);
-    AnalyticalCostModel& operator=(const AnalyticalCostModel&) = delete;
 
     // Model FLOPs of one micro-batch's forward on the whole (unsplit) piece, Megatron-LM's count
     // (every score of the s×s attention, whatever the mask); divide by tp per GPU.
@@ -60,9 +58,8 @@ private:
     HardwareConfig hardware_;
     ParallelConfig parallel_;
     TrainingConfig training_;
-    KernelRoofline roofline_;
     Collectives collectives_;
-    TransformerKernels kernels_;  // refers to roofline_
+    TransformerKernels kernels_;  // with the roofline every kernel is timed by
     ActivationMemory activations_;
     double b_;  // micro-batch size
     double s_;  // sequence length

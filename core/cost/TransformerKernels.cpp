@@ -15,13 +15,22 @@ constexpr double kFlashBackwardFlops = 2.5;
 TransformerKernels::TransformerKernels(const ModelConfig& model, const TrainingConfig& training,
                                        const KernelRoofline& roofline, int tp, int microBatchSize)
     : model_(model), training_(training), roofline_(roofline), t_(tp),
-      tokens_(double(microBatchSize) * model.sequence_length),
-      sliced_(training.sequence_parallel && tp > 1 ? tokens_ / tp : tokens_), dropout_(training.dropoutFor(model)) {}
+      tokens_(double(microBatchSize) * model.sequence_length), sliced_(training.slicedTokens(tokens_, tp)),
+      dropout_(training.dropoutFor(model)) {}
 
-void TransformerKernels::weightGemm(KernelTimes& t, double m, double n, double k) const {
-    t.forward_ms += roofline_.gemmMs(m, n, k);
-    t.input_grad_ms += roofline_.gemmMs(m, k, n);   // dX = dY · Wᵀ
-    t.weight_grad_ms += roofline_.gemmMs(k, n, m);  // dW = Xᵀ · dY
+void TransformerKernels::weightGemm(KernelTimes& t, const GemmShape& g) const {
+    t.forward_ms += roofline_.gemmMs(g.m, g.n, g.k);
+    t.input_grad_ms += roofline_.gemmMs(g.m, g.k, g.n);   // dX = dY · Wᵀ
+    t.weight_grad_ms += roofline_.gemmMs(g.k, g.n, g.m);  // dW = Xᵀ · dY
+}
+
+std::array<GemmShape, 4> TransformerKernels::weightGemms() const {
+    const double h = model_.hidden;
+    const double kv = h * model_.kvHeads() / model_.heads;
+    const double f = model_.ffnHidden();
+    const double up = model_.gated_mlp ? 2 * f : f;  // SwiGLU's gate and up projections in one
+    return {GemmShape{tokens_, (h + 2 * kv) / t_, h}, GemmShape{tokens_, h, h / t_}, GemmShape{tokens_, up / t_, h},
+            GemmShape{tokens_, h, f / t_}};
 }
 
 void TransformerKernels::elementwise(KernelTimes& t, double bytes) const {
@@ -75,22 +84,22 @@ KernelTimes TransformerKernels::block() const {
     const double kv = h * model_.kvHeads() / model_.heads;
     const double f = model_.ffnHidden();
     const double residual = dropout_ ? (3 * kBf16 + 1) * sliced_ * h : 3 * kBf16 * sliced_ * h;
+    const auto [qkv, projection, up, down] = weightGemms();
 
     elementwise(t, 2 * kBf16 * sliced_ * h);                                    // input norm
-    weightGemm(t, tokens_, (h + 2 * kv) / t_, h);                               // fused Q, K, V projection
+    weightGemm(t, qkv);                                                         // fused Q, K, V projection
     if (model_.gated_mlp) elementwise(t, 2 * kBf16 * tokens_ * (h + kv) / t_);  // rotary on Q and K
     KernelTimes core = attentionCore();
     t += core;
     // Selective recomputation repeats the attention core's forward inside the backward.
     if (training_.recompute == TrainingConfig::Recompute::Selective) t.input_grad_ms += core.forward_ms;
-    weightGemm(t, tokens_, h, h / t_);               // attention output projection
-    elementwise(t, residual);                        // (bias-dropout-)residual add
-    elementwise(t, 2 * kBf16 * sliced_ * h);         // post-attention norm
-    const double up = model_.gated_mlp ? 2 * f : f;  // SwiGLU's gate and up projections in one
-    weightGemm(t, tokens_, up / t_, h);
+    weightGemm(t, projection);                // attention output projection
+    elementwise(t, residual);                 // (bias-dropout-)residual add
+    elementwise(t, 2 * kBf16 * sliced_ * h);  // post-attention norm
+    weightGemm(t, up);
     // GeLU reads and writes the FFN activations; SwiGLU reads two and writes one.
     elementwise(t, (model_.gated_mlp ? 3 : 2) * kBf16 * tokens_ * f / t_);
-    weightGemm(t, tokens_, h, f / t_);  // down projection
+    weightGemm(t, down);
     elementwise(t, residual);
     // Full recomputation repeats the whole block's forward before its backward.
     if (training_.recompute == TrainingConfig::Recompute::Full) t.input_grad_ms += t.forward_ms;
@@ -98,12 +107,10 @@ KernelTimes TransformerKernels::block() const {
 }
 
 std::array<double, 4> TransformerKernels::weightGemmForwardMs() const {
-    const double h = model_.hidden;
-    const double kv = h * model_.kvHeads() / model_.heads;
-    const double f = model_.ffnHidden();
-    const double up = model_.gated_mlp ? 2 * f : f;
-    return {roofline_.gemmMs(tokens_, (h + 2 * kv) / t_, h), roofline_.gemmMs(tokens_, h, h / t_),
-            roofline_.gemmMs(tokens_, up / t_, h), roofline_.gemmMs(tokens_, h, f / t_)};
+    std::array<double, 4> ms{};
+    const auto gemms = weightGemms();
+    for (std::size_t i = 0; i < gemms.size(); ++i) ms[i] = roofline_.gemmMs(gemms[i].m, gemms[i].n, gemms[i].k);
+    return ms;
 }
 
 KernelTimes TransformerKernels::embedding() const {
@@ -122,7 +129,7 @@ KernelTimes TransformerKernels::head() const {
     const double h = model_.hidden;
     const double vocab = double(model_.vocab) / t_;  // vocabulary-parallel
     elementwise(t, 2 * kBf16 * sliced_ * h);         // final norm
-    weightGemm(t, tokens_, vocab, h);
+    weightGemm(t, GemmShape{tokens_, vocab, h});
     // Vocabulary-parallel cross-entropy in fp32: the forward reads the logits for the maximum,
     // the sum of exponentials and the target, the backward reads them once and writes the
     // gradient.

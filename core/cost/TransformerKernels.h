@@ -30,6 +30,11 @@ struct KernelTimes {
     }
 };
 
+// C[m×n] = A[m×k]·B[k×n]: a weight GEMM's forward; its gradients are the transposed products.
+struct GemmShape {
+    double m, n, k;
+};
+
 class TransformerKernels {
 public:
     TransformerKernels(const ModelConfig& model, const TrainingConfig& training, const KernelRoofline& roofline, int tp,
@@ -47,9 +52,13 @@ public:
     // masked upper triangle of a causal mask, the materialised path computes every score.
     double attentionCoreFlops() const;
 
+    const KernelRoofline& roofline() const { return roofline_; }
+
 private:
+    // The block's four weight GEMMs, in order: QKV, output projection, MLP up, MLP down.
+    std::array<GemmShape, 4> weightGemms() const;
     // A weight GEMM of the forward: its data and weight gradients have the same FLOPs.
-    void weightGemm(KernelTimes& t, double m, double n, double k) const;
+    void weightGemm(KernelTimes& t, const GemmShape& gemm) const;
     // An element-wise kernel streaming `bytes` forward; its backward reads the saved input and
     // the incoming gradient and writes the outgoing one: twice the bytes.
     void elementwise(KernelTimes& t, double bytes) const;
@@ -57,7 +66,7 @@ private:
 
     ModelConfig model_;
     TrainingConfig training_;
-    const KernelRoofline& roofline_;
+    KernelRoofline roofline_;
     double t_;       // tensor-parallel degree
     double tokens_;  // b·s on the GPU for the GEMMs
     double sliced_;  // tokens the element-wise kernels see (b·s/t with sequence parallelism)

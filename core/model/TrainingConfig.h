@@ -27,6 +27,9 @@ struct TrainingConfig {
     // With tp > 1, layer norms, dropouts and residuals run on a 1/tp slice of the sequence and
     // the two all-reduces per block become all-gather + reduce-scatter (same bytes).
     bool sequence_parallel = true;
+    // The tokens a GPU's element-wise kernels and their saved inputs see, of `tokens` per
+    // micro-batch: a 1/tp slice with sequence parallelism, all of them without.
+    double slicedTokens(double tokens, int tp) const { return sequence_parallel && tp > 1 ? tokens / tp : tokens; }
     // Data-parallel gradient reduction in buckets while the last micro-batch's backward still
     // runs (Megatron's --overlap-grad-reduce); off, it waits for the backward to finish.
     bool overlap_grad_reduce = false;

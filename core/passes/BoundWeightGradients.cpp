@@ -186,9 +186,10 @@ private:
 
 PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget) {
     PassReport report{PassId::BoundW, 0, {}};
+    const std::vector<double> statics = staticBytesPerDevice(plan);
     for (auto& device : plan.devices) {
         if (static_cast<std::size_t>(device.index) >= budget.size()) continue;
-        const double room = budget[device.index] - staticBytesOf(plan, device.index);
+        const double room = budget[device.index] - statics[device.index];
         device.program = WeightWalk(plan, std::move(device.program), room, device.index, report).run();
     }
     return report;

@@ -45,8 +45,8 @@ public:
     // `timeline`: the plan's simulation as it stands (not deadlocked).
     Hider(Plan& plan, IncrementalTimeline timeline, const std::vector<double>& budget, const std::atomic<bool>* cancel,
           int maxSimulations)
-        : plan_(plan), budget_(budget), cancel_(cancel), maxSimulations_(maxSimulations),
-          current_(std::move(timeline)) {}
+        : plan_(plan), budget_(budget), statics_(staticBytesPerDevice(plan)), cancel_(cancel),
+          maxSimulations_(maxSimulations), current_(std::move(timeline)) {}
 
     // `dropsFirst`: drop what is exposed before the first moves (see hideRecompute).
     Result<PassReport> run(bool dropsFirst) {
@@ -158,7 +158,7 @@ private:
         const auto& timings = current_.timings(d);
         const std::size_t n = program.size();
         const ProgramIndex& index = indexOf(d);
-        const double room = budgetOf(d) - staticBytesOf(plan_, d) + kSlack;
+        const double room = budgetOf(d) - statics_[d] + kSlack;
         std::size_t firstR = cursor_[d];  // the first R at or after the receive
         for (std::size_t k = cursor_[d]; k < n; ++k) {
             if (!isRecv(program[k].op) || timings[k].end <= timings[k].start + kSlack) continue;
@@ -210,6 +210,7 @@ private:
 
     Plan& plan_;
     const std::vector<double>& budget_;
+    const std::vector<double> statics_;  // per device: hide moves and drops Rs, never static memory
     const std::atomic<bool>* cancel_;
     int maxSimulations_;
     int simulations_ = 0;

@@ -59,6 +59,7 @@ Result<std::vector<double>> hideBudget(const Plan& plan, bool relaxToLimit) {
 
 std::vector<double> boundWBudget(const Plan& plan) {
     double balanced = 0;
+    const std::vector<double> statics = staticBytesPerDevice(plan);
     for (const auto& device : plan.devices) {
         // The device's program with every W right after its I: nothing deferred.
         std::vector<Instruction> undeferred;
@@ -70,7 +71,7 @@ std::vector<double> boundWBudget(const Plan& plan) {
         }
         const auto levels = memoryLevels(plan, undeferred);
         const double peak = levels.empty() ? 0.0 : std::max(0.0, *std::max_element(levels.begin(), levels.end()));
-        balanced = std::max(balanced, staticBytesOf(plan, device.index) + peak);
+        balanced = std::max(balanced, statics[device.index] + peak);
     }
     return std::vector<double>(plan.devices.size(), std::max(balanced, plan.info.memory_limit_bytes.value_or(0.0)));
 }

@@ -38,6 +38,14 @@ double staticBytesOf(const Plan& plan, int device) {
     return staticBytes;
 }
 
+std::vector<double> staticBytesPerDevice(const Plan& plan) {
+    std::vector<double> bytes(plan.devices.size(), plan.info.reserve_bytes);
+    for (const auto& stage : plan.stages)
+        if (stage.device >= 0 && stage.device < static_cast<int>(bytes.size()))
+            bytes[stage.device] += stage.cost.static_bytes;
+    return bytes;
+}
+
 double programPeakBytes(const Plan& plan, int device) {
     double peak = 0;
     for (double level : memoryLevels(plan, plan.devices[device].program)) peak = std::max(peak, level);

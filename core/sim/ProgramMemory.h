@@ -14,8 +14,11 @@ std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction
 // The running sum: dynamic bytes right after each instruction of `program`.
 std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction>& program);
 
-// Weights and optimizer state of the stages on `device`.
+// Weights and optimizer state of the stages on `device`, with the framework's reserve.
 double staticBytesOf(const Plan& plan, int device);
+// The same for every device at once, in one pass over the stages: for loops over the devices,
+// where staticBytesOf would rescan every stage per device.
+std::vector<double> staticBytesPerDevice(const Plan& plan);
 
 // Static bytes of the device plus the peak of the running sum of its program.
 double programPeakBytes(const Plan& plan, int device);

@@ -86,8 +86,9 @@ Result<RecomputeBound> recomputeBound(const Plan& plan, const std::vector<double
 
     const std::size_t devices = plan.devices.size();
     std::vector<DeviceRecomputes> described;
+    const std::vector<double> statics = staticBytesPerDevice(plan);
     for (std::size_t d = 0; d < devices; ++d) {
-        const double room = (d < budget.size() ? budget[d] : INFINITY) - staticBytesOf(plan, static_cast<int>(d));
+        const double room = (d < budget.size() ? budget[d] : INFINITY) - statics[d];
         described.push_back(describeRecomputes(plan, bare, d, room));
         out.recomputes[d] = static_cast<int>(described[d].rs.size());
         out.droppable[d] = described[d].droppable;

@@ -145,10 +145,8 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
     }
-    // staticBytesOf(plan, d) per device, in one pass over the stages (65 536 devices: a scan
-    // of every stage per device took minutes).
-    for (auto& stats : result.devices) stats.static_bytes = plan.info.reserve_bytes;
-    for (const auto& stage : plan.stages) result.devices[stage.device].static_bytes += stage.cost.static_bytes;
+    const std::vector<double> statics = staticBytesPerDevice(plan);
+    for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = statics[d];
     if (options.record_memory_curve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 

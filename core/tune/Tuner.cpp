@@ -11,6 +11,7 @@
 #include "core/passes/PassRegistry.h"
 #include "core/schedule/PlanBuilder.h"
 #include "core/sim/MemoryFit.h"
+#include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
 
 namespace mario {
@@ -44,11 +45,9 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
     }
     // Whatever the schedule, a device holds the framework's reserve, its weights and state plus,
     // while a backward runs, one whole activation set of one of its stages.
-    std::vector<double> bound(plan->devices.size(), plan->info.reserve_bytes), largest(plan->devices.size(), 0.0);
-    for (const auto& stage : plan->stages) {
-        bound[stage.device] += stage.cost.static_bytes;
+    std::vector<double> bound = staticBytesPerDevice(*plan), largest(plan->devices.size(), 0.0);
+    for (const auto& stage : plan->stages)
         largest[stage.device] = std::max(largest[stage.device], stage.cost.activation_bytes);
-    }
     for (std::size_t d = 0; d < bound.size(); ++d) {
         if (bound[d] + largest[d] <= limit) continue;
         outcome.pruned = true;
