@@ -127,6 +127,12 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
     const int devices = topology.deviceCount();
+    // A plan tuned for tensor parallelism counts tp ranks per pipeline device in WORLD_SIZE;
+    // read as data parallelism they would train tp replicas of the whole model instead.
+    if (plan.info.tensor_parallel > 1)
+        return makeError(
+            "the plan was tuned for tensor parallelism (tp = " + std::to_string(plan.info.tensor_parallel) +
+            ") and the executor has none: run it with Megatron-LM (megatron_args.txt), or tune with tp 1");
     if (env.world_size % devices != 0)
         return makeError("WORLD_SIZE=" + std::to_string(env.world_size) + " is not a multiple of the plan's " +
                          std::to_string(devices) + " pipeline devices (the executor has no tensor parallelism)");

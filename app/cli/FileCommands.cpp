@@ -12,8 +12,10 @@
 #include "core/io/PipeliningImport.h"
 #include "core/io/PlanJson.h"
 #include "core/io/TextFile.h"
+#include "core/io/TorchtitanSettings.h"
 #include "core/model/PresetLibrary.h"
 #include "core/schedule/PlanBuilder.h"
+#include "core/session/RecomputeFreeOrder.h"
 #include "core/sim/Validator.h"
 
 namespace mario::cli {
@@ -48,6 +50,57 @@ int validateCommand(const Args& args, const std::string& executable) {
     return kOk;
 }
 
+namespace {
+
+// The CSV, and beside a compute-only one the torchtitan settings that run it. With
+// drop_recompute the order is the one core/session/RecomputeFreeOrder derives.
+int writeCsv(const std::string& path, const PreparedPlan& ready, const std::string& out,
+             const PipeliningCsvOptions& options) {
+    std::optional<RecomputeFreeOrder> free;
+    if (options.drop_recompute) {
+        auto order = recomputeFreeOrder(ready.input, ready);
+        if (!order) return fail(kBadInput, path + ": " + order.error().message);
+        free = std::move(*order);
+    }
+    const Plan& plan = free ? free->plan : ready.plan;
+    auto csv = toPipeliningCsv(plan, options);
+    if (!csv) {
+        std::string message = path + ": " + csv.error().message;
+        // When recomputation alone stands in PyTorch's way, say how to go on without it.
+        if (!options.drop_recompute && toPipeliningCsv(plan, {options.format, true}).ok()) {
+            auto order = recomputeFreeOrder(ready.input, ready);
+            message += order ? ": add --drop-recompute to write the order without them"
+                             : "; --drop-recompute would not do: " + order.error().message;
+        }
+        return fail(kBadInput, message);
+    }
+    if (auto written = writeTextFile(out, *csv, "the pipelining CSV"); !written)
+        return fail(kBadInput, written.error().message);
+    std::cout << "wrote " << out;
+    if (free) std::cout << " (" << free->summary() << ")";
+    std::cout << "\n";
+    // torchtitan loads compute-only files; a compute+comms one runs only on PyTorch directly.
+    if (options.format != PipeliningCsvFormat::ComputeOnly) {
+        std::cout << "note: torchtitan loads compute-only CSVs; no torchtitan settings written\n";
+        return kOk;
+    }
+    auto settings = torchtitanSettings(plan);
+    if (!settings) {
+        std::cout << "note: no torchtitan settings: " << settings.error().message << "\n";
+        return kOk;
+    }
+    const std::string argsPath = torchtitanArgsPath(out);
+    if (auto written = writeTextFile(argsPath, torchtitanArgsFile(*settings, out), "the torchtitan settings"); !written)
+        return fail(kBadInput, written.error().message);
+    std::cout << "wrote " << argsPath << " (torchtitan: " << settings->schedule << ", " << settings->stages_per_rank
+              << (settings->stages_per_rank == 1 ? " stage" : " stages") << " per rank, " << plan.microbatchCount()
+              << " micro-batches)\n";
+    for (const std::string& note : settings->notes) std::cout << "note: " << note << "\n";
+    return kOk;
+}
+
+}  // namespace
+
 int exportCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
     if (auto error = Arguments::parse(args, {"chrome-trace", "csv", "passes", "format"}, {"drop-recompute"}, parsed))
@@ -69,29 +122,10 @@ int exportCommand(const Args& args, const std::string& executable) {
     PrepareOptions options{.simulate = parsed.has("chrome-trace"), .record_memory_curve = true};
     auto prepared = preparePlan(path, parsed.value("passes"), executable, options);
     if (auto* error = std::get_if<CliError>(&prepared)) return fail(error->code, error->message);
-    const Plan& plan = std::get<PreparedPlan>(prepared).plan;
-    if (auto out = parsed.value("csv")) {
-        auto csv = toPipeliningCsv(plan, csvOptions);
-        if (!csv) {
-            std::string message = path + ": " + csv.error().message;
-            // When recomputation alone stands in PyTorch's way, say how to go on without it.
-            if (!csvOptions.drop_recompute && toPipeliningCsv(plan, {csvOptions.format, true}).ok())
-                message += ": add --drop-recompute to write the order without them";
-            return fail(kBadInput, message);
-        }
-        if (auto written = writeTextFile(*out, *csv, "the pipelining CSV"); !written)
-            return fail(kBadInput, written.error().message);
-        std::cout << "wrote " << *out;
-        if (csvOptions.drop_recompute) {
-            const int recomputes = recomputeCount(plan);
-            std::cout << " (" << recomputes << (recomputes == 1 ? " recomputation" : " recomputations")
-                      << " (R) dropped)";
-        }
-        std::cout << "\n";
-        return kOk;
-    }
+    const PreparedPlan& ready = std::get<PreparedPlan>(prepared);
+    if (auto out = parsed.value("csv")) return writeCsv(path, ready, *out, csvOptions);
     const std::string out = *parsed.value("chrome-trace");
-    if (auto written = writeChromeTrace(plan, std::get<PreparedPlan>(prepared).result, out); !written)
+    if (auto written = writeChromeTrace(ready.plan, ready.result, out); !written)
         return fail(kBadInput, written.error().message);
     std::cout << "wrote " << out << " (open it in Perfetto or chrome://tracing)\n";
     return kOk;

@@ -40,7 +40,7 @@ std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const 
     if (!prepared) return CliError{kBadInput, path + ": " + prepared.error().message};
     PreparedPlan out;
     static_cast<PreparedSchedule&>(out) = std::move(*prepared);
-    out.passes = std::move(opened.input.passes);
+    out.input = std::move(opened.input);
     out.load_us = loadUs;
     return out;
 }

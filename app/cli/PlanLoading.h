@@ -8,12 +8,13 @@
 
 #include "app/cli/CliError.h"
 #include "core/session/PreparedSchedule.h"
+#include "core/session/ScheduleInput.h"
 
 namespace mario::cli {
 
 struct PreparedPlan : PreparedSchedule {
-    std::vector<PassId> passes;  // the passes that ran: --passes, else the file's own
-    double load_us = 0;          // reading the file and generating the schedule
+    ScheduleInput input;  // what was prepared; input.passes ran (--passes, else the file's own)
+    double load_us = 0;   // reading the file and generating the schedule
 };
 
 // `passes` overrides the file's own selection ("all", "none", "checkpoint,overlap", ...).

@@ -114,7 +114,7 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::cout << "plan " << (plan.info.name.empty() ? "(unnamed)" : plan.info.name) << ": "
               << (plan.info.scheme.empty() ? "custom" : plan.info.scheme) << ", " << plan.devices.size() << " devices, "
               << plan.stages.size() << " stages, " << plan.microbatchCount() << " micro-batches, passes "
-              << passList(prepared.passes) << "\n";
+              << passList(prepared.input.passes) << "\n";
     const double gap = sim.lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.lower_bound_ms - 1) : 0;
     std::snprintf(
         line, sizeof line,
@@ -195,7 +195,7 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
                            {"peak_memory_bytes", device.peak_bytes},
                            {"static_bytes", device.static_bytes}});
     nlohmann::json passes = nlohmann::json::array();
-    for (PassId pass : prepared.passes) passes.push_back(std::string(passName(pass)));
+    for (PassId pass : prepared.input.passes) passes.push_back(std::string(passName(pass)));
     const PlanInfo& info = prepared.plan.info;
     const MemoryFit fit = memoryFit(sim, info);
     auto optional = [](const std::optional<double>& bytes) {

@@ -217,9 +217,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
     if (auto dir = parsed.value("export")) {
         auto written = writeCandidateBundle(*dir, *config, winner, options);
         if (!written) return fail(kBadInput, written.error().message);
-        if (!parsed.has("json"))
-            std::printf("wrote the launch bundle to %s (plan, Megatron-LM arguments, torchrun and Slurm scripts)\n",
-                        dir->c_str());
+        if (!parsed.has("json")) std::printf("wrote the launch bundle to %s (%s)\n", dir->c_str(), written->c_str());
     }
     return kOk;
 }

@@ -4,30 +4,56 @@
 #include <QPainter>
 #include <QPdfWriter>
 #include <QPixmap>
+#include <QStringList>
 #include <QSvgGenerator>
 #include <QWidget>
 
 #include "core/io/ChromeTrace.h"
 #include "core/io/PipeliningCsv.h"
+#include "core/io/TextFile.h"
+#include "core/io/TorchtitanSettings.h"
+#include "core/session/RecomputeFreeOrder.h"
 
 namespace mario::gui {
 
-bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error,
-                    QString* note) {
+namespace {
+
+// The order without recomputation (PyTorch has none), as `mario export --csv --drop-recompute`
+// writes it, and the torchtitan settings beside it.
+bool exportCsv(const QString& path, const ScheduleInput& input, const ComputedSchedule& schedule, QString* error,
+               QString* note) {
+    auto order = recomputeFreeOrder(input, schedule);
+    if (!order) {
+        *error = QString::fromStdString(order.error().message);
+        return false;
+    }
+    auto written = writePipeliningCsv(order->plan, path.toStdString(), {PipeliningCsvFormat::ComputeOnly, true});
+    if (!written) {
+        *error = QString::fromStdString(written.error().message);
+        return false;
+    }
+    QStringList said;
+    if (order->dropped > 0) said << QString::fromStdString(order->summary());
+    if (auto settings = torchtitanSettings(order->plan)) {
+        const std::string argsPath = torchtitanArgsPath(path.toStdString());
+        if (writeTextFile(argsPath, torchtitanArgsFile(*settings, path.toStdString()), "the torchtitan settings"))
+            said << QObject::tr("torchtitan settings in %1").arg(QString::fromStdString(argsPath));
+    }
+    if (note) *note = said.join(QStringLiteral("; "));
+    return true;
+}
+
+}  // namespace
+
+bool exportSchedule(const QString& path, const ScheduleInput& input, const ComputedSchedule& schedule, QWidget* charts,
+                    QString* error, QString* note) {
     const QString lower = path.toLower();
     if (!schedule.ok) {
         *error = QObject::tr("nothing to export yet");
         return false;
     }
-    if (lower.endsWith(".csv")) {
-        // The window has no flag to ask with: it writes what PyTorch can run and says what went.
-        auto written = writePipeliningCsv(schedule.plan, path.toStdString(), {PipeliningCsvFormat::ComputeOnly, true});
-        if (!written) *error = QString::fromStdString(written.error().message);
-        if (const int dropped = recomputeCount(schedule.plan); written && dropped > 0 && note)
-            *note = QObject::tr("%1 recomputations (R) left out: PyTorch's pipelining has no recompute action")
-                        .arg(dropped);
-        return written.ok();
-    }
+    // The window has no flag to ask with: it writes what PyTorch can run and says what went.
+    if (lower.endsWith(".csv")) return exportCsv(path, input, schedule, error, note);
     if (lower.endsWith(".json")) {
         auto written = writeChromeTrace(schedule.plan, schedule.result, path.toStdString());
         if (!written) *error = QString::fromStdString(written.error().message);

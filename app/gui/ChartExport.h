@@ -1,6 +1,7 @@
 #pragma once
 // Exports of what the window shows: the charts as PNG, SVG or PDF (vector where the format
-// allows), and the schedule as a Chrome trace (*.json) or PyTorch compute_only CSV (*.csv).
+// allows), and the schedule as a Chrome trace (*.json) or PyTorch compute_only CSV (*.csv),
+// with the torchtitan settings that run it beside it (*.torchtitan.args), as `mario export`.
 #include <QString>
 
 #include "app/gui/ScheduleComputation.h"
@@ -9,8 +10,9 @@ class QWidget;
 
 namespace mario::gui {
 
-// `note`, when given, receives what the export left out (a CSV's recomputations).
-bool exportSchedule(const QString& path, const ComputedSchedule& schedule, QWidget* charts, QString* error,
-                    QString* note = nullptr);
+// `schedule` is what `input` computed to. `note`, when given, receives what the export left
+// out (a CSV's recomputations and the passes that need them) and what else it wrote.
+bool exportSchedule(const QString& path, const ScheduleInput& input, const ComputedSchedule& schedule, QWidget* charts,
+                    QString* error, QString* note = nullptr);
 
 }  // namespace mario::gui

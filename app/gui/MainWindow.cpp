@@ -335,7 +335,7 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
 
 bool MainWindow::exportTo(const QString& path) {
     QString error, note;
-    if (!exportSchedule(path, document_.current(), charts_, &error, &note)) {
+    if (!exportSchedule(path, document_.state(), document_.current(), charts_, &error, &note)) {
         showError(error);
         return false;
     }

@@ -84,7 +84,7 @@ bool TunerPanel::exportCandidate(int outcome, const QString& directory) {
         setStatus(tr("Cannot export %1: %2").arg(label, qstr(written.error().message)), true);
         return false;
     }
-    setStatus(tr("Exported %1 to %2 (plan, Megatron-LM arguments, torchrun and Slurm scripts).").arg(label, directory));
+    setStatus(tr("Exported %1 to %2 (%3).").arg(label, directory, qstr(*written)));
     return true;
 }
 

@@ -55,9 +55,6 @@ std::string worldComment(const TuneCandidate& candidate, const LaunchLayout& lay
         out << ", gradient all-reduce "
             << (locality.data_parallel_in_node ? "inside a node (NVLink)" : "across nodes (InfiniBand)");
     out << ".\n";
-    if (candidate.tp > 1)
-        out << "# tp = " << candidate.tp << ": the ranks of one tensor-parallel group run the same pipeline device\n"
-            << "#   together, which needs an executor with tensor parallelism.\n";
     return out.str();
 }
 
@@ -69,6 +66,7 @@ std::string executorCommand(const LaunchOptions& options) {
     std::string command =
         "\"$EXECUTOR\" run \"$PLAN\" --backend cuda --iterations " + std::to_string(options.iterations);
     if (!options.model_spec.empty()) command += " --model " + shellQuote(options.model_spec);
+    if (!options.dtype.empty()) command += " --dtype " + shellQuote(options.dtype);
     return command;
 }
 
@@ -89,7 +87,27 @@ std::string refusal(const std::string& why) {
     return "echo " + shellQuote("mario: cannot launch: " + why) + " >&2\nexit 1\n";
 }
 
+// The layout the executor's scripts launch, or why they cannot: mario-executor has no tensor
+// parallelism, and run with WORLD_SIZE = pp·dp·tp it would take the tp ranks for data-parallel
+// replicas of the whole model.
+Result<LaunchLayout> executorLayout(const TuneCandidate& candidate, const LaunchOptions& options) {
+    if (candidate.tp > 1)
+        return makeError("tp = " + std::to_string(candidate.tp) +
+                         " needs tensor parallelism, which mario-executor does not have; megatron_args.txt runs "
+                         "this layout in Megatron-LM");
+    return launchLayout(candidate, options);
+}
+
 }  // namespace
+
+std::string executorModelSpec(const ModelConfig& model) {
+    std::string spec = "layers=" + std::to_string(model.layers) + ",hidden=" + std::to_string(model.hidden) +
+                       ",heads=" + std::to_string(model.heads);
+    if (model.sequence_length > 0) spec += ",seq=" + std::to_string(model.sequence_length);
+    if (model.vocab > 0) spec += ",vocab=" + std::to_string(model.vocab);
+    if (model.gated_mlp) spec += ",flavor=llama";
+    return spec;
+}
 
 Result<LaunchLayout> launchLayout(const TuneCandidate& candidate, const LaunchOptions& options) {
     if (candidate.pp < 1 || candidate.dp < 1 || candidate.tp < 1)
@@ -214,7 +232,7 @@ std::string torchrunScript(const Config& config, const TuneCandidate& candidate,
     std::ostringstream out;
     out << kShebang << "# Mario Workbench launch with torchrun for " << candidate.label()
         << (config.name.empty() ? "" : " (" + config.name + ")") << ".\n";
-    const auto layout = launchLayout(candidate, options);
+    const auto layout = executorLayout(candidate, options);
     if (!layout.ok()) {
         out << "set -euo pipefail\n" << refusal(layout.error().message);
         return out.str();
@@ -240,7 +258,7 @@ std::string slurmScript(const Config& config, const TuneCandidate& candidate, co
                         const LaunchOptions& options) {
     std::ostringstream out;
     out << kShebang;
-    const auto layout = launchLayout(candidate, options);
+    const auto layout = executorLayout(candidate, options);
     if (layout.ok()) {
         // sbatch reads #SBATCH lines only up to the first command, so they come first.
         out << "#SBATCH --job-name=" << sbatchValue(options.job_name) << "\n"
@@ -299,8 +317,8 @@ Result<bool> writeText(const std::filesystem::path& path, const std::string& tex
 
 }  // namespace
 
-Result<bool> writeLaunchBundle(const std::string& directory, const Config& config, const TuneCandidate& candidate,
-                               const Plan& plan, const LaunchOptions& options) {
+Result<std::string> writeLaunchBundle(const std::string& directory, const Config& config,
+                                      const TuneCandidate& candidate, const Plan& plan, const LaunchOptions& options) {
     namespace fs = std::filesystem;
     const fs::path dir(directory);
     std::error_code error;
@@ -315,6 +333,9 @@ Result<bool> writeLaunchBundle(const std::string& directory, const Config& confi
     if (auto written = writePlanFile(plan, (dir / planName).string()); !written.ok()) return written.error();
     if (auto written = writeText(dir / "megatron_args.txt", megatronArguments(config, candidate), false); !written.ok())
         return written.error();
+    // Scripts that would only refuse are not written; the plan and Megatron's arguments still help.
+    if (auto executable = executorLayout(candidate, options); !executable)
+        return "plan and Megatron-LM arguments; no launch scripts: " + executable.error().message;
     if (auto written =
             writeText(dir / "launch_torchrun.sh", torchrunScript(config, candidate, planName, options), true);
         !written.ok())
@@ -322,7 +343,7 @@ Result<bool> writeLaunchBundle(const std::string& directory, const Config& confi
     if (auto written = writeText(dir / "launch_slurm.sh", slurmScript(config, candidate, planName, options), true);
         !written.ok())
         return written.error();
-    return true;
+    return std::string("plan, Megatron-LM arguments, torchrun and Slurm scripts");
 }
 
 }  // namespace mario

@@ -23,10 +23,17 @@ struct LaunchOptions {
     std::string master_port = "29500";
     int iterations = 10;
     std::string model_spec;  // passed as --model when non-empty ("tiny", "layers=8,hidden=64,…")
+    std::string dtype;       // passed as --dtype when non-empty ("bfloat16")
     std::string job_name = "mario";
     std::string partition;  // Slurm partition; left to the cluster's default when empty
     std::string time_limit = "01:00:00";
 };
+
+// The executor's --model text for a model (executor/ModelSpec.h reads it; a test in
+// tests/executor holds the two to one format): layers, hidden, heads, sequence length, vocabulary,
+// and the LLaMA flavour for gated MLPs. The executor's block has no grouped-query attention and
+// derives its FFN width (4·hidden, or LLaMA's 8/3·hidden), so GQA models run with full heads.
+std::string executorModelSpec(const ModelConfig& model);
 
 // How the pp·dp·tp processes spread over nodes. torchrun and Slurm both start the same number
 // of processes on every node, so the world has to split evenly.
@@ -48,6 +55,7 @@ Result<LaunchLayout> launchLayout(const TuneCandidate& candidate, const LaunchOp
 std::string megatronArguments(const Config& config, const TuneCandidate& candidate);
 
 // Bash scripts (set -euo pipefail) that run `EXECUTOR run PLAN --backend cuda` on every GPU.
+// With tp > 1 they only say why they cannot (the executor has no tensor parallelism).
 // A relative planFile is looked up next to the torchrun script, and in the Slurm submission
 // directory for the Slurm script (sbatch runs a copy of the script from its spool directory).
 // When the layout is impossible the script only prints why and exits 1.
@@ -58,7 +66,9 @@ std::string slurmScript(const Config& config, const TuneCandidate& candidate, co
 
 // Writes plan.mario.json, megatron_args.txt, launch_torchrun.sh and launch_slurm.sh (the two
 // scripts executable) into `directory`, creating it. Every error names the path at fault.
-Result<bool> writeLaunchBundle(const std::string& directory, const Config& config, const TuneCandidate& candidate,
-                               const Plan& plan, const LaunchOptions& options);
+// Returns what it wrote, in words: without the scripts when the executor cannot run the layout
+// (tp > 1), saying why.
+Result<std::string> writeLaunchBundle(const std::string& directory, const Config& config,
+                                      const TuneCandidate& candidate, const Plan& plan, const LaunchOptions& options);
 
 }  // namespace mario

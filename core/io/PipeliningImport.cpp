@@ -1,5 +1,7 @@
 #include "core/io/PipeliningImport.h"
 
+#include <algorithm>
+
 #include "core/io/PipeliningValidation.h"
 #include "core/schedule/PlanBuilder.h"
 
@@ -87,6 +89,13 @@ Result<ImportedPipeliningPlan> importPipeliningCsv(const PipeliningCsv& csv, Pla
                              std::to_string(rank) + " (" + lineOf(rank) + "), " + skeletonName + " on device " +
                              std::to_string(stage.device));
     }
+    // PyTorch refuses such a pair too (_validate_schedule: "Got 8 F microbatches ..., expected 16").
+    int microbatches = 0;
+    for (const auto& rank : csv.computeOrder())
+        for (const Instruction& instruction : rank) microbatches = std::max(microbatches, instruction.microbatch + 1);
+    if (const int expected = skeleton.microbatchCount(); microbatches != expected)
+        return makeError("the CSV runs " + std::to_string(microbatches) + " micro-batches, " + skeletonName + " " +
+                         std::to_string(expected) + " (PyTorch refuses the pair too)");
     return build(csv, *stageRank, std::move(skeleton), {});
 }
 

@@ -55,24 +55,25 @@ Result<PassReport> runHide(Plan& plan, PassContext& context) {
 const std::vector<PassInfo>& passTable() {
     static const std::vector<PassInfo> table{
         {PassId::Checkpoint, "checkpoint", "apply-checkpoint", false, PassPhase::Once, "apply checkpoint",
-         "Checkpoint every forward; recompute right before its backward.", true, true, &runCheckpoint},
+         "Checkpoint every forward; recompute right before its backward.", true, true, false, &runCheckpoint},
         {PassId::Overlap, "overlap", "overlap-recompute", false, PassPhase::Rounds, "overlap recompute",
-         "Move each recompute ahead of the wait for its gradient.", true, true, &runOverlap},
+         "Move each recompute ahead of the wait for its gradient.", true, true, false, &runOverlap},
         {PassId::Redundancy, "redundancy", "remove-redundancy", false, PassPhase::Rounds, "remove redundancy",
-         "Drop a recompute that directly follows its own forward.", true, true, &runRedundancy},
+         "Drop a recompute that directly follows its own forward.", true, true, false, &runRedundancy},
         {PassId::Prepose, "prepose", "prepose-forward", false, PassPhase::Rounds, "prepose forward",
-         "Run checkpointed forwards early, inside bubbles, when that shortens the step.", false, true, &runPrepose},
+         "Run checkpointed forwards early, inside bubbles, when that shortens the step.", false, true, true,
+         &runPrepose},
         {PassId::Relax, "relax", "relax-checkpoint", true, PassPhase::Rounds, "relax (beyond the paper)",
-         "Keep activations where the memory limit allows.", false, false, &runRelax},
+         "Keep activations where the memory limit allows.", false, false, false, &runRelax},
         {PassId::BoundW, "bound-w", "bound-weight-gradients", true, PassPhase::Last,
          "bound deferred W (beyond the paper)",
          "Zero-bubble schedules defer weight gradients (W), and each keeps memory until it runs. Run Ws "
          "earlier where they would lift a device above the plan's balanced peak or the memory limit.",
-         true, true, &runBoundW},
+         true, true, false, &runBoundW},
         {PassId::Hide, "hide", "hide-recompute", true, PassPhase::Last, "hide recompute (beyond the paper)",
          "Place every recomputation in the bubbles of its device, and keep the activations that one more "
          "activation set of memory allows. Runs last.",
-         false, true, &runHide},
+         false, true, false, &runHide},
     };
     return table;
 }

@@ -47,6 +47,9 @@ struct PassInfo {
     std::string_view tooltip;  // and its tooltip
     bool tuner_screens;        // the tuner screens every checkpointed candidate with it
     bool tuner_refines;        // and refines its best with it
+    // Its moves pay off only because forwards are checkpointed (prepose runs them early, when
+    // they hold only a checkpoint): an order exported without recomputation leaves it out.
+    bool needs_checkpointing;
     Result<PassReport> (*run)(Plan& plan, PassContext& context);
 };
 

@@ -14,7 +14,7 @@ namespace mario {
 // `base` and `options` are what the candidate was tuned from. Errors name what is wrong: a
 // candidate whose plan cannot be built, a world that does not split over the nodes, a path
 // that cannot be written.
-Result<bool> writeCandidateBundle(const std::string& directory, const Config& base, const TuneCandidate& candidate,
-                                  const TuneOptions& options);
+Result<std::string> writeCandidateBundle(const std::string& directory, const Config& base,
+                                         const TuneCandidate& candidate, const TuneOptions& options);
 
 }  // namespace mario

@@ -367,9 +367,14 @@ private slots:
         QFile csv(dir.filePath("plan.csv"));
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QCOMPARE(QString(csv.readAll()).count('\n'), 4);
-        // Figure 2 with all passes recomputes: the CSV leaves the Rs out and the window says so.
-        QVERIFY2(window.statusBar()->currentMessage().contains("recomputations (R) left out"),
-                 qPrintable(window.statusBar()->currentMessage()));
+        // Figure 2 with the paper's passes recomputes: the CSV leaves the Rs out, and prepose with
+        // them (1F1B holds at most 4 forwards: the order must not run them early), and says so.
+        const QString said = window.statusBar()->currentMessage();
+        QVERIFY2(said.contains("recomputations (R) dropped") && said.contains("prepose left out"), qPrintable(said));
+        QVERIFY2(said.contains("torchtitan settings in"), qPrintable(said));
+        QFile args(dir.filePath("plan.torchtitan.args"));
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        QVERIFY(args.readAll().contains("--parallelism.pipeline_parallel_schedule=1F1B"));
         QVERIFY(!window.exportTo(dir.filePath("chart.bmp")));
         QVERIFY(window.errorText().contains("unknown export format"));
     }

@@ -76,14 +76,33 @@ run "$mario" import "$work/zbv.csv"
 check "import without -o → 2" one_line_error 2 "import needs -o PLAN"
 
 # Export: what PyTorch cannot run is refused in one line.
-"$mario" plan "$example" -o "$work/fig2.mario.json" >/dev/null
-run "$mario" export "$work/fig2.mario.json" --csv "$work/fig2.csv"
+run "$mario" export "$example" --csv "$work/fig2.csv"
 check "recomputation → 2 with the way out" one_line_error 2 \
-    "fig2.mario.json: the plan recomputes 12 forwards (R); PyTorch's pipelining has no recompute action: add --drop-recompute to write the order without them"
+    "figure2.config.json: the plan recomputes 12 forwards (R); PyTorch's pipelining has no recompute action: add --drop-recompute to write the order without them"
 check "nothing written on refusal" test ! -e "$work/fig2.csv"
-run "$mario" export "$work/fig2.mario.json" --csv "$work/fig2.csv" --drop-recompute
-check "--drop-recompute counts what it dropped" says "wrote $work/fig2.csv (12 recomputations (R) dropped)"
+# Without R, Figure 2's preposed forwards would keep whole activations: prepose is left out
+# (1F1B then holds at most 4 micro-batches on device 0) and the output says so.
+run "$mario" export "$example" --csv "$work/fig2.csv" --drop-recompute
+check "--drop-recompute counts what it dropped and leaves prepose out" \
+    says "wrote $work/fig2.csv (12 recomputations (R) dropped; prepose left out"
 check "no R left" test -z "$(grep -o '[0-9]R[0-9]' "$work/fig2.csv")"
+check "the export says it wrote them" says "wrote $work/fig2.torchtitan.args (torchtitan: 1F1B, 1 stage per rank, 4 micro-batches)"
+run "$mario" export "$example" --passes none --csv "$work/plain.csv"
+check "and the order is 1F1B's own" cmp -s "$work/fig2.csv" "$work/plain.csv"
+check "torchtitan settings beside the CSV" \
+    grep -qx -- "--parallelism.pipeline_parallel_schedule=1F1B" "$work/fig2.torchtitan.args"
+# A plan file saved after prepose cannot be undone: refused with the peak it would imply.
+"$mario" plan "$example" -o "$work/fig2.mario.json" >/dev/null
+run "$mario" export "$work/fig2.mario.json" --csv "$work/saved.csv" --drop-recompute
+check "a saved preposed order → 2 with its peak" one_line_error 2 \
+    "fig2.mario.json: the order was saved after prepose, which runs forwards early because they are checkpointed: without its 12 recomputations, device 0 would peak at"
+run "$mario" export "$work/fig2.mario.json" --csv "$work/saved.csv"
+check "and without the flag the refusal says the flag would not do" one_line_error 2 "--drop-recompute would not do"
+# import --config: the CSV's micro-batches must be the config's, as PyTorch requires.
+printf '%s\n' '0F0,0F1,0B0,0B1' '1F0,1F1,1B0,1B1' >"$work/two.csv"
+printf '{"format":"mario-config","version":1,"devices":2,"parallel":{"scheme":"1f1b","pp":2,"dp":1,"tp":1,"micro_batch_size":1},"unit_costs":{"forward":1,"backward":2,"recompute":1,"activation_bytes":1000,"checkpoint_bytes":10,"static_bytes":0},"microbatches":4}' >"$work/four.config.json"
+run "$mario" import "$work/two.csv" --config "$work/four.config.json" -o "$work/two.mario.json"
+check "import --config with other micro-batches → 2" one_line_error 2 "the CSV runs 2 micro-batches, $work/four.config.json 4"
 run "$mario" export "$root/resources/examples/gpt3-13b-chimera.config.json" --passes none --csv "$work/chimera.csv"
 check "Chimera → 2" one_line_error 2 "the plan has 2 stage chains; PyTorch's pipelining runs one chain (stages 0..S-1)"
 run "$mario" export "$example" --passes none --csv "$work/comms.csv" --format compute_comms

@@ -276,6 +276,37 @@ TEST(LaunchBundle, WritesFourFilesWithExecutableScripts) {
     fs::remove_all(dir.parent_path());
 }
 
+// mario-executor has no tensor parallelism: run with WORLD_SIZE = pp·dp·tp it would train tp
+// data-parallel replicas instead. The scripts refuse, and the bundle leaves them out.
+TEST(LaunchScripts, TensorParallelCandidatesAreRefused) {
+    const TuneCandidate tp2 = candidate(Scheme::OneFOneB, 4, 1, 1, true, 1, 2);
+    const std::string script = torchrunScript(gpt3_13b(), tp2, "p.json", {});
+    EXPECT_FALSE(mentions(script, "torchrun --nnodes"));
+    EXPECT_TRUE(mentions(script, "tensor parallelism")) << script;
+    const fs::path dir = scratch("tp");
+    auto written = writeLaunchBundle(dir.string(), gpt3_13b(), tp2, test::unitPlan(Scheme::OneFOneB, 4, 8), {});
+    ASSERT_TRUE(written.ok()) << written.error().message;
+    EXPECT_TRUE(mentions(*written, "no launch scripts: tp = 2")) << *written;
+    EXPECT_TRUE(fs::is_regular_file(dir / "megatron_args.txt"));
+    EXPECT_TRUE(mentions(readFile(dir / "megatron_args.txt"), "--tensor-model-parallel-size 2"));
+    EXPECT_FALSE(fs::exists(dir / "launch_torchrun.sh"));
+    EXPECT_FALSE(fs::exists(dir / "launch_slurm.sh"));
+    fs::remove_all(dir);
+}
+
+// The scripts train the tuned model, not the executor's toy default.
+TEST(LaunchScripts, PassTheModelAndPrecision) {
+    EXPECT_EQ(executorModelSpec(gpt3_13b().model), "layers=40,hidden=5120,heads=40,seq=2048,vocab=50257");
+    EXPECT_TRUE(mentions(executorModelSpec(llama3_8b().model), ",flavor=llama"));
+    LaunchOptions options;
+    options.model_spec = executorModelSpec(gpt3_13b().model);
+    options.dtype = "bfloat16";
+    const std::string script =
+        torchrunScript(gpt3_13b(), candidate(Scheme::OneFOneB, 4, 2, 1, true), "p.json", options);
+    EXPECT_TRUE(mentions(script, "--model layers=40,hidden=5120,heads=40,seq=2048,vocab=50257 --dtype bfloat16"))
+        << script;
+}
+
 TEST(LaunchBundle, BadDirectoryIsNamedInTheError) {
     const fs::path root = scratch("bad");
     fs::create_directories(root);

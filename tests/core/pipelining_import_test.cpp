@@ -244,6 +244,11 @@ TEST(PipeliningImportWithConfig, RefusesOtherSizes) {
     auto stages = importPipeliningCsv(parsed(kZbvP2M4), test::unitPlan(Scheme::OneFOneB, 2, 4), "v.config.json");
     ASSERT_FALSE(stages.ok());
     EXPECT_EQ(stages.error().message, "4 stages, but v.config.json has 2");
+    // PyTorch refuses a CSV whose micro-batch count is not the schedule's: so does import.
+    auto microbatches = importPipeliningCsv(parsed(kZbvP2M4), test::unitPlan(Scheme::Zbv, 2, 8), "v.config.json");
+    ASSERT_FALSE(microbatches.ok());
+    EXPECT_EQ(microbatches.error().message,
+              "the CSV runs 4 micro-batches, v.config.json 8 (PyTorch refuses the pair too)");
 }
 
 // ---- round trip ---------------------------------------------------------------------------------

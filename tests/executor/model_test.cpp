@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/LaunchExport.h"
 #include "executor/Executor.h"
 #include "executor/ModelSpec.h"
 #include "executor/TokenFile.h"
@@ -75,6 +76,24 @@ TEST(ModelSpecFlavor, DescriptionRoundTripsThroughTheParser) {
     EXPECT_EQ(back->flavor, "llama");
     EXPECT_EQ(back->hidden, 24);
     EXPECT_EQ(back->seq, 5);
+}
+
+// Launch bundles write --model with core's executorModelSpec (core/io/LaunchExport.h); the
+// executor must read back exactly the tuned model's numbers.
+TEST(ModelSpecFlavor, LaunchBundlesModelTextParses) {
+    mario::ModelConfig llama;
+    llama.layers = 32, llama.hidden = 4096, llama.heads = 32, llama.vocab = 32000, llama.sequence_length = 4096;
+    llama.gated_mlp = true;
+    auto spec = parseModelSpec(mario::executorModelSpec(llama));
+    ASSERT_TRUE(spec.ok()) << spec.error().message;
+    EXPECT_EQ(spec->layers, 32);
+    EXPECT_EQ(spec->hidden, 4096);
+    EXPECT_EQ(spec->heads, 32);
+    EXPECT_EQ(spec->seq, 4096);
+    EXPECT_EQ(spec->vocab, 32000);
+    EXPECT_EQ(spec->flavor, "llama");
+    llama.gated_mlp = false;
+    EXPECT_EQ(parseModelSpec(mario::executorModelSpec(llama))->flavor, "gpt");
 }
 
 TEST(ModelSpecFlavor, ErrorsNameTheEntry) {
