@@ -6,6 +6,8 @@
 # (torch.utils.cmake_prefix_path) as its last line, and links it as VENV/cmake-prefix, the path
 # the `torch2` preset builds against (so that path names no Python version).
 #   bash packaging/install-torch.sh && cmake --preset torch2 && cmake --build build-torch2 -j2
+# It also installs torchtitan (pinned, with only the packages its config and pipeline code
+# import), so the tests can check exported torchtitan settings against torchtitan itself.
 # Idempotent: with the pinned version already in the environment it installs nothing. The wheels
 # are kept in a cache of their own (pip's HTTP cache keeps nothing when the index sends no caching
 # headers, as the one these machines reach does), so a fresh environment on the same machine,
@@ -19,6 +21,10 @@ set -euo pipefail
 
 # The newest 2.x on the index when this was pinned; raise it on purpose, not by drift.
 torch_version="2.15.0"
+# torchtitan, for the tests that check exported settings against its own rules (tests/pytorch):
+# the wheel and the few packages its config and pipeline modules import, without dependencies,
+# so that its training stack (datasets, tensorboard, wandb, ...) stays out.
+peers=("torchtitan==0.3.0" "spmd_types==0.2.3" "tyro==1.0.17" "docstring_parser==0.18.0" "typeguard==4.6.1")
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${MARIO_TORCH_VENV:-$root/.venv-torch}"
@@ -44,7 +50,28 @@ has_pin() {
     "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$torch_version')" 2>/dev/null
 }
 
+has_peers() {
+  "$venv/bin/python" - "${peers[@]}" <<'EOF' 2>/dev/null
+import importlib.metadata as m, sys
+sys.exit(any(m.version(name) != version for name, version in (p.split("==") for p in sys.argv[1:])))
+EOF
+}
+
+install_peers() {
+  local log="$venv/install-torch.log"
+  local pip=("$venv/bin/python" -m pip --disable-pip-version-check)
+  has_peers && return 0
+  if ! "${pip[@]}" install --no-index --no-deps --find-links "$wheels" "${peers[@]}" >>"$log" 2>&1; then
+    mkdir -p "$wheels"
+    "${pip[@]}" download --no-deps --progress-bar off --dest "$wheels" "${peers[@]}" >>"$log" 2>&1 &&
+      "${pip[@]}" install --no-index --no-deps --find-links "$wheels" "${peers[@]}" >>"$log" 2>&1 ||
+      fail "pip could not install ${peers[*]} (log: $log)"
+  fi
+  echo "install-torch: installed ${peers[*]}" >&2
+}
+
 if has_pin; then
+  install_peers
   prefix="$(prefix_of)"
   [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || fail "torch $torch_version in $venv has no $prefix/Torch/TorchConfig.cmake; remove $venv and run again"
   ln -sfn "$prefix" "$venv/cmake-prefix"
@@ -79,5 +106,6 @@ prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_pa
   fail "torch $torch_version installed but does not import (log: $log)"
 [[ -f "$prefix/Torch/TorchConfig.cmake" ]] || fail "torch $torch_version has no $prefix/Torch/TorchConfig.cmake"
 ln -sfn "$prefix" "$venv/cmake-prefix"
+install_peers
 echo "install-torch: torch $torch_version installed in $venv" >&2
 echo "$prefix"
