@@ -13,7 +13,7 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "core/cost/ProfileCostModel.h"
+#include "core/io/ProfileJson.h"
 #include "core/util/Median.h"
 #include "executor/AllocationTracker.h"
 #include "executor/BlasThreads.h"
@@ -282,7 +282,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
                           {"optimizer_ms", p.optimizer_ms},
                           {"activation_bytes", p.activation_bytes},
                           {"static_bytes", p.static_bytes}});
-    // The numbers go through core's ProfileCostModel, which owns the format the simulator reads;
+    // The numbers go through core's ProfileJson, which owns the format the simulator reads;
     // only the descriptive keys are added here.
     ProfileFits fits;
     fits.micro_batch_size = B;
@@ -300,7 +300,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
     fits.head = extra(head);
-    result.profile = ProfileCostModel(fits).toJson();
+    result.profile = profileToJson(fits);
     nlohmann::json& j = result.profile;
     const std::string place =
         partitions ? options.device + ", SM partition 0 of " + describe(partitions->plan()) : options.device;

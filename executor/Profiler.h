@@ -2,7 +2,7 @@
 // `mario-executor profile` (issue 5, "mario-executor profile"): measures a stage of x = 1..K
 // transformer blocks of the executor's GPT model on the CPU or a GPU (optionally on one of K SM
 // partitions with the others busy, docs/gpu.md#profiles) and fits y = a·x + b for every quantity
-// core's ProfileCostModel reads (core/cost/ProfileCostModel.h), so that the simulator can be
+// core's ProfileCostModel costs (read by core/io/ProfileJson.h), so that the simulator can be
 // driven by measured costs. Every fit's R² is reported; below 0.99 the CLI warns. Torch-free
 // API; Torch stays in Profiler.cpp.
 #include <cstdint>

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/Validator.h"

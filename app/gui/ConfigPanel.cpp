@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "app/gui/WheelGuard.h"
-#include "core/cost/ProfileCostModel.h"
+#include "core/io/ProfileJson.h"
 
 namespace mario::gui {
 namespace {
@@ -73,7 +73,7 @@ QString profileLabel(const QString& path) {
 // choosing it. The files are small; an unreadable one still shows its path.
 QString profileToolTip(const QString& path) {
     QStringList lines{path};
-    auto profile = ProfileCostModel::provenance(path.toStdString());
+    auto profile = readProfileProvenance(path.toStdString());
     if (!profile) return lines.front();
     if (!profile->model.empty()) lines << ConfigPanel::tr("model: %1").arg(QString::fromStdString(profile->model));
     if (!profile->hardware.empty())

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "core/io/PresetLibrary.h"
 #include "core/model/Config.h"
-#include "core/model/PresetLibrary.h"
 
 class QComboBox;
 class QSpinBox;

@@ -6,7 +6,7 @@
 #include <new>
 
 #include "app/gui/AutosaveFile.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleFiles.h"
 
 namespace mario::gui {

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <variant>
 
-#include "core/cost/ProfileCostModel.h"
 #include "core/io/LiveEvents.h"
+#include "core/io/ProfileJson.h"
 
 namespace mario::gui {
 
@@ -85,7 +85,7 @@ bool LiveRun::start(const QString& planPath, const QString& executablePath, cons
 QString LiveRun::modelSpecFor(const std::optional<std::string>& profilePath) {
     const QString fallback = QStringLiteral("tiny");
     if (!profilePath) return fallback;
-    auto provenance = ProfileCostModel::provenance(*profilePath);
+    auto provenance = readProfileProvenance(*profilePath);
     if (!provenance) return fallback;
     const QString model = QString::fromStdString(provenance->model).trimmed();
     return model.isEmpty() ? fallback : model;

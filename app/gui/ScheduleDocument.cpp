@@ -10,8 +10,8 @@
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/SetStateCommand.h"
 #include "core/io/ConfigJson.h"
-#include "core/schedule/PlanBuilder.h"
 #include "core/session/HandEdits.h"
+#include "core/session/PlanBuilder.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/session/ScheduleFingerprint.h"
 

@@ -11,7 +11,7 @@
 
 #include "app/gui/DocumentLoader.h"
 #include "app/gui/ScheduleComputation.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleInput.h"
 #include "views/TimeBase.h"
 

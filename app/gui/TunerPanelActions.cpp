@@ -10,7 +10,7 @@
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TunerPanel.h"
 #include "core/passes/PassVocabulary.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 #include "core/tune/CandidateExport.h"
 #include "core/tune/Tuner.h"
 

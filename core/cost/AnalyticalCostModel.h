@@ -7,10 +7,10 @@
 #include "core/cost/ActivationMemory.h"
 #include "core/cost/Collectives.h"
 #include "core/cost/KernelRoofline.h"
-#include "core/cost/StageCost.h"
 #include "core/cost/StageLayout.h"
 #include "core/cost/TransformerKernels.h"
 #include "core/model/Config.h"
+#include "core/schedule/StageCost.h"
 #include "core/util/Result.h"
 
 namespace mario {

@@ -1,24 +1,19 @@
 #pragma once
-// The one entry point from a config to per-stage costs and the pipeline link
-// (docs/cost-model.md). It picks the cost model the config asks for:
-//   unit_costs present -> every stage costs the same fixed amounts (teaching mode);
-//   profile present    -> ProfileCostModel, linear fits to measured numbers;
-//   otherwise          -> AnalyticalCostModel, FLOP and byte formulas from the presets.
+// What plan building asks of the cost models besides a model's own stage costs (AnalyticalCostModel,
+// ProfileCostModel): the unit costs of teaching mode, the model's size and the pipeline link
+// (docs/cost-model.md). Picking the model a config asks for, which may mean reading its profile
+// file, is session/PlanBuilder.h's computeStageCosts.
+#include <cstddef>
 #include <vector>
 
-#include "core/cost/StageCost.h"
-#include "core/cost/StageLayout.h"
 #include "core/model/Config.h"
 #include "core/schedule/Plan.h"
-#include "core/util/Result.h"
+#include "core/schedule/StageCost.h"
 
 namespace mario {
 
-// One StageCost per layout entry, same order. Errors name what is missing or inconsistent
-// ("layouts[3]: layers [40, 44) lie outside the model's 40 layers"). The profile is read from
-// disk on every call; callers that evaluate many configs (the tuner) should load a
-// ProfileCostModel once and call it directly.
-Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
+// Unit mode: every one of `stages` stages costs the same fixed amounts, over a free link.
+std::vector<StageCost> unitStageCosts(const UnitCosts& unit, std::size_t stages);
 
 // Distinct parameters of the config's model (AnalyticalCostModel::modelParameters); 0 in unit
 // mode or when the model is incomplete.

@@ -1,24 +1,14 @@
 #pragma once
 // Costs fitted to measurements, as the Mario paper's simulator does (§5.2): every quantity is
 // y = a·x + b in the number x of transformer blocks a stage holds, b being the framework's
-// fixed overhead. File format (*.profile.json):
-//   {"format": "mario-profile", "version": 1, "micro_batch_size": 1, "sequence_length": 2048,
-//    "forward_ms": {"a": .., "b": ..}, "backward_ms": {..}, "recompute_ms": {..},
-//    "activation_bytes": {..}, "static_bytes": {..},
-//    "checkpoint_bytes": .., "send_bytes": ..,
-//    optional: "tp", "reduce_grad_ms": {..}, "optimizer_ms": {..},
-//              "backward_input_ms": {..}, "backward_weight_ms": {..}  (a split backward's I and W;
-//                 without them each is half the backward),
-//              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
+// fixed overhead. The fits come from a profile file (*.profile.json), whose one reader and
+// writer is core/io/ProfileJson.h.
 #include <optional>
-#include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "core/cost/StageCost.h"
 #include "core/cost/StageLayout.h"
 #include "core/model/Config.h"
+#include "core/schedule/StageCost.h"
 #include "core/util/Result.h"
 
 namespace mario {
@@ -52,25 +42,11 @@ struct ProfileFits {
     ProfileExtra embedding, head;
 };
 
-// What a profile was measured on, as its file says: shown beside a profile in the window and
-// naming the model a live run executes. Empty names and 0 when the file does not record them.
-struct ProfileProvenance {
-    std::string model;
-    std::string hardware;
-    int sequence_length = 0;
-};
-
 class ProfileCostModel {
 public:
-    // Reads only the provenance fields, so a profile of a newer format still says what it is.
-    static Result<ProfileProvenance> provenance(const std::string& path);
     ProfileCostModel() = default;
-    // From measured numbers; toJson() then writes them in the one profile format.
+    // From measured numbers: a profile file's (core/io/ProfileJson.h reads them) or a profiler's.
     explicit ProfileCostModel(const ProfileFits& fits);
-    static Result<ProfileCostModel> load(const std::string& path);
-    // path is the JSON path of the object, for errors (empty for a file's root).
-    static Result<ProfileCostModel> fromJson(const nlohmann::json& object, const std::string& path);
-    nlohmann::json toJson() const;
 
     // Per-stage costs for a config. The profile was measured at one micro-batch size; other
     // sizes scale the per-block slopes (work and activations grow with the batch) but not the

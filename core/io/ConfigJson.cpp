@@ -9,10 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cost/ProfileCostModel.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ProfileJson.h"
 #include "core/io/TrainingJson.h"
 #include "core/model/ByteRules.h"
 #include "core/model/Limits.h"
-#include "core/model/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
 
 namespace mario {
@@ -288,10 +289,10 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         std::string resolved = fs::path(profile).is_absolute() || fs::exists(local, ec)
                                    ? fs::absolute(local, ec).lexically_normal().string()
                                    : presets.resolveProfile(profile);
-        auto loaded = ProfileCostModel::load(resolved);
+        auto loaded = readProfileFile(resolved);
         if (!loaded) return makeError("profile: " + loaded.error().message);
         // Catch a profile measured for another sequence length or tp now, not at plan time.
-        if (auto fits = loaded->stageCosts(c, {StageLayout{}}); !fits)
+        if (auto fits = ProfileCostModel(*loaded).stageCosts(c, {StageLayout{}}); !fits)
             return makeError("profile: " + fits.error().message);
         c.profile = resolved;
     }

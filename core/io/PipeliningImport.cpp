@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "core/io/PipeliningValidation.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/schedule/Communication.h"
 
 namespace mario {
 namespace {

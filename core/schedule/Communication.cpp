@@ -1,6 +1,7 @@
 #include "core/schedule/Communication.h"
 
 #include <optional>
+#include <string>
 
 namespace mario {
 
@@ -54,6 +55,23 @@ void appendGradientSync(std::vector<Instruction>& program, const std::vector<int
     for (int s : stagesOfDevice)
         if (needsReduce[s]) program.push_back({Op::ReduceGrad, s, -1});
     for (int s : stagesOfDevice) program.push_back({Op::Optimizer, s, -1});
+}
+
+Result<Plan> planFromComputeOrder(Plan plan, const ComputeOrder& order) {
+    if (order.size() != plan.devices.size())
+        return makeError("compute order has " + std::to_string(order.size()) + " devices, the plan has " +
+                         std::to_string(plan.devices.size()));
+    auto topology = PipelineTopology::build(plan);
+    if (!topology) return topology.error();
+    const bool replicated = topology->chains().size() > 1;
+    std::vector<bool> needsReduce(plan.stages.size(), plan.info.data_parallel > 1 || replicated);
+    std::vector<std::vector<int>> stagesOfDevice(plan.devices.size());
+    for (const auto& stage : plan.stages) stagesOfDevice[stage.device].push_back(stage.index);
+    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
+        plan.devices[d].program = withCommunication(order[d], *topology);
+        appendGradientSync(plan.devices[d].program, stagesOfDevice[d], needsReduce);
+    }
+    return plan;
 }
 
 }  // namespace mario

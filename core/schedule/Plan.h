@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/cost/StageCost.h"
 #include "core/schedule/Instruction.h"
+#include "core/schedule/StageCost.h"
 
 namespace mario {
 

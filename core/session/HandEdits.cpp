@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 
 namespace mario {
 

@@ -4,10 +4,10 @@
 #include <new>
 
 #include "core/io/ConfigJson.h"
-#include "core/io/InputFile.h"
 #include "core/io/PlanJson.h"
 #include "core/io/TextFile.h"
 #include "core/passes/PassVocabulary.h"
+#include "core/session/InputFile.h"
 #include "core/sim/Validator.h"
 
 namespace mario {

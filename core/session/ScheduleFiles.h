@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleInput.h"
 #include "core/util/Result.h"
 

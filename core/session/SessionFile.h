@@ -12,7 +12,7 @@
 // The config and the plan are written by core's writers and read back by its readers.
 #include <string>
 
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleInput.h"
 #include "core/util/Result.h"
 

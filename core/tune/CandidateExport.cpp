@@ -1,6 +1,6 @@
 #include "core/tune/CandidateExport.h"
 
-#include "core/io/LaunchExport.h"
+#include "core/tune/LaunchExport.h"
 #include "core/tune/Tuner.h"
 
 namespace mario {

@@ -1,6 +1,6 @@
 #pragma once
 // A tuned candidate, ready for a cluster: its plan, Megatron-LM arguments and torchrun / Slurm
-// scripts (core/io/LaunchExport.h), with ranks laid out on nodes of the hardware's own size, the
+// scripts (core/tune/LaunchExport.h), with ranks laid out on nodes of the hardware's own size, the
 // size the cost model simulated. `mario tune --export DIR` and the tuner window's "Export for
 // cluster…" both come here, so the two write the same bundle for the same candidate.
 #include <string>

@@ -9,7 +9,7 @@
 
 #include "core/passes/PassManager.h"
 #include "core/passes/PassRegistry.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"

@@ -1,6 +1,6 @@
 #pragma once
 // Where this process sits in a multi-process run, read from the variables that torchrun and the
-// project's Slurm script (core/io/LaunchExport) set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+// project's Slurm script (core/tune/LaunchExport) set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 // MASTER_PORT. The environment is passed in as a function so tests need not touch the real one
 // (setenv is not thread-safe and would leak between tests).
 #include <functional>

@@ -12,7 +12,7 @@
 #include "app/gui/CompareWindow.h"
 #include "app/gui/DeviceComparisonTable.h"
 #include "app/gui/ScheduleDifference.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/Simulator.h"

@@ -21,7 +21,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SessionAutosave.h"
 #include "core/io/ConfigJson.h"
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 #include "tests/common/ProgramLookup.h"
 
 using namespace mario;

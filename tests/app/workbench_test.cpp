@@ -21,7 +21,7 @@
 #include "app/gui/PassPanel.h"
 #include "app/gui/PassStepper.h"
 #include "app/gui/SummaryPanel.h"
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"

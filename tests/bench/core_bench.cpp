@@ -7,11 +7,11 @@
 #include <cstdlib>
 
 #include "core/io/ConfigJson.h"
-#include "core/io/InputFile.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
 #include "core/passes/Passes.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/InputFile.h"
+#include "core/session/PlanBuilder.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/session/ScheduleFingerprint.h"
 #include "core/sim/Simulator.h"

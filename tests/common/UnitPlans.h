@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "core/passes/PassManager.h"
+#include "core/schedule/Communication.h"
 #include "core/schedule/Generators.h"
-#include "core/schedule/PlanBuilder.h"
 
 namespace mario::test {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "core/io/PresetLibrary.h"
 #include "core/model/Config.h"
-#include "core/model/PresetLibrary.h"
 
 namespace mario::testing {
 

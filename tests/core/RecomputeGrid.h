@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/io/PresetLibrary.h"
+#include "core/session/PlanBuilder.h"
 #include "core/util/Result.h"
 
 namespace mario::test {

@@ -7,7 +7,7 @@
 #include "core/cost/Collectives.h"
 #include "core/cost/CostModel.h"
 #include "core/cost/KernelRoofline.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "tests/core/CostTestConfigs.h"
 

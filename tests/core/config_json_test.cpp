@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
 
 namespace mario {

@@ -10,7 +10,9 @@
 #include "core/cost/AnalyticalCostModel.h"
 #include "core/cost/CostModel.h"
 #include "core/cost/ProfileCostModel.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ProfileJson.h"
+#include "core/session/PlanBuilder.h"
 #include "tests/core/CostTestConfigs.h"
 
 namespace mario {
@@ -20,6 +22,13 @@ const std::string kProfiles = std::string(MARIO_TEST_SOURCE_DIR) + "/profiles";
 
 using testing::presetConfig;
 using testing::tinyGpt;
+
+// A profile as its file gives it: io/ProfileJson reads the fits, the cost model costs them.
+Result<ProfileCostModel> profileFrom(const nlohmann::json& object) {
+    auto fits = profileFromJson(object, "");
+    if (!fits) return fits.error();
+    return ProfileCostModel(*fits);
+}
 
 TEST(CostModel, EvenLayoutCoversAllLayersWithEndsMarked) {
     for (int layers : {24, 26, 40, 80}) {
@@ -45,13 +54,12 @@ TEST(CostModel, EvenLayoutCoversAllLayersWithEndsMarked) {
 }
 
 TEST(CostModel, ProfileFitsAreLinearInBlocks) {
-    auto profile = ProfileCostModel::fromJson(nlohmann::json::parse(R"({
+    auto profile = profileFrom(nlohmann::json::parse(R"({
         "format": "mario-profile", "version": 1, "micro_batch_size": 1, "sequence_length": 128,
         "forward_ms": {"a": 2, "b": 0.5}, "backward_ms": {"a": 4, "b": 1},
         "recompute_ms": {"a": 2, "b": 0.25}, "activation_bytes": {"a": 100, "b": 7},
         "static_bytes": {"a": 1000, "b": 30}, "checkpoint_bytes": 16, "send_bytes": 16,
-        "optimizer_ms": {"a": 0.5, "b": 0.1}, "head": {"forward_ms": 3, "static_bytes": 500, "optimizer_ms": 0.2}})"),
-                                              "");
+        "optimizer_ms": {"a": 0.5, "b": 0.1}, "head": {"forward_ms": 3, "static_bytes": 500, "optimizer_ms": 0.2}})"));
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     Config c = tinyGpt();
     c.parallel.micro_batch_size = 1;
@@ -94,7 +102,7 @@ TEST(CostModel, ProfileSplitBackwardFitsSetIAndW) {
     c.parallel.micro_batch_size = 1;
     const std::vector<StageLayout> layouts = {{0, 3, true, false}, {3, 4, false, true}};
     // Without them, I and W are each half of B.
-    auto plain = ProfileCostModel::fromJson(base, "");
+    auto plain = profileFrom(base);
     ASSERT_TRUE(plain.ok()) << plain.error().message;
     const auto halves = *plain->stageCosts(c, layouts);
     EXPECT_FALSE(halves[0].backward_input_ms.has_value());
@@ -103,20 +111,20 @@ TEST(CostModel, ProfileSplitBackwardFitsSetIAndW) {
     nlohmann::json split = base;
     split["backward_input_ms"] = {{"a", 1.5}, {"b", 0.5}};
     split["backward_weight_ms"] = {{"a", 3}, {"b", 0}};
-    auto profile = ProfileCostModel::fromJson(split, "");
+    auto profile = profileFrom(split);
     ASSERT_TRUE(profile.ok()) << profile.error().message;
     const auto costs = *profile->stageCosts(c, layouts);
     EXPECT_DOUBLE_EQ(costs[0].inputGradMs(), 5);      // 1.5·3 + 0.5
     EXPECT_DOUBLE_EQ(costs[0].weightGradMs(), 9);     // 3·3
     EXPECT_DOUBLE_EQ(costs[1].inputGradMs(), 2 + 3);  // one block, half the head's 6
     EXPECT_DOUBLE_EQ(costs[1].weightGradMs(), 3 + 3);
-    EXPECT_EQ(profile->toJson()["backward_input_ms"], split["backward_input_ms"]);
+    EXPECT_EQ(profileToJson(*profileFromJson(split, ""))["backward_input_ms"], split["backward_input_ms"]);
 }
 
 TEST(CostModel, ProfileErrorsNameTheirPath) {
-    auto bad = ProfileCostModel::fromJson(nlohmann::json::parse(R"({"micro_batch_size": 1,
+    auto bad = profileFromJson(nlohmann::json::parse(R"({"micro_batch_size": 1,
         "forward_ms": {"a": "x"}, "checkpoint_bytes": 0, "send_bytes": 0})"),
-                                          "");
+                               "");
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().message, "forward_ms.a: expected a number");
 }

@@ -8,8 +8,8 @@
 
 #include "core/io/ConfigJson.h"
 #include "core/io/PlanJson.h"
-#include "core/model/PresetLibrary.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/io/PresetLibrary.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sim/Simulator.h"
 

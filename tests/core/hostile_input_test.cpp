@@ -5,11 +5,11 @@
 #include <fstream>
 
 #include "core/io/ConfigJson.h"
-#include "core/io/InputFile.h"
 #include "core/io/JsonFile.h"
 #include "core/io/PlanJson.h"
 #include "core/model/Limits.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/InputFile.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 #include "tests/common/ScratchDir.h"

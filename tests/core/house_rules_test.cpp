@@ -2,10 +2,14 @@
 // someone includes Qt, Torch, CUDA or NCCL from core.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -81,6 +85,49 @@ TEST(HouseRules, NothingCitesADocumentOutsideTheRepository) {
                 EXPECT_FALSE(std::regex_search(line, outside)) << file << ":" << number << ": " << line;
         }
     }
+}
+
+// The layers of core, lowest first. A file in core/X includes headers of X and of the folders
+// before X, never of one after it, so the layers form no cycle and each can be read, tested and
+// changed knowing only those below it. The order is written here once; docs/architecture.md
+// (#layers, the table of core's folders) mirrors it, one line per folder, and says why.
+constexpr std::array<std::string_view, 9> kCoreLayers = {"util",   "model", "schedule", "cost", "sim",
+                                                         "passes", "io",    "session",  "tune"};
+
+int layerOf(std::string_view folder) {
+    const auto it = std::find(kCoreLayers.begin(), kCoreLayers.end(), folder);
+    return it == kCoreLayers.end() ? -1 : static_cast<int>(std::distance(kCoreLayers.begin(), it));
+}
+
+TEST(HouseRules, CoreIncludesOnlyItsOwnLayerAndTheOnesBelow) {
+    const std::filesystem::path core = std::filesystem::path(MARIO_TEST_SOURCE_DIR) / "core";
+    ASSERT_TRUE(std::filesystem::is_directory(core));
+    std::string order;
+    for (const auto layer : kCoreLayers) order += (order.empty() ? "" : " < ") + std::string(layer);
+    const std::regex coreInclude(R"re(^\s*#\s*include\s*"core/([^/"]+)/)re");
+    int includes = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(core)) {
+        const auto extension = entry.path().extension();
+        if (!entry.is_regular_file() || (extension != ".h" && extension != ".cpp")) continue;
+        const std::string folder = entry.path().lexically_relative(core).begin()->string();
+        const int own = layerOf(folder);
+        EXPECT_GE(own, 0) << entry.path() << ": core/" << folder << " is in no layer; add it to the order (" << order
+                          << ") here and in docs/architecture.md";
+        if (own < 0) continue;
+        std::ifstream in(entry.path());
+        std::string line;
+        std::smatch match;
+        for (int number = 1; std::getline(in, line); ++number) {
+            if (!std::regex_search(line, match, coreInclude)) continue;
+            ++includes;
+            const std::string included = match[1];
+            const int theirs = layerOf(included);
+            EXPECT_TRUE(theirs >= 0 && theirs <= own)
+                << entry.path() << ":" << number << ": core/" << folder << " includes core/" << included
+                << (theirs < 0 ? ", which is in no layer" : ", a layer above it") << " (" << order << ")";
+        }
+    }
+    EXPECT_GT(includes, 300);
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "core/io/InputFile.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
+#include "core/session/InputFile.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 

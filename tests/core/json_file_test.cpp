@@ -8,10 +8,10 @@
 #include <fstream>
 #include <string>
 
-#include "core/io/InputFile.h"
 #include "core/io/JsonFile.h"
 #include "core/io/JsonScan.h"
 #include "core/model/Limits.h"
+#include "core/session/InputFile.h"
 #include "tests/common/ScratchDir.h"
 
 namespace mario {

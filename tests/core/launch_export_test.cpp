@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "core/io/LaunchExport.h"
+#include "core/tune/LaunchExport.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {

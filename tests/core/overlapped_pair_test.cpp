@@ -10,7 +10,7 @@
 #include "core/io/PipeliningImport.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 #include "tests/core/TestPlans.h"

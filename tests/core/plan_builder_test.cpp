@@ -3,11 +3,11 @@
 #include <gtest/gtest.h>
 
 #include "core/io/ConfigJson.h"
-#include "core/io/InputFile.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
 #include "core/schedule/Generators.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/InputFile.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 

@@ -2,7 +2,7 @@
 // it would break, and compute instructions carry their own SEND/RECV along.
 #include <gtest/gtest.h>
 
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 #include "core/sim/Simulator.h"
 #include "tests/common/ProgramLookup.h"
 #include "tests/core/TestPlans.h"

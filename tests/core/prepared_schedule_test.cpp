@@ -10,9 +10,9 @@
 
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanEdit.h"
 #include "core/session/HandEdits.h"
 #include "core/session/PassTrace.h"
+#include "core/session/PlanEdit.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/session/ScheduleFingerprint.h"

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 
 namespace mario {
 namespace {

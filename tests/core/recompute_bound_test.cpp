@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/RecomputeBound.h"
 #include "core/sim/Simulator.h"

@@ -9,9 +9,9 @@
 #include <thread>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/tune/Tuner.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/io/LaunchExport.h"
+#include "core/tune/LaunchExport.h"
 #include "executor/Executor.h"
 #include "executor/ModelSpec.h"
 #include "executor/TokenFile.h"
@@ -78,7 +78,7 @@ TEST(ModelSpecFlavor, DescriptionRoundTripsThroughTheParser) {
     EXPECT_EQ(back->seq, 5);
 }
 
-// Launch bundles write --model with core's executorModelSpec (core/io/LaunchExport.h); the
+// Launch bundles write --model with core's executorModelSpec (core/tune/LaunchExport.h); the
 // executor must read back exactly the tuned model's numbers.
 TEST(ModelSpecFlavor, LaunchBundlesModelTextParses) {
     mario::ModelConfig llama;

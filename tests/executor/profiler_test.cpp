@@ -1,4 +1,4 @@
-// mario-executor profile (issue 5): the profile it writes is one core's ProfileCostModel reads.
+// mario-executor profile (issue 5): the profile it writes is one core's ProfileJson reads.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cost/ProfileCostModel.h"
+#include "core/io/ProfileJson.h"
 #include "executor/Profiler.h"
 #include "tests/common/ScratchDir.h"
 #include "tests/executor/RunCli.h"
@@ -60,10 +61,10 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     // Static bytes grow exactly linearly with the blocks.
     EXPECT_NEAR(summary["r2"]["static_bytes"].get<double>(), 1.0, 1e-12);
 
-    auto loaded = mario::ProfileCostModel::load(path.string());
+    auto loaded = mario::readProfileFile(path.string());
     ASSERT_TRUE(loaded) << loaded.error().message;
-    EXPECT_EQ(loaded->microBatchSize(), 1);
-    EXPECT_EQ(loaded->sequenceLength(), 16);
+    EXPECT_EQ(loaded->micro_batch_size, 1);
+    EXPECT_EQ(loaded->sequence_length, 16);
 
     nlohmann::json doc;
     std::ifstream(path) >> doc;
@@ -89,7 +90,7 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     mario::Config config;
     config.model.sequence_length = 16;
     config.parallel.micro_batch_size = 1;
-    auto costs = loaded->stageCosts(config, {{0, 2, false, true}});
+    auto costs = mario::ProfileCostModel(*loaded).stageCosts(config, {{0, 2, false, true}});
     ASSERT_TRUE(costs) << costs.error().message;
     const double fitted =
         std::max(0.0, doc["optimizer_ms"]["a"].get<double>() * 2 + doc["optimizer_ms"]["b"].get<double>());

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/schedule/CheckpointedForwards.h"
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"

@@ -7,8 +7,9 @@
 #include <utility>
 
 #include "core/io/ConfigJson.h"
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "tests/common/UnitPlans.h"
 #include "views/Timeline.h"

@@ -1,4 +1,4 @@
-#include "core/io/InputFile.h"
+#include "core/session/InputFile.h"
 
 #include <filesystem>
 
@@ -6,7 +6,7 @@
 #include "core/io/JsonFile.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 
 namespace mario {
 

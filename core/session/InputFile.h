@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "core/io/PresetLibrary.h"
 #include "core/model/Config.h"
-#include "core/model/PresetLibrary.h"
 #include "core/passes/PassReport.h"
 #include "core/schedule/Plan.h"
 #include "core/util/Result.h"

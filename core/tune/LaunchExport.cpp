@@ -1,6 +1,6 @@
 // Megatron-LM arguments and torchrun / Slurm launch scripts for a tuned candidate. Flag
 // spellings follow Megatron-LM's megatron/training/arguments.py.
-#include "core/io/LaunchExport.h"
+#include "core/tune/LaunchExport.h"
 
 #include <filesystem>
 #include <fstream>

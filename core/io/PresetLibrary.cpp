@@ -1,4 +1,4 @@
-#include "core/model/PresetLibrary.h"
+#include "core/io/PresetLibrary.h"
 
 #include "core/model/Limits.h"
 

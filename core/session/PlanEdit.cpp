@@ -1,4 +1,4 @@
-#include "core/schedule/PlanEdit.h"
+#include "core/session/PlanEdit.h"
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,13 @@
-#include "core/schedule/PlanBuilder.h"
+#include "core/session/PlanBuilder.h"
 
+#include <optional>
+#include <string>
+
+#include "core/cost/AnalyticalCostModel.h"
 #include "core/cost/CostModel.h"
-#include "core/cost/StageLayout.h"
+#include "core/cost/ProfileCostModel.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/ProfileJson.h"
 #include "core/schedule/Communication.h"
 #include "core/schedule/Generators.h"
 #include "core/schedule/PipelineTopology.h"
@@ -23,6 +29,18 @@ ScheduleShape scheduleShapeOf(const Config& config) {
 }
 
 namespace {
+
+// Layouts must lie inside the model; unit mode has no model and skips this.
+std::optional<Error> checkLayouts(const std::vector<StageLayout>& layouts, int modelLayers) {
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const StageLayout& l = layouts[i];
+        if (l.begin_layer < 0 || l.end_layer < l.begin_layer || l.end_layer > modelLayers)
+            return makeError("layouts[" + std::to_string(i) + "]: layers [" + std::to_string(l.begin_layer) + ", " +
+                             std::to_string(l.end_layer) + ") lie outside the model's " + std::to_string(modelLayers) +
+                             " layers");
+    }
+    return std::nullopt;
+}
 
 // Each device holds two chain positions that mirror each other: d and p − 1 − d with two
 // directions (Chimera, DualPipe), d and 2p − 1 − d on a V (ZBV, DualPipeV). An even split that
@@ -111,21 +129,27 @@ Result<Plan> buildPlan(const Config& config) {
     return planFromComputeOrder(std::move(plan), *order);
 }
 
-Result<Plan> planFromComputeOrder(Plan plan, const ComputeOrder& order) {
-    if (order.size() != plan.devices.size())
-        return makeError("compute order has " + std::to_string(order.size()) + " devices, the plan has " +
-                         std::to_string(plan.devices.size()));
-    auto topology = PipelineTopology::build(plan);
-    if (!topology) return topology.error();
-    const bool replicated = topology->chains().size() > 1;
-    std::vector<bool> needsReduce(plan.stages.size(), plan.info.data_parallel > 1 || replicated);
-    std::vector<std::vector<int>> stagesOfDevice(plan.devices.size());
-    for (const auto& stage : plan.stages) stagesOfDevice[stage.device].push_back(stage.index);
-    for (std::size_t d = 0; d < plan.devices.size(); ++d) {
-        plan.devices[d].program = withCommunication(order[d], *topology);
-        appendGradientSync(plan.devices[d].program, stagesOfDevice[d], needsReduce);
+Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts) {
+    if (config.unit_costs) return unitStageCosts(*config.unit_costs, layouts.size());
+
+    if (auto error = checkLayouts(layouts, config.model.layers)) return *error;
+    if (config.profile) {
+        // Settings edited in the workbench never pass the config reader's check, so the
+        // refusal names the profile itself: "profile "cpu-tiny": measured at …".
+        const std::string name = PresetLibrary::profileName(*config.profile);
+        auto profile = readProfileFile(*config.profile);
+        if (!profile) return makeError("profile \"" + name + "\": " + profile.error().message);
+        auto costs = ProfileCostModel(*profile).stageCosts(config, layouts);
+        if (!costs) return makeError("profile \"" + name + "\": " + costs.error().message);
+        return costs;
     }
-    return plan;
+
+    auto model = AnalyticalCostModel::create(config);
+    if (!model) return model.error();
+    std::vector<StageCost> costs;
+    costs.reserve(layouts.size());
+    for (const StageLayout& layout : layouts) costs.push_back(model->stageCost(layout));
+    return costs;
 }
 
 }  // namespace mario
