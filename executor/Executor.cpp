@@ -21,6 +21,7 @@
 #include "executor/GreenContexts.h"
 #include "executor/InProcessTransport.h"
 #include "executor/RunSetup.h"
+#include "executor/StepDump.h"
 #include "executor/StepLoop.h"
 
 namespace mario::exec {
@@ -177,6 +178,9 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
             TrackAllocations tracking(chargeTo(book, -1, device.type()));
             if (auto ran = steps.run(report); !ran) return ran.error();
         }
+        if (!options.dump_step_dir.empty())
+            writeStepDump(options.dump_step_dir, {model, options, topology, batch, stages, microbatches,
+                                                  std::max(1, plan.info.micro_batch_size), report});
         if (!options.reference) return report;
         std::vector<StageOutcome> outcomes;
         for (const auto& st : stages) outcomes.push_back({st.gradSnapshot, st.params});

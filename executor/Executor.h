@@ -28,6 +28,9 @@ struct ExecutorOptions {
     bool adam = false;  // optimizer: Adam instead of plain SGD
     double recv_timeout_s = 30;
     bool reference = false;
+    // Where to write the step for another runtime to repeat (--dump-step, StepDump.h); empty:
+    // nowhere. One iteration in float64 (main.cpp refuses anything else).
+    std::string dump_step_dir;
     double rtol = 1e-5;  // torch::allclose tolerances for grads_match (PyTorch pipelining tests)
     double atol = 4e-5;
     // Live profiling (issue 5): called with one line of the live-event protocol at a time
@@ -43,6 +46,10 @@ struct ExecutorOptions {
     // an error, and a note through on_notice that says why.
     bool shared_streams_fallback = false;
     std::function<void(const std::string&)> on_notice;
+
+    // Whether the optimizer keeps a copy of the gradients it steps with: what the reference check
+    // and the step dump read (Optimizer.h says why runs without either do not keep one).
+    bool snapshotGradients() const { return reference || !dump_step_dir.empty(); }
 };
 
 struct RunReport {

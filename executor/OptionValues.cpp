@@ -51,4 +51,14 @@ Result<std::string> dtypeOption(const std::string& text, bool onGpu) {
     return makeError("--dtype: expected float64, float32, bfloat16 or float16 (got " + quoted(text) + ")");
 }
 
+Result<bool> dumpStepFits(int iterations, const std::string& dtype) {
+    if (iterations != 1)
+        return makeError("--dump-step writes one step: it needs --iterations 1 (got " + std::to_string(iterations) +
+                         ")");
+    if (dtype != "float64")
+        return makeError("--dump-step is compared in double precision: it needs --dtype float64 (got " + quoted(dtype) +
+                         ")");
+    return true;
+}
+
 }  // namespace mario::exec

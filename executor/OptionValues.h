@@ -18,5 +18,9 @@ Result<double> numberOption(const std::string& option, const std::string& text, 
 // One of the dtypes the executor runs; float16 only on a GPU (the CPU has no half-precision GEMM,
 // which failed mid-run before).
 Result<std::string> dtypeOption(const std::string& text, bool onGpu);
+// Whether --dump-step goes with these options: it writes one step (StepDump.h) whose gradients
+// another runtime must match to ~1e-9, so one iteration (the weights it dumps are that step's
+// initial ones) in float64. The refusal names the option to change.
+Result<bool> dumpStepFits(int iterations, const std::string& dtype);
 
 }  // namespace mario::exec

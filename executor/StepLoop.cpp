@@ -21,8 +21,8 @@ Result<bool> StepLoop::run(RunReport& report) {
         const std::vector<WorkerSeat> seats = seat(iteration);
         std::vector<std::unique_ptr<DeviceWorker>> workers;
         for (const WorkerSeat& s : seats) {
-            const WorkerPlace place{s.device,    s.replica,     inputs_.replicas,  iteration,
-                                    options_.lr, options_.adam, options_.reference};
+            const bool keep = options_.snapshotGradients();
+            const WorkerPlace place{s.device, s.replica, inputs_.replicas, iteration, options_.lr, options_.adam, keep};
             workers.push_back(std::make_unique<DeviceWorker>(place, inputs_.plan, inputs_.topology, inputs_.model,
                                                              s.stages, inputs_.batch, *s.transport));
             if (s.book) workers.back()->setMemoryBook(s.book, s.account);

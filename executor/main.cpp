@@ -2,18 +2,19 @@
 //   mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference]
 //                           [--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam]
 //                           [--dp N] [--dtype float64|float32|bfloat16] [--tokens FILE] [--events]
-//                           [--partition-sms [--shared-streams]]
+//                           [--partition-sms [--shared-streams]] [--dump-step DIR]
 // Without WORLD_SIZE all devices (× --dp replicas) run in this process: CPU threads, or one GPU
 // with a stream per device; --partition-sms gives each its own SM partition (docs/gpu.md), and
 // --shared-streams lets it run on shared SMs where the GPU cannot be partitioned. Under torchrun/srun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
 // MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
-// CPU processes, NCCL between GPUs.
+// CPU processes, NCCL between GPUs. --dump-step DIR writes the step for PyTorch's runtime to
+// repeat (executor/StepDump.h): one iteration, float64, one process.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
 //                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam]
 //                          [--partition-sms K] -o OUT.profile.json
 // profile measures stages of 1..K blocks on the CPU or a GPU (--partition-sms K: on one of K SM
 // partitions while the others run the same blocks) and writes a "mario-profile" v1 document
-// (core/cost/ProfileCostModel.h); one summary line on stdout with every fit's R², a warning line
+// (core/io/ProfileJson.h); one summary line on stdout with every fit's R², a warning line
 // on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
 //   mario-executor capabilities      (or --capabilities)
 // prints one JSON line saying what this binary can run (CUDA and its GPUs, SM partitions, NCCL,
@@ -27,6 +28,7 @@
 // started and a worker or rank failed (the line names the rank that failed first).
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -53,7 +55,7 @@ namespace {
 constexpr const char* kRunUsage =
     "usage: mario-executor run PLAN --backend cpu|cuda [--model SPEC] [--iterations N] [--reference] "
     "[--seed S] [--lr LR] [--recv-timeout-s T] [--optimizer sgd|adam] [--dp N] [--dtype T] "
-    "[--tokens FILE] [--events] [--partition-sms [--shared-streams]]";
+    "[--tokens FILE] [--events] [--partition-sms [--shared-streams]] [--dump-step DIR]";
 constexpr const char* kProfileUsage =
     "usage: mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R] "
     "[--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam] [--partition-sms K] "
@@ -200,6 +202,7 @@ int runMain(int argc, char** argv) {
             else if (arg == "--events") events = true;
             else if (arg == "--partition-sms") options.partition_sms = true;
             else if (arg == "--shared-streams") options.shared_streams_fallback = true;
+            else if (arg == "--dump-step") options.dump_step_dir = value();
             else if (arg == "--optimizer") {
                 const auto adam = parseAdam(value());
                 if (!adam) return usage("--optimizer is sgd or adam");
@@ -227,6 +230,13 @@ int runMain(int argc, char** argv) {
         return usage("--dp must be in [1, 256] (got " + std::to_string(options.data_parallel) + ")");
     if (!(options.recv_timeout_s > 0 && options.recv_timeout_s <= 86400))
         return usage("--recv-timeout-s must be in (0, 86400] seconds");
+    if (!options.dump_step_dir.empty())
+        if (auto fits = mario::exec::dumpStepFits(options.iterations, options.dtype); !fits)
+            return usage(fits.error().message);
+    // A folder that cannot be made is bad input found now, not a failed run after the step.
+    if (std::error_code made;
+        !options.dump_step_dir.empty() && (std::filesystem::create_directories(options.dump_step_dir, made), made))
+        return usage("--dump-step: cannot create " + options.dump_step_dir + ": " + made.message());
     // torchrun / srun: one process per (device, replica). Without WORLD_SIZE (or a world of one)
     // every device runs in this process: threads on the CPU, or streams on one GPU.
     auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
@@ -236,6 +246,10 @@ int runMain(int argc, char** argv) {
         options.device = "cuda:" + std::to_string(launch->has_value() ? (*launch)->local_rank : 0);
     if (options.partition_sms && *backend != mario::exec::Backend::Cuda)
         return usage("--partition-sms needs --backend cuda (it cuts one GPU's SMs among the pipeline devices)");
+    // Only the in-process runner holds every stage's gradients and the whole batch.
+    if (!options.dump_step_dir.empty() && distributed)
+        return usage("--dump-step runs every device in one process (got WORLD_SIZE=" +
+                     std::to_string((*launch)->world_size) + ")");
     if (options.partition_sms && distributed)
         return usage("--partition-sms is for one process on one GPU; under WORLD_SIZE=" +
                      std::to_string((*launch)->world_size) + " every rank has a GPU of its own");

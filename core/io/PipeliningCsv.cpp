@@ -77,11 +77,43 @@ bool parseFsdp(std::string_view text, PipeliningCsvAction& action) {
     return true;
 }
 
+// PyTorch 2.15's waits: "0WAIT_SEND_F3" and "1WAIT_SEND_B3" retire a send (stage and micro-batch),
+// "2WAIT_REDUCE_GRAD" a stage's gradient reduction. Recognised before parseAction, which would
+// read them as a W with junk. False when `text` is not a wait.
+Result<bool> parseWait(std::string_view text, PipeliningCsvAction& action) {
+    std::size_t digits = 0;
+    while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+    std::string_view rest = text.substr(digits);
+    if (digits == 0 || !rest.starts_with("WAIT_")) return false;
+    std::int32_t stage = 0;
+    if (std::from_chars(text.data(), text.data() + digits, stage).ec != std::errc())
+        return makeError(quoted(text) + ": the stage number is out of range");
+    if (rest == "WAIT_REDUCE_GRAD") {
+        action.instruction = {Op::ReduceGrad, stage, -1};
+        action.kind = Kind::Wait;
+        return true;
+    }
+    const bool forward = rest.starts_with("WAIT_SEND_F"), backward = rest.starts_with("WAIT_SEND_B");
+    // Both prefixes have the same length; the micro-batch follows.
+    const std::string_view number = forward || backward ? rest.substr(11) : std::string_view{};
+    std::int32_t microbatch = 0;
+    const auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), microbatch);
+    if (number.empty() || ec != std::errc() || ptr != number.data() + number.size())
+        return makeError(quoted(text) + " is not a wait PyTorch writes (WAIT_SEND_F, WAIT_SEND_B with a "
+                                        "micro-batch, or WAIT_REDUCE_GRAD)");
+    action.instruction = {forward ? Op::SendForward : Op::SendBackward, stage, microbatch};
+    action.kind = Kind::Wait;
+    return true;
+}
+
 // One simple action string; the error is the message after the location.
 Result<PipeliningCsvAction> parseSimple(std::string_view text, int column) {
     PipeliningCsvAction action;
     action.column = column;
     if (parseFsdp(text, action)) return action;
+    auto wait = parseWait(text, action);
+    if (!wait) return wait.error();
+    if (*wait) return action;
     if (text.find("OVERLAP_F_B") != std::string_view::npos)
         return makeError(quoted(text) + ": OVERLAP_F_B comes only as a composite, e.g. (0F3;3B1)OVERLAP_F_B");
     auto parsed = parseAction(text);
@@ -164,6 +196,7 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
             if (computeOnlyCell(instruction.op))
                 programs[static_cast<std::size_t>(device.index)].push_back(instruction);
     }
+    std::vector<std::vector<std::string>> rows;
     if (options.format == PipeliningCsvFormat::ComputeComms) {
         std::vector<int> stageRank(plan.stages.size(), -1);
         for (const auto& stage : plan.stages)
@@ -171,11 +204,12 @@ Result<std::string> toPipeliningCsv(const Plan& plan, const PipeliningCsvOptions
                 stageRank[stage.index] = stage.device;
         auto lowered = lowerLikePyTorch(programs, stageRank, plan.microbatchCount());
         if (!lowered) return lowered.error();
-        programs = std::move(*lowered);
+        rows = std::move(*lowered);
+    } else {
+        for (const auto& program : programs) rows.push_back(toProgramEntries(program));
     }
     std::string csv;
-    for (const auto& program : programs) {
-        const auto entries = toProgramEntries(program);
+    for (const auto& entries : rows) {
         for (std::size_t i = 0; i < entries.size(); ++i) {
             if (i > 0) csv += ',';
             csv += entries[i];
@@ -195,6 +229,11 @@ std::string PipeliningCsvAction::text() const {
     switch (kind) {
         case Kind::Unshard: return std::to_string(instruction.stage) + "UNSHARD";
         case Kind::Reshard: return std::to_string(instruction.stage) + "RESHARD";
+        case Kind::Wait:
+            if (instruction.op == Op::ReduceGrad) return std::to_string(instruction.stage) + "WAIT_REDUCE_GRAD";
+            return std::to_string(instruction.stage) +
+                   (instruction.op == Op::SendForward ? "WAIT_SEND_F" : "WAIT_SEND_B") +
+                   std::to_string(instruction.microbatch);
         default: return toActionString(instruction);
     }
 }

@@ -2,8 +2,9 @@
 // PyTorch pipelining's schedule CSV (torch.distributed.pipelining: _dump_csv / _load_csv):
 // one line per rank, the comma-separated action strings of that rank's program in order.
 // Two formats exist. "compute_only" holds F, B, I and W (and OVERLAP_F_B cells); PyTorch
-// lowers it itself, adding UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV. "compute_comms" holds
-// the lowered program, communication included, and PyTorch runs it as written.
+// lowers it itself, adding UNSHARD/RESHARD, REDUCE_GRAD and SEND/RECV, and since 2.15 a wait
+// for each send and reduction (WAIT_SEND_F, WAIT_SEND_B, WAIT_REDUCE_GRAD). "compute_comms"
+// holds the lowered program, communication and waits included, and PyTorch runs it as written.
 //
 // Export writes what PyTorch 2.x loads, and refuses what it cannot express: plans with more
 // than one stage chain (PyTorch runs one chain, stages 0..S-1) and, unless told to drop them,
@@ -66,6 +67,8 @@ struct PipeliningCsvAction {
         Gradient,       // REDUCE_GRAD, and Mario's OPT
         Unshard,        // FSDP; `instruction` holds only the stage
         Reshard,        // FSDP; `instruction` holds only the stage
+        Wait,           // PyTorch 2.15's WAIT_SEND_F, WAIT_SEND_B (`instruction` is the send it
+                        // retires) and WAIT_REDUCE_GRAD (`instruction` is the REDUCE_GRAD)
     };
     Instruction instruction;
     Kind kind = Kind::Compute;

@@ -28,6 +28,10 @@ std::vector<std::string> notesOf(const PipeliningCsv& csv) {
         notes.push_back(amount(comms, "communication cell") +
                         " (SEND_F, RECV_F, SEND_B, RECV_B) dropped: Mario adds communication "
                         "from the compute order");
+    if (const int waits = csv.count(Kind::Wait); waits > 0)
+        notes.push_back(amount(waits, "wait cell") +
+                        " (WAIT_SEND_F, WAIT_SEND_B, WAIT_REDUCE_GRAD) dropped: Mario's sends and reductions "
+                        "need no separate wait");
     if (const int sync = csv.count(Kind::Gradient); sync > 0)
         notes.push_back(amount(sync, "REDUCE_GRAD cell") + " dropped: the plan adds its own gradient synchronisation");
     return notes;

@@ -11,7 +11,10 @@
 // placement instead could pair a forward's activation with a backward's gradient.
 //
 // FSDP's UNSHARD/RESHARD are left out: they do nothing for stages that are not FSDP modules,
-// and Mario does not model FSDP.
+// and Mario does not model FSDP. They take turns in PyTorch's round robin, so on ranks that
+// hold several stages PyTorch's own lowering can post a RECV earlier or later than this one;
+// every rank still receives from each peer in the order it sends (docs/pytorch.md).
+#include <string>
 #include <vector>
 
 #include "core/schedule/Instruction.h"
@@ -22,14 +25,18 @@ namespace mario {
 
 // `order[r]` holds rank r's computations (F, B, I, W) in program order; stage s runs on rank
 // `stageRank[s]`; a stage's gradients are complete after `microbatches` full or weight
-// backwards. Per rank, the lowered program:
-//  - _add_reduce_grad: sREDUCE_GRAD right after the B or W that completes stage s;
+// backwards. Per rank, the lowered program as the cells PyTorch 2.15 writes:
+//  - _add_reduce_grad: sREDUCE_GRAD right after the B or W that completes stage s, and
+//    sWAIT_REDUCE_GRAD right after it;
 //  - _add_send_recv: ranks take turns in rank order, one ready action each per round (a
 //    forward is ready once its input was received or made on the same rank, a backward
-//    likewise with its gradient); an action whose output crosses to another rank is followed
-//    by its SEND, and the matching RECV is appended to the receiving rank's program.
+//    likewise with its gradient; REDUCE_GRAD and its wait are always ready and take their
+//    turns too); an action whose output crosses to another rank is followed by its SEND, and
+//    the matching RECV is appended to the receiving rank's program;
+//  - _add_wait_send: WAIT_SEND_F right after the rank's backward (B or I) of the stage and
+//    micro-batch whose forward it sent; the other sends' waits at the end, in send order.
 // Fails when no rank can go on (an order that deadlocks), as PyTorch does.
-Result<std::vector<std::vector<Instruction>>> lowerLikePyTorch(const ComputeOrder& order,
+Result<std::vector<std::vector<std::string>>> lowerLikePyTorch(const ComputeOrder& order,
                                                                const std::vector<int>& stageRank, int microbatches);
 
 }  // namespace mario

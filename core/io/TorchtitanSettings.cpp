@@ -130,44 +130,51 @@ Result<TorchtitanSettings> torchtitanSettings(const Plan& plan) {
     // Without layers_per_stage torchtitan builds one stage per rank for single-stage classes
     // and two for the others; any other count needs layers_per_stage, which must give exactly
     // this many stages: ceil((layers + first_less + last_less) / layers_per_stage).
-    const int defaultPerRank = settings.stages_per_rank == 1 ? 1 : 2;
-    // Embedding and head weights that make torchtitan deal the layers as the plan does; its
-    // default (1, 1) first, so that the file names only what differs.
-    // Failing that, the first weights torchtitan accepts, so the order still runs.
-    const std::pair<int, int> weights[] = {{1, 1}, {0, 0}, {0, 1}, {1, 0}, {2, 2}, {0, 2}, {2, 0}, {1, 2}, {2, 1}};
-    int firstLess = 1, lastLess = 1;
+    const bool needsCount = settings.stages_per_rank != (settings.stages_per_rank == 1 ? 1 : 2);
+    if (needsCount && !knownSplit)
+        return makeError("the plan has " + std::to_string(settings.stages_per_rank) +
+                         " stages per rank but does not say which layers each holds, so no "
+                         "pipeline_parallel_layers_per_stage can be derived");
+    // Embedding and head weights (first/last_stage_less_layers) that make torchtitan build the
+    // stages and deal the layers as the plan does: its default (1, 1) first, so that the file
+    // names only what differs. Failing a match, the first weights it accepts, with a note.
+    struct Choice {
+        int first = 1, last = 1, layersPerStage = 0;
+    };
+    auto usable = [&](int a, int b) -> std::optional<Choice> {
+        if (knownSplit && torchtitanSplit(layers, stages, a, b).empty()) return std::nullopt;
+        Choice choice{a, b, 0};
+        if (!needsCount) return choice;
+        for (int k = 1; k <= layers + a + b && choice.layersPerStage == 0; ++k)
+            if (ceilDiv(layers + a + b, k) == stages) choice.layersPerStage = k;
+        return choice.layersPerStage > 0 ? std::optional(choice) : std::nullopt;
+    };
+    std::vector<std::pair<int, int>> weights{{1, 1}};
+    for (int a = 0; a <= 3; ++a)
+        for (int b = 0; b <= 3; ++b)
+            if (a != 1 || b != 1) weights.emplace_back(a, b);
+    std::optional<Choice> chosen;
     bool splitMatches = false;
-    if (knownSplit) {
+    if (knownSplit)
         for (const auto& [a, b] : weights)
-            if (!splitMatches && torchtitanSplit(layers, stages, a, b) == planSplit) {
-                firstLess = a, lastLess = b, splitMatches = true;
+            if (auto choice = usable(a, b);
+                !splitMatches && choice && torchtitanSplit(layers, stages, a, b) == planSplit) {
+                chosen = choice;
+                splitMatches = true;
             }
-        bool accepted = splitMatches;
-        for (const auto& [a, b] : weights)
-            if (!accepted && !torchtitanSplit(layers, stages, a, b).empty()) {
-                firstLess = a, lastLess = b, accepted = true;
-            }
-        if (!accepted)
-            return makeError("torchtitan cannot deal " + std::to_string(layers) + " layers over " +
-                             std::to_string(stages) + " stages (fewer than one layer per stage)");
-    }
-    settings.first_stage_less_layers = firstLess;
-    settings.last_stage_less_layers = lastLess;
-    if (settings.stages_per_rank != defaultPerRank) {
-        if (!knownSplit)
-            return makeError("the plan has " + std::to_string(settings.stages_per_rank) +
-                             " stages per rank but does not say which layers each holds, so no "
-                             "pipeline_parallel_layers_per_stage can be derived");
-        const int effective = layers + firstLess + lastLess;
-        for (int k = 1; k <= effective && settings.layers_per_stage == 0; ++k)
-            if (ceilDiv(effective, k) == stages) settings.layers_per_stage = k;
-        if (settings.layers_per_stage == 0)
-            return makeError("no pipeline_parallel_layers_per_stage makes torchtitan build " + std::to_string(stages) +
-                             " stages from " + std::to_string(layers) + " layers");
-    }
+    for (const auto& [a, b] : weights)
+        if (!chosen) chosen = usable(a, b);
+    if (!chosen)
+        return makeError("torchtitan cannot build " + std::to_string(stages) + " stages from " +
+                         std::to_string(layers) +
+                         " layers (no pipeline_parallel_layers_per_stage and "
+                         "end weights give that many)");
+    settings.first_stage_less_layers = chosen->first;
+    settings.last_stage_less_layers = chosen->last;
+    settings.layers_per_stage = chosen->layersPerStage;
     if (knownSplit && !splitMatches)
         settings.notes.push_back("torchtitan deals the layers " +
-                                 joined(torchtitanSplit(layers, stages, firstLess, lastLess)) +
+                                 joined(torchtitanSplit(layers, stages, chosen->first, chosen->last)) +
                                  " over the stages, the plan " + joined(planSplit) +
                                  ": the order runs as written, the stage times differ from the plan's");
     if (plan.info.data_parallel > 1)

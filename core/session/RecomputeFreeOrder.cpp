@@ -10,12 +10,14 @@
 namespace mario {
 namespace {
 
-// Per device, the peak bytes of `plan` as simulated (timeline only: peaks need no curves).
+// Per device, the peak of what the micro-batches hold (activations, checkpoints, gradients
+// in flight) in `plan` as simulated: the part the order decides. Weights and the framework's
+// reserve are the same either way and would hide the difference on small models.
 std::vector<double> peaks(const Plan& plan) {
     std::vector<double> out;
     auto result = Simulator::run(plan, SimOptions::timelineOnly());
     if (!result) return out;
-    for (const auto& device : result->devices) out.push_back(device.peak_bytes);
+    for (const auto& device : result->devices) out.push_back(device.peak_dynamic_bytes);
     return out;
 }
 
@@ -44,7 +46,7 @@ std::string RecomputeFreeOrder::summary() const {
     for (PassId pass : left_out) names.push_back(passInfo(pass).name);
     text += "; " + nameList(names) + " left out, since it runs forwards early because they are checkpointed";
     if (device >= 0 && peak_with_bytes > peak_exported_bytes)
-        text += ": without R it would raise device " + std::to_string(device) + "'s peak from " +
+        text += ": without R it would raise what device " + std::to_string(device) + "'s micro-batches hold from " +
                 humanBytes(peak_exported_bytes) + " to " + humanBytes(peak_with_bytes);
     return text;
 }
@@ -68,7 +70,8 @@ Result<RecomputeFreeOrder> recomputeFreeOrder(const ScheduleInput& input, const 
                               ", which runs forwards early because they are checkpointed";
         if (worst < withR.size() && worst < withoutR.size())
             message += ": without its " + recomputations(out.dropped) + ", device " + std::to_string(worst) +
-                       " would peak at " + humanBytes(withoutR[worst]) + " instead of " + humanBytes(withR[worst]);
+                       "'s micro-batches would hold up to " + humanBytes(withoutR[worst]) + " instead of " +
+                       humanBytes(withR[worst]);
         return makeError(message + "; export the config it came from, where --drop-recompute leaves " +
                          nameList(baked) + " out");
     }

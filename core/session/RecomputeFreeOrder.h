@@ -22,8 +22,9 @@ struct RecomputeFreeOrder {
     Plan plan;                     // no R; every forward keeps its activations until its backward
     int dropped = 0;               // Rs left out of the prepared plan
     std::vector<PassId> left_out;  // passes left out because they need checkpointing
-    // When passes were left out: the device whose peak they would have raised most, and its
-    // peak (bytes) without recomputation with them and as exported.
+    // When passes were left out: the device whose micro-batch memory (activations, checkpoints,
+    // gradients in flight; weights aside) they would have raised most, and its peak in bytes
+    // without recomputation with them and as exported.
     int device = -1;
     double peak_with_bytes = 0;
     double peak_exported_bytes = 0;

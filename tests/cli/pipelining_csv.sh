@@ -95,7 +95,7 @@ check "torchtitan settings beside the CSV" \
 "$mario" plan "$example" -o "$work/fig2.mario.json" >/dev/null
 run "$mario" export "$work/fig2.mario.json" --csv "$work/saved.csv" --drop-recompute
 check "a saved preposed order → 2 with its peak" one_line_error 2 \
-    "fig2.mario.json: the order was saved after prepose, which runs forwards early because they are checkpointed: without its 12 recomputations, device 0 would peak at"
+    "fig2.mario.json: the order was saved after prepose, which runs forwards early because they are checkpointed: without its 12 recomputations, device 0's micro-batches would hold up to"
 run "$mario" export "$work/fig2.mario.json" --csv "$work/saved.csv"
 check "and without the flag the refusal says the flag would not do" one_line_error 2 "--drop-recompute would not do"
 # import --config: the CSV's micro-batches must be the config's, as PyTorch requires.
@@ -109,7 +109,8 @@ run "$mario" export "$example" --passes none --csv "$work/comms.csv" --format co
 check "compute_comms export" test "$rc" = 0
 check "compute_comms has SEND/RECV and REDUCE_GRAD, no OPT" \
     test -n "$(grep -o '0SEND_F0' "$work/comms.csv")" -a -n "$(grep -o '1RECV_F0' "$work/comms.csv")" \
-    -a "$(grep -o 'REDUCE_GRAD' "$work/comms.csv" | wc -l)" = 4 -a -z "$(grep -o 'OPT' "$work/comms.csv")"
+    -a "$(grep -o '[0-9]REDUCE_GRAD' "$work/comms.csv" | wc -l)" = 4 -a "$(grep -o 'WAIT_REDUCE_GRAD' "$work/comms.csv" | wc -l)" = 4 \
+    -a -z "$(grep -o 'OPT' "$work/comms.csv")"
 run "$mario" import "$work/comms.csv" --config "$example" -o "$work/comms.mario.json"
 check "compute_comms imports on its config" test "$rc" = 0
 run "$mario" simulate "$work/comms.mario.json" --json

@@ -3,8 +3,10 @@
 // spreadsheets write. Import into plans: pipelining_import_test.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/core/PipeliningCsvFixtures.h"
 #include "tests/core/TestPlans.h"
@@ -63,22 +65,26 @@ TEST(PipeliningCsvExport, RefusesAChainOutOfOrder) {
 }
 
 TEST(PipeliningCsvExport, ComputeCommsLowersAsPyTorchDoes) {
-    // Traced by hand through PyTorch's lowering: sREDUCE_GRAD right after the stage's last B
-    // or W (behind the SEND_B that B starts); each RECV lands on the receiver when the sender
-    // sends, so rank 1 holds 1RECV_F1 before 1B0. OPT and the plan's own REDUCE_GRAD are not
-    // PyTorch's.
+    // Traced by hand through PyTorch 2.15's lowering: sREDUCE_GRAD and its wait right after
+    // the stage's last B or W (behind the SEND_B that B starts); each RECV lands on the receiver
+    // when the sender sends, so rank 1 holds 1RECV_F1 before 1B0; a forward's send is retired
+    // (WAIT_SEND_F) right after the backward that consumed it, rank 1's backward sends at the
+    // end, in the order sent. OPT and the plan's own REDUCE_GRAD are not PyTorch's.
     EXPECT_EQ(exported(handMadePlan(), {.format = PipeliningCsvFormat::ComputeComms, .drop_recompute = true}),
-              "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0I1,0W1,0REDUCE_GRAD\n"
-              "1RECV_F0,1F0,1RECV_F1,1B0,1SEND_B0,1F1,1B1,1SEND_B1,1REDUCE_GRAD\n");
+              "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0WAIT_SEND_F0,0RECV_B1,0I1,0WAIT_SEND_F1,0W1,0REDUCE_GRAD,"
+              "0WAIT_REDUCE_GRAD\n"
+              "1RECV_F0,1F0,1RECV_F1,1B0,1SEND_B0,1F1,1B1,1SEND_B1,1REDUCE_GRAD,1WAIT_REDUCE_GRAD,1WAIT_SEND_B0,"
+              "1WAIT_SEND_B1\n");
 }
 
 TEST(PipeliningCsvExport, ComputeCommsIsWhatPyTorchLowers) {
-    // PyTorch's own lowering of its Interleaved1F1B (P=2, v=2, M=4), FSDP cells aside: Mario's
-    // export of the same compute order must write the same programs, cell for cell.
-    const auto plan = imported(kLoweredInterleaved1F1BP2);
+    // PyTorch 2.15's own lowering of its Interleaved1F1B (P=2, v=2, M=4), FSDP cells aside:
+    // Mario's export of the same compute order must write the same programs, cell for cell,
+    // waits included.
+    const auto plan = imported(kLoweredInterleaved1F1BP2Torch215);
     ASSERT_TRUE(plan.has_value());
     std::string expected;
-    for (const auto& rank : parsed(kLoweredInterleaved1F1BP2).ranks) {
+    for (const auto& rank : parsed(kLoweredInterleaved1F1BP2Torch215).ranks) {
         std::string line;
         for (const auto& action : rank) {
             if (action.kind == Kind::Unshard || action.kind == Kind::Reshard) continue;
@@ -99,9 +105,23 @@ TEST(PipeliningCsvExport, ComputeCommsOfZbvKeepsTheTurnOnItsRank) {
     const PipeliningCsv back = parsed(csv);
     EXPECT_EQ(back.count(Kind::Communication), 32);
     EXPECT_EQ(back.count(Kind::Gradient), 4);
+    // PyTorch 2.15 retires every send and every reduction with a wait of its own, on its rank
+    // and after it: 16 sends and 4 reductions.
+    EXPECT_EQ(back.count(Kind::Wait), 20);
     for (const auto& rank : back.ranks) {
-        ASSERT_FALSE(rank.empty());
-        EXPECT_EQ(rank.back().kind, Kind::Gradient) << "the last stage to finish its gradients ends the rank";
+        std::vector<std::string> open;
+        for (const auto& action : rank) {
+            const bool send = action.kind == Kind::Communication && isSend(action.instruction.op);
+            if (send || action.kind == Kind::Gradient) open.push_back(action.text());
+            if (action.kind != Kind::Wait) continue;
+            const std::string retired = action.instruction.op == Op::ReduceGrad
+                                            ? std::to_string(action.instruction.stage) + "REDUCE_GRAD"
+                                            : toActionString(action.instruction);
+            const auto it = std::find(open.begin(), open.end(), retired);
+            ASSERT_NE(it, open.end()) << action.text() << " retires nothing before it";
+            open.erase(it);
+        }
+        EXPECT_TRUE(open.empty()) << open.size() << " sends or reductions never waited for";
     }
 }
 

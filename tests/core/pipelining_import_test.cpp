@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -117,6 +118,32 @@ TEST(PyTorchFiles, ZbvP2StartsRankOneWithAnIdleSlot) {
     ASSERT_EQ(csv.ranks.size(), 2u);
     EXPECT_EQ(csv.ranks[1].front().text(), "1F0");
     EXPECT_EQ(csv.ranks[1].front().column, 2);
+}
+
+// PyTorch 2.15 retires every send and reduction with a wait cell: 16 WAIT_SEND_F (one per
+// forward send), 8 WAIT_SEND_B and 4 WAIT_REDUCE_GRAD. They are read, named and dropped, and
+// the order is the one the 2.11 file of the same schedule gives.
+TEST(PyTorchFiles, Torch215WaitsAreReadAndDropped) {
+    const PipeliningCsv csv = parsed(kLoweredInterleaved1F1BP2Torch215);
+    EXPECT_EQ(csv.count(Kind::Wait), 28);
+    EXPECT_EQ(csv.ranks[1].back().text(), "1WAIT_SEND_B3");
+    const auto plan = imported(kLoweredInterleaved1F1BP2Torch215);
+    ASSERT_TRUE(plan.has_value());
+    EXPECT_NE(std::find(plan->notes.begin(), plan->notes.end(),
+                        "28 wait cells (WAIT_SEND_F, WAIT_SEND_B, WAIT_REDUCE_GRAD) dropped: Mario's sends and "
+                        "reductions need no separate wait"),
+              plan->notes.end());
+    const auto older = imported(kLoweredInterleaved1F1BP2);
+    ASSERT_TRUE(older.has_value());
+    EXPECT_EQ(computeOrderOf(plan->plan), computeOrderOf(older->plan));
+}
+
+TEST(PyTorchFiles, MalformedWaitsAreNamed) {
+    auto csv = parsePipeliningCsv("0F0,0WAIT_SEND_X0\n");
+    ASSERT_FALSE(csv.ok());
+    EXPECT_NE(csv.error().message.find("\"0WAIT_SEND_X0\" is not a wait PyTorch writes"), std::string::npos)
+        << csv.error().message;
+    EXPECT_FALSE(parsePipeliningCsv("0F0,0WAIT_SEND_F\n").ok());  // no micro-batch
 }
 
 // ---- order errors -------------------------------------------------------------------------------

@@ -164,7 +164,8 @@ TEST(RecomputeFreeOrder, RefusesASavedPreposedOrderWithItsPeak) {
     ASSERT_TRUE(again.ok());
     auto refused = recomputeFreeOrder(saved, *again);
     ASSERT_FALSE(refused.ok());
-    EXPECT_NE(refused.error().message.find("would peak at"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("micro-batches would hold up to"), std::string::npos)
+        << refused.error().message;
 }
 
 TEST(RecomputeFreeOrder, WithoutPreposeOnlyTheRsGo) {

@@ -336,6 +336,55 @@ TEST(ExecutorCli, AnUnknownBackendIsRefusedOnceWithBothNames) {
     EXPECT_NE(out.find("unknown backend \"tpu\" (cpu or cuda)"), std::string::npos) << out;
 }
 
+TEST(ExecutorCli, DumpStepWritesTheReportedLossAndATensorFilePerEntry) {
+    // --dump-step (executor/StepDump.h): what the PyTorch-runtime test reads. Its loss is the
+    // summary's, every index entry names a file of shape × 8 bytes, weights and gradients
+    // pair up, and every micro-batch has its input and target ids.
+    const mario::Plan plan = makePlan({"x", Scheme::Interleaved, 2, 4, 2, false});
+    const mario::test::ScratchDir dir("executor_dump");
+    const std::string path = dir.file("plan.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(plan, path).ok());
+    int code = 0;
+    const std::string out = mario::test::runExecutorCli(
+        "run " + path + " --backend cpu --model tiny,layers=4 --dump-step " + dir.file("step"), code);
+    ASSERT_EQ(code, mario::kOk) << out;
+    const auto summary = nlohmann::json::parse(out.substr(out.rfind('{')));
+    std::ifstream in(dir.file("step/step.json"));
+    const auto step = nlohmann::json::parse(in);
+    EXPECT_DOUBLE_EQ(step.at("loss").get<double>(), summary.at("loss").get<double>());
+    EXPECT_EQ(step.at("model").at("layers"), 4);
+    EXPECT_EQ(step.at("stages").size(), plan.stages.size());
+    std::map<std::string, int> kinds;
+    for (const auto& entry : step.at("tensors")) {
+        ++kinds[entry.at("kind")];
+        std::int64_t count = 1;
+        for (const auto& extent : entry.at("shape")) count *= extent.get<std::int64_t>();
+        const auto file = std::filesystem::path(dir.file("step")) / entry.at("file").get<std::string>();
+        EXPECT_EQ(std::filesystem::file_size(file), static_cast<std::uintmax_t>(count * 8)) << entry.dump();
+    }
+    EXPECT_EQ(kinds["weight"], 4 * 12 + 6);  // blocks, embeddings (2), final norm (2), head (2)
+    EXPECT_EQ(kinds["grad"], kinds["weight"]);
+    EXPECT_EQ(kinds["input"], plan.microbatchCount());
+    EXPECT_EQ(kinds["target"], plan.microbatchCount());
+}
+
+TEST(ExecutorCli, DumpStepIsRefusedForMoreThanOneStepOrLessThanDouble) {
+    const mario::Plan plan = makePlan({"x", Scheme::OneFOneB, 2, 2, 1, false});
+    const mario::test::ScratchDir dir("executor_dump");
+    const std::string path = dir.file("plan.mario.json");
+    ASSERT_TRUE(mario::writePlanFile(plan, path).ok());
+    for (const auto& [args, why] : {std::pair{"--iterations 2", "it needs --iterations 1 (got 2)"},
+                                    std::pair{"--dtype float32", "it needs --dtype float64 (got \"float32\")"}}) {
+        int code = 0;
+        const std::string out = mario::test::runExecutorCli(
+            "run " + path + " --backend cpu --dump-step " + dir.file("step") + " " + args, code);
+        EXPECT_EQ(code, mario::kBadInput) << args << ": " << out;
+        EXPECT_EQ(out.find("mario-executor: --dump-step"), 0u) << out;
+        EXPECT_NE(out.find(why), std::string::npos) << out;
+        EXPECT_FALSE(std::filesystem::exists(dir.file("step"))) << "refused, yet the folder was made";
+    }
+}
+
 TEST(ExecutorCli, EveryLineOfARunWithEventsIsALiveEventInProtocolOrder) {
     // hello first, then instructions and one iteration per step, the summary last: what the
     // workbench's LiveRun reads, through the same parser.

@@ -38,5 +38,13 @@ TEST(OptionValues, Float16OnlyOnAGpu) {
     EXPECT_NE(dtypeOption("int8", true).error().message.find("expected float64"), std::string::npos);
 }
 
+TEST(OptionValues, DumpStepOnlyForOneStepInDouble) {
+    EXPECT_TRUE(dumpStepFits(1, "float64").ok());
+    EXPECT_EQ(dumpStepFits(2, "float64").error().message,
+              "--dump-step writes one step: it needs --iterations 1 (got 2)");
+    for (const char* dtype : {"float32", "bfloat16", "float16"})
+        EXPECT_NE(dumpStepFits(1, dtype).error().message.find("it needs --dtype float64"), std::string::npos) << dtype;
+}
+
 }  // namespace
 }  // namespace mario::exec
