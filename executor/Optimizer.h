@@ -14,6 +14,8 @@ public:
     // (weights, gradients, two Adam moments) do not count, and would spoil measured peaks.
     Optimizer(double lr, bool adam, bool snapshot = true) : lr_(lr), adam_(adam), snapshot_(snapshot) {}
 
+    bool adam() const { return adam_; }
+
     // Steps with the gradients as they stand, then zeroes them; snapshots the gradients first
     // when asked (StageRuntime::gradSnapshot, what the reference check compares) and marks the
     // stage stepped. Adam's moments live in the stage, so every stage steps on its own history.

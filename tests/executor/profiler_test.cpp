@@ -96,9 +96,10 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
         std::max(0.0, doc["optimizer_ms"]["a"].get<double>() * 2 + doc["optimizer_ms"]["b"].get<double>());
     EXPECT_NEAR((*costs)[0].optimizer_ms, fitted + doc["head"]["optimizer_ms"].get<double>(), 1e-9);
     EXPECT_GT(doc["activation_bytes"]["a"].get<double>(), 0);
-    // Static bytes are exact: 12 tensors per block, 12h^2 + 13h parameters, 32 bytes each.
+    // Static bytes are exact: 12 tensors per block, 12h^2 + 13h parameters, each a float64
+    // weight and its gradient under SGD (16 bytes; Adam adds two moments).
     const double h = 32;
-    EXPECT_NEAR(doc["static_bytes"]["a"].get<double>(), (12 * h * h + 13 * h) * 32, 1e-6);
+    EXPECT_NEAR(doc["static_bytes"]["a"].get<double>(), (12 * h * h + 13 * h) * 16, 1e-6);
     EXPECT_NEAR(doc["static_bytes"]["b"].get<double>(), 0, 1e-6);
     EXPECT_EQ(doc["send_bytes"].get<double>(), 16 * 32 * 8);
     const auto& points = doc["source"]["points"];
