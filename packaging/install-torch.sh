@@ -23,8 +23,10 @@ set -euo pipefail
 torch_version="2.15.0"
 # torchtitan, for the tests that check exported settings against its own rules (tests/pytorch):
 # the wheel and the few packages its config and pipeline modules import, without dependencies,
-# so that its training stack (datasets, tensorboard, wandb, ...) stays out.
-peers=("torchtitan==0.3.0" "spmd_types==0.2.3" "tyro==1.0.17" "docstring_parser==0.18.0" "typeguard==4.6.1")
+# so that its training stack (datasets, tensorboard, wandb, ...) stays out; and NumPy, which
+# PyTorch's object collectives (the pipeline stages' shape exchange) need.
+peers=("torchtitan==0.3.0" "spmd_types==0.2.3" "tyro==1.0.17" "docstring_parser==0.18.0" "typeguard==4.6.1"
+       "numpy==2.4.6")
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${MARIO_TORCH_VENV:-$root/.venv-torch}"

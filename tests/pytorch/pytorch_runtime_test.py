@@ -26,9 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 
-warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 sys.dont_write_bytecode = True  # no __pycache__ for executor_gpt in the source tree
 
 import torch  # noqa: E402
@@ -120,7 +118,7 @@ def csv_placement(path):
 
 def stage_shapes(dump, stage):
     """A stage's input and output as meta tensors. Given to PipelineStage, they spare its shape
-    inference, which sends Python objects between ranks through NumPy (absent here). Float
+    inference, which sends Python objects between ranks at the first step. Float
     ones require grad: PyTorch derives from that which gradients travel back."""
     rows, seq = dump.inputs[0].shape
     meta = {"dtype": torch.float64, "device": "meta", "requires_grad": True}
@@ -133,7 +131,6 @@ def stage_shapes(dump, stage):
 def rank_main(rank, world, store, csv_path, dump_dir, out_dir):
     """One rank of PyTorch's runtime: this rank's stages from the dump, the CSV, one step."""
     torch.set_num_threads(1)
-    warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=world)
     try:
         dump = executor_gpt.StepDump(dump_dir)
