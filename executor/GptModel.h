@@ -16,19 +16,6 @@ namespace mario::exec {
 
 using ParamMap = std::map<std::string, torch::Tensor>;
 
-// The part of the model a stage holds: blocks [begin, end), plus the embedding on the first
-// stage of a chain and final norm + LM head + loss on the last.
-struct LayerSlice {
-    int begin = 0;
-    int end = 0;
-    bool embedding = false;
-    bool head = false;
-
-    std::string key() const {
-        return std::to_string(begin) + ":" + std::to_string(end) + (embedding ? "E" : "") + (head ? "H" : "");
-    }
-};
-
 // LLaMA's RMSNorm over the last dimension: x * rsqrt(mean(x², -1) + eps) * w, normalised in
 // double whatever x's dtype.
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& w, double eps = 1e-6);

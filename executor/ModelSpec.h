@@ -20,6 +20,20 @@ struct ModelSpec {
     std::string flavor = "gpt";
 };
 
+// The part of the model a stage holds: blocks [begin, end), plus the embedding on the first
+// stage of a chain and final norm + LM head + loss on the last. Here rather than beside the
+// model (GptModel.h) so that Torch-free code (StageSlices.h, the memory estimate) can name it.
+struct LayerSlice {
+    int begin = 0;
+    int end = 0;
+    bool embedding = false;
+    bool head = false;
+
+    std::string key() const {
+        return std::to_string(begin) + ":" + std::to_string(end) + (embedding ? "E" : "") + (head ? "H" : "");
+    }
+};
+
 // An optional preset word first ("tiny" or "tiny-llama"), then "key=value,..." overrides with
 // keys layers, hidden, heads, seq, vocab, flavor (or flavour); unnamed keys keep the tiny
 // defaults. Errors name the offending entry.

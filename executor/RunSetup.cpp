@@ -13,24 +13,6 @@
 namespace mario::exec {
 namespace {
 
-// docs/plan-format.md: the stage's `layers` if given, else the j-th of L even slices of its chain;
-// the chain's first stage also embeds, its last also holds norm + head + loss.
-LayerSlice sliceOf(const Plan& plan, const PipelineTopology& topology, int stage, int layers, bool usePlanLayers) {
-    const int chain = topology.chainOf(stage), length = topology.chainLength(chain);
-    const int position = topology.positionOf(stage);
-    LayerSlice slice;
-    if (usePlanLayers) {
-        slice.begin = plan.stages[stage].layers->first;
-        slice.end = plan.stages[stage].layers->second;
-    } else {
-        slice.begin = position * layers / length;
-        slice.end = (position + 1) * layers / length;
-    }
-    slice.embedding = position == 0;
-    slice.head = position == length - 1;
-    return slice;
-}
-
 // Fresh leaves on the run's device and dtype; the model keeps its master copy in double on the
 // CPU so that every device and dtype starts from the same weights.
 ParamMap onDevice(ParamMap params, const torch::Device& device, torch::ScalarType dtype) {
@@ -68,26 +50,15 @@ torch::ScalarType torchDtype(const ExecutorOptions& options) {
     throw std::runtime_error("unknown dtype \"" + options.dtype + "\" (float64, float32, bfloat16 or float16)");
 }
 
-bool planLayersFit(const Plan& plan, int layers) {
-    // Used only when every stage has them and they end exactly at this model's block count;
-    // otherwise the chain-position rule maps the plan onto this model, so any plan runs.
-    int maxEnd = 0;
-    for (const auto& st : plan.stages) {
-        if (!st.layers || st.layers->first < 0 || st.layers->first > st.layers->second) return false;
-        maxEnd = std::max(maxEnd, st.layers->second);
-    }
-    return !plan.stages.empty() && maxEnd == layers;
-}
-
 std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
                                       int replicas, const torch::Device& device, torch::ScalarType dtype,
                                       bool& planLayersUsed) {
-    planLayersUsed = planLayersFit(plan, model.spec().layers);
+    const std::vector<LayerSlice> slices = stageSlices(plan, topology, model.spec().layers, planLayersUsed);
     std::vector<StageRuntime> stages(plan.stages.size());
     std::map<std::string, int> holders;
     for (int s = 0; s < topology.stageCount(); ++s) {
         stages[s].index = s;
-        stages[s].slice = sliceOf(plan, topology, s, model.spec().layers, planLayersUsed);
+        stages[s].slice = slices[static_cast<std::size_t>(s)];
         ++holders[stages[s].slice.key()];
     }
     for (auto& st : stages) {

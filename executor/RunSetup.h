@@ -12,6 +12,7 @@
 #include "executor/Executor.h"
 #include "executor/GptModel.h"
 #include "executor/StageRuntime.h"
+#include "executor/StageSlices.h"
 
 namespace mario::exec {
 
@@ -20,11 +21,7 @@ namespace mario::exec {
 torch::Device torchDevice(const ExecutorOptions& options);
 torch::ScalarType torchDtype(const ExecutorOptions& options);
 
-// A plan's `layers` describe the model it was planned for (e.g. 40 blocks of a 13B model); they
-// are used only when they describe this model (see Executor.cpp's use).
-bool planLayersFit(const Plan& plan, int layers);
-
-// Every stage of the plan with its slice (docs/plan-format.md), weights on `device` and its REDUCE_GRAD
+// Every stage of the plan with its slice (StageSlices.h), weights on `device` and its REDUCE_GRAD
 // group, which spans the `replicas` data-parallel copies of the pipeline as well.
 std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
                                       int replicas, const torch::Device& device, torch::ScalarType dtype,

@@ -23,8 +23,9 @@
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration): the live-event
 // protocol, whose one owner is core/io/LiveEvents.h.
-// Exit codes (core/util/ExitCode.h, shared with `mario`): 0 ok, 2 usage or an unreadable,
-// malformed or out-of-range plan (and the last-resort handler), 3 the plan deadlocks, 5 the run
+// Exit codes (core/util/ExitCode.h, shared with `mario`): 0 ok, 2 usage, an unreadable,
+// malformed or out-of-range plan, or a run estimated to need more memory than there is
+// (RunMemoryEstimate.h; and the last-resort handler), 3 the plan deadlocks, 5 the run
 // started and a worker or rank failed (the line names the rank that failed first).
 #include <cstdio>
 #include <cstdlib>
@@ -39,6 +40,7 @@
 
 #include "core/io/LiveEvents.h"
 #include "core/io/PlanJson.h"
+#include "core/model/RankLayout.h"
 #include "core/sim/Validator.h"
 #include "core/util/ExitCode.h"
 #include "executor/Backend.h"
@@ -47,6 +49,7 @@
 #include "executor/Executor.h"
 #include "executor/OptionValues.h"
 #include "executor/Profiler.h"
+#include "executor/RunMemoryEstimate.h"
 #include "executor/TokenFile.h"
 #include "executor/dist/LaunchEnv.h"
 
@@ -168,6 +171,35 @@ int loadPlan(const std::string& path, mario::Plan& plan) {
     return mario::kOk;
 }
 
+// The one line that refuses a run too large for the memory it would run in, before any weight
+// exists (RunMemoryEstimate.h): what this process would hold (a rank of a multi-process run holds
+// one device's share) against the host's available memory and, on CUDA, the GPU's free memory.
+// Ranks that share a machine each check their own share against the same available memory.
+std::optional<std::string> oversizedRun(const mario::Plan& plan, const mario::exec::ExecutorOptions& options,
+                                        mario::exec::Backend backend,
+                                        const std::optional<mario::dist::LaunchEnv>& launch) {
+    using namespace mario::exec;
+    RunScope scope{options.data_parallel, std::nullopt, options.reference, backend == Backend::Cuda};
+    const int devices = static_cast<int>(plan.devices.size());
+    if (launch && launch->world_size > 1) {
+        if (devices == 0 || launch->world_size % devices != 0) return std::nullopt;  // the runner says why
+        scope.replicas = launch->world_size / devices;
+        scope.device = mario::placeOf(launch->rank, 1, scope.replicas).device;
+        scope.reference = options.reference && launch->rank == 0;
+    }
+    auto estimate = estimateRunMemory(plan, options, scope);
+    if (!estimate) return std::nullopt;  // the runner reports the same error
+    std::optional<MemoryLimit> host, gpu;
+    if (auto limit = hostMemoryLimit()) host = *limit;
+    else if (options.on_notice)
+        options.on_notice("the run's memory (about " + formatBytes(estimate->bytes(true)) +
+                          ") is not checked: " + limit.error().message);
+    // Without a usable GPU the run itself says why in one line (torchDevice).
+    if (scope.cuda)
+        if (auto limit = gpuMemoryLimit(launch ? launch->local_rank : 0)) gpu = *limit;
+    return memoryRefusal(*estimate, describe(options.model), host, gpu);
+}
+
 int runMain(int argc, char** argv) {
     for (int i = 2; i < argc; ++i)
         if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
@@ -260,6 +292,10 @@ int runMain(int argc, char** argv) {
     mario::Plan loaded;
     if (int code = loadPlan(planPath, loaded); code != mario::kOk) return code;
     const mario::Plan* plan = &loaded;
+    if (auto refused = oversizedRun(*plan, options, *backend, *launch)) {
+        std::cerr << "mario-executor: " << *refused << std::endl;
+        return mario::kBadInput;
+    }
     if (events) {
         mario::LiveHello hello;
         hello.backend = mario::exec::backendName(*backend);
