@@ -179,6 +179,32 @@ def unit_cost_config(path, scheme, pp, microbatches, chunks=1, memory_limit_gb=N
     return path
 
 
+def run_checked(command):
+    """Runs a command; its stdout, or RuntimeError naming the command and its stderr."""
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} exited {done.returncode}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def plan_and_export(mario_path, config, plan, csv_path, passes):
+    """`mario plan CONFIG --passes PASSES -o PLAN`, then `mario export PLAN --csv CSV` (compute-only,
+    with --drop-recompute when there are passes: PyTorch has no R). With passes, also whether the
+    exported order differs from the config's own without passes, so a test can say that it ran
+    an order Mario's passes made. Returns (recomputations dropped, reordered)."""
+    run_checked([mario_path, "plan", config, "--passes", passes or "none", "-o", plan])
+    said = run_checked([mario_path, "export", plan, "--csv", csv_path] + (["--drop-recompute"] if passes else []))
+    if not passes:
+        return 0, False
+    plain = csv_path + ".plain"
+    run_checked([mario_path, "plan", config, "--passes", "none", "-o", plain + ".json"])
+    run_checked([mario_path, "export", plain + ".json", "--csv", plain + ".csv"])
+    with open(plain + ".csv") as a, open(csv_path) as b:
+        reordered = a.read() != b.read()
+    dropped = re.search(r"(\d+) recomputation", said)
+    return int(dropped.group(1)) if dropped else 0, reordered
+
+
 def exit_with(code):
     sys.stdout.flush()
     sys.exit(code)

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +35,7 @@ from torch.distributed.pipelining import PipelineStage  # noqa: E402
 from torch.distributed.pipelining.schedules import _PipelineScheduleRuntime  # noqa: E402
 
 import executor_gpt  # noqa: E402
+from pytorch_peer import plan_and_export, run_checked  # noqa: E402
 
 TOLERANCE = 1e-9
 RANK_TIMEOUT_S = 120  # one step of a tiny model takes about a second
@@ -67,13 +67,6 @@ def model_spec(flavor):
     return spec + (",flavor=llama" if flavor == "llama" else "")
 
 
-def run(command):
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
-
-
 def prepare(args, folder, case):
     """Plan, CSV and executor dump of one case; returns the CSV's path, the dump's folder and a
     note on what the passes did to the order."""
@@ -86,20 +79,9 @@ def prepare(args, folder, case):
     paths = {k: os.path.join(folder, f"{name}.{k}") for k in ("config.json", "plan.json", "csv", "dump")}
     with open(paths["config.json"], "w") as f:
         json.dump(config, f)
-    run([args.mario, "plan", paths["config.json"], "--passes", passes or "none", "-o", paths["plan.json"]])
-    export = [args.mario, "export", paths["plan.json"], "--csv", paths["csv"], "--format", "compute_only"]
-    said = run(export + (["--drop-recompute"] if passes else []))
-    note = ""
-    if passes:
-        # The same plan without passes, to say whether the order PyTorch runs is Mario's own.
-        plain = os.path.join(folder, f"{name}.plain")
-        run([args.mario, "plan", paths["config.json"], "--passes", "none", "-o", plain + ".json"])
-        run([args.mario, "export", plain + ".json", "--csv", plain + ".csv"])
-        with open(plain + ".csv") as a, open(paths["csv"]) as b:
-            reordered = a.read() != b.read()
-        dropped = re.search(r"(\d+) recomputation", said)
-        note = f"{dropped.group(1) if dropped else 0} R dropped, " + ("reordered" if reordered else "same order")
-    run([args.executor, "run", paths["plan.json"], "--backend", "cpu", "--model", model_spec(flavor), "--seed", "11",
+    dropped, reordered = plan_and_export(args.mario, paths["config.json"], paths["plan.json"], paths["csv"], passes)
+    note = f"{dropped} R dropped, " + ("reordered" if reordered else "same order") if passes else ""
+    run_checked([args.executor, "run", paths["plan.json"], "--backend", "cpu", "--model", model_spec(flavor), "--seed", "11",
          "--dump-step", paths["dump"]])
     return paths["csv"], paths["dump"], note
 

@@ -49,10 +49,8 @@ import copy
 import dataclasses
 import json
 import os
-import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -72,6 +70,7 @@ from torchtitan.distributed import ParallelDims  # noqa: E402
 from torchtitan.distributed import parallel_dims as titan_parallel_dims  # noqa: E402
 from torchtitan.models.common.attention import ScaledDotProductAttention  # noqa: E402
 from torchtitan.models.llama3 import model_registry  # noqa: E402
+from pytorch_peer import plan_and_export  # noqa: E402
 
 LOSS_TOLERANCE = 1e-5
 GRAD_TOLERANCE = 1e-9
@@ -132,13 +131,6 @@ def mario_config(path, name, scheme, pp, chunks, microbatches, config):
     with open(path, "w") as handle:
         json.dump({"format": "mario-config", "version": 1, "name": name, "model": model,
                    "hardware": "a100-40g", "devices": pp, "parallel": parallel}, handle)
-
-
-def run(command):
-    done = subprocess.run(list(map(str, command)), capture_output=True, text=True, timeout=120)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(map(str, command))} exited {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
 
 
 def read_overrides(path):
@@ -216,19 +208,8 @@ def check_case(args, folder, case, config, failures):
     started = time.perf_counter()
     paths = {k: os.path.join(folder, f"{name}.{k}") for k in ("config.json", "plan.json", "csv")}
     mario_config(paths["config.json"], name, scheme, pp, chunks, microbatches, config)
-    run([args.mario, "plan", paths["config.json"], "--passes", passes or "none", "-o", paths["plan.json"]])
-    said = run([args.mario, "export", paths["plan.json"], "--csv", paths["csv"]]
-               + (["--drop-recompute"] if passes else []))
-    note = ""
-    if passes:
-        # The same config without passes, to say whether the order torchtitan runs is Mario's own.
-        plain = os.path.join(folder, f"{name}.plain")
-        run([args.mario, "plan", paths["config.json"], "--passes", "none", "-o", plain + ".json"])
-        run([args.mario, "export", plain + ".json", "--csv", plain + ".csv"])
-        with open(plain + ".csv") as a, open(paths["csv"]) as b:
-            reordered = a.read() != b.read()
-        dropped = re.search(r"(\d+) recomputation", said)
-        note = f"; passes: {dropped.group(1) if dropped else 0} R dropped, " + ("reordered" if reordered else "same order")
+    dropped, reordered = plan_and_export(args.mario, paths["config.json"], paths["plan.json"], paths["csv"], passes)
+    note = (f"; passes: {dropped} R dropped, " + ("reordered" if reordered else "same order")) if passes else ""
     with open(paths["plan.json"]) as handle:
         plan = json.load(handle)
     overrides = read_overrides(paths["csv"].replace(".csv", ".torchtitan.args"))
