@@ -36,6 +36,7 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     setFocusProxy(plot_);  // focusing the view focuses the chart, where W/A/S/D are handled
     plot_->setInteractions(QCP::iRangeZoom | QCP::iRangeDrag);
     applyPlotStyle(plot_);
+    setMinimumPlotHeight(kMinPlotHeight);
 
     applyTimeAxis(plot_->xAxis, timeBase_);
     plot_->yAxis->setRangeReversed(true);  // device 0 on top, as in every pipeline figure
@@ -81,6 +82,8 @@ void GanttView::setTimeline(Timeline timeline) {
     boxes_->setArrows({});
     boxes_->setCriticalPath(pathShown());
     drag_.reset();
+    // A box's tooltip describes the old schedule: it goes with it (the next move shows the new).
+    if (hovered_ && QToolTip::isVisible()) QToolTip::hideText();
     hovered_.reset();
     laneTickStep_ = 0;
     dropLabel_->setVisible(false);
@@ -91,7 +94,7 @@ void GanttView::setTimeline(Timeline timeline) {
     // the makespan changes a lot (another schedule).
     const bool similar = oldMakespan > 0 && std::abs(timeline_.makespan - oldMakespan) <= 0.25 * oldMakespan;
     if (similar && userZoomed_) plot_->replot();
-    else fitToView();
+    else fitTime();
     emit boxesChanged();
 }
 
@@ -128,6 +131,8 @@ void GanttView::setShadeBubbles(bool shade) {
     updateLegend();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
+
+void GanttView::setMinimumPlotHeight(int height) { plot_->axisRect()->setMinimumSize(0, height); }
 
 QCustomPlot* GanttView::plot() const { return plot_; }
 
@@ -172,6 +177,12 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
 }
 
 void GanttView::fitToView() {
+    // Every lane too: rows zoomed tall stay so across pass toggles (setTimeline), not past Fit.
+    navigation_->setVisibleLanes(navigation_->laneCount());
+    fitTime();
+}
+
+void GanttView::fitTime() {
     const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
     const double margin = 0.01 * span;
     fitting_ = true;

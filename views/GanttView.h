@@ -55,6 +55,11 @@ public:
     // The boxes drawn in full colour now: the critical path, the bound's chain, or none.
     const std::vector<BoxRef>& pathShown() const;
 
+    // The least height of the rows' area, in pixels (kMinPlotHeight until set); the chart's
+    // minimum size adds its legend, axis and margins (the layout learns it at the next replot).
+    static constexpr int kMinPlotHeight = 80;
+    void setMinimumPlotHeight(int height);
+
     QCustomPlot* plot() const;
     QWidget* plotWidget() const;  // the same, for code that must not include qcustomplot.h
     std::optional<BoxRef> boxAt(const QPoint& widgetPos) const;  // O(log n) hit test
@@ -85,6 +90,7 @@ public:
     bool isDraggingBox() const { return drag_ && drag_->moving && !drag_->cancelled; }
 
 public slots:
+    // The whole schedule in the view: the whole step, and every lane (row zoom undone).
     void fitToView();
     void setTimeRange(double lower, double upper);
 
@@ -111,6 +117,7 @@ private:
     };
 
     QCPRange boundedRange(const QCPRange& range) const;
+    void fitTime();  // the whole step across the view; the row zoom stays
     void updateLegend();
     // Draws pathShown() and updates the legend after the path or its switches changed.
     void showPath();

@@ -13,6 +13,7 @@
 #include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
+#include "views/TickSpacing.h"
 #include "views/TimeAxis.h"
 
 namespace mario::views {
@@ -22,6 +23,7 @@ namespace {
 const QColor kWithinLimit(0x5B, 0x8D, 0xB8);
 const QColor kOverLimit(0xD5, 0x5E, 0x00);  // Okabe–Ito vermilion: a warning without red-green
 const QColor kLimitLine(0xB0, 0x30, 0x20);
+const QString kLimitLabel = QStringLiteral("limitLabel");  // found again after each layout
 // A limit more than this many times the tallest value is named above the axis, not drawn on it.
 constexpr double kLimitOnScale = 3;
 
@@ -52,6 +54,11 @@ MemoryChart::MemoryChart(QWidget* parent)
     layout->addWidget(peaks_, 2);
     setupCurvePlot();
     setupPeakPlot();
+    // Never squeezed below a readable plot: each axis rect keeps room for a few ticks (at
+    // 1024×700 the peaks' was 35 px tall, its five labels overlapping).
+    setMinimumPlotHeights(kMinCurvesHeight, kMinPeaksHeight);
+    for (QCustomPlot* plot : {curves_, peaks_})
+        connect(plot, &QCustomPlot::afterLayout, this, [this, plot] { fitToLayout(plot); });
 }
 
 void MemoryChart::setupCurvePlot() {
@@ -74,6 +81,11 @@ void MemoryChart::setupPeakPlot() {
     peaks_->xAxis->setSubTicks(false);
     peaks_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     peaks_->legend->setVisible(false);
+}
+
+void MemoryChart::setMinimumPlotHeights(int curves, int peaks) {
+    curves_->axisRect()->setMinimumSize(0, curves);
+    peaks_->axisRect()->setMinimumSize(0, peaks);
 }
 
 QCustomPlot* MemoryChart::curvePlot() const { return curves_; }
@@ -253,16 +265,16 @@ void MemoryChart::rebuildPeaks(const SimResult& result) {
         top = std::max(top, peak);
         (limitBytes_ && peak > *limitBytes_ ? over : within)->addData(d, peak / unitBytes_);
     }
-    // Two series, not one per device: the legend explains the warning colour once.
+    // Two series, not one per device: the legend explains the warning colour once. Without a
+    // limit there is no colour to explain, and no entry: a hidden legend's entries still take
+    // their height in QCustomPlot's layout (25 px of a small window).
     clearLegend(peaks_->legend);
-    if (within->dataCount() > 0) within->addToLegend(peaks_->legend);
-    if (over->dataCount() > 0) over->addToLegend(peaks_->legend);
+    if (limitBytes_ && within->dataCount() > 0) within->addToLegend(peaks_->legend);
+    if (limitBytes_ && over->dataCount() > 0) over->addToLegend(peaks_->legend);
     peaks_->legend->setVisible(limitBytes_.has_value());
 
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const int step = std::max(1, devices / 16);
-    for (int d = 0; d < devices; d += step) ticker->addTick(d, QString::number(d));
-    peaks_->xAxis->setTicker(ticker);
+    peakDevices_ = devices;
+    setDeviceTicks(std::max(1, devices / kDeviceTicksUpTo));  // refitted to the width once laid out
     peaks_->xAxis->setRange(-0.6, std::max(devices, 1) - 0.4);
     peaks_->yAxis->setRange(0, std::max(axisTopBytes(top) / unitBytes_ * 1.15, 1e-9));
     if (limitBytes_) addLimitLine(peaks_);
@@ -317,6 +329,44 @@ void MemoryChart::addLimitLine(QCustomPlot* plot) {
                        .arg(budgetIsCard_ ? QStringLiteral("one card") : QStringLiteral("limit"))
                        .arg(limit, 0, 'g', 4)
                        .arg(unitName_));
+    label->setObjectName(kLimitLabel);
+}
+
+void MemoryChart::setDeviceTicks(int step) {
+    deviceTickStep_ = step;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    for (int d = 0; d < peakDevices_; d += step) ticker->addTick(d, QString::number(d));
+    peaks_->xAxis->setTicker(ticker);
+}
+
+void MemoryChart::fitToLayout(QCustomPlot* plot) {
+    // Device numbers: every step-th, where step is the least of 1, 2, 4, 5, 8, 10, 20, … that
+    // keeps the widest number and two spaces apart (and never more than kDeviceTicksUpTo).
+    if (plot == peaks_ && peakDevices_ > 0 && peaks_->axisRect()->width() > 0) {
+        const QFontMetrics metrics(peaks_->xAxis->tickLabelFont());
+        const double room = metrics.horizontalAdvance(QString::number(peakDevices_ - 1) + QStringLiteral("  "));
+        const double perDevice = peaks_->axisRect()->width() / peaks_->xAxis->range().size();
+        const int needed =
+            std::max({1, static_cast<int>(std::ceil(room / perDevice)), peakDevices_ / kDeviceTicksUpTo});
+        int step = 0;
+        for (int scale = 1; step == 0; scale *= 10)
+            for (int m : {1, 2, 4, 5, 8})
+                if (step == 0 && m * scale >= needed) step = m * scale;
+        if (step != deviceTickStep_) {
+            setDeviceTicks(step);
+            relayout(peaks_);
+        }
+    }
+    // The limit's name sits above its line where there is room, else under it: never cut off
+    // by the top of the plot (at a small height the line is near the top).
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* label = qobject_cast<QCPItemText*>(plot->item(i));
+        if (!label || label->objectName() != kLimitLabel) continue;
+        const double lineY = plot->yAxis->coordToPixel(label->position->coords().y());
+        const int height = QFontMetrics(label->font()).height() + label->padding().top() + label->padding().bottom();
+        const bool roomAbove = lineY - height >= plot->axisRect()->top();
+        label->setPositionAlignment(Qt::AlignRight | (roomAbove ? Qt::AlignBottom : Qt::AlignTop));
+    }
 }
 
 void MemoryChart::rethin(bool force) {

@@ -26,6 +26,10 @@ public:
     // envelope of all of them (views/MemoryEnvelope.h), not one curve each.
     static constexpr int kCurvesUpTo = 64;
     static constexpr int kFullestDrawn = 8;
+    // The least height of each plot's axis rect (its drawing area), in pixels, by default: room
+    // for three labelled ticks at the default font.
+    static constexpr int kMinCurvesHeight = 80;
+    static constexpr int kMinPeaksHeight = 60;
     explicit MemoryChart(QWidget* parent = nullptr);
 
     // `result` must have been simulated with record_memory_curve. The line and the verdict are
@@ -40,6 +44,10 @@ public:
     void setTimeBase(TimeBase base);
     TimeBase timeBase() const { return timeBase_; }
 
+    // The least height of each plot's drawing area (axis rect), in pixels; the plots' minimum
+    // sizes add their legends, labels and margins (the layout learns them at the next replot).
+    // kMinCurvesHeight and kMinPeaksHeight until set.
+    void setMinimumPlotHeights(int curves, int peaks);
     QCustomPlot* curvePlot() const;
     QCustomPlot* peakPlot() const;
     int devicesOverLimit() const;
@@ -83,9 +91,15 @@ private:
     // Re-thins every curve for the visible range and the plot's pixel width, if either changed.
     void rethin(bool force = false);
 
+    // After each layout of `plot`: device numbers thinned to the width, the limit's label
+    // kept inside the plot.
+    void fitToLayout(QCustomPlot* plot);
+    void setDeviceTicks(int step);  // every step-th device number under the peaks
+
     // Devices named one by one in the legend, and in the over-limit sentence.
     static constexpr int kDeviceEntriesUpTo = 16;
     static constexpr int kOverLimitListed = 12;
+    static constexpr int kDeviceTicksUpTo = 16;  // device numbers under the peaks, at most about
 
     QLabel* overLimitLabel_;
     QCustomPlot* curves_;
@@ -103,6 +117,8 @@ private:
     QString unitName_ = QStringLiteral("GB");
     double makespan_ = 0;
     bool rangeFollowed_ = false;  // setTimeRange was called: the Gantt drives the x axis
+    int peakDevices_ = 0;
+    int deviceTickStep_ = 0;
     double thinnedLower_ = 0, thinnedUpper_ = 0;
     int thinnedWidth_ = -1;
 };

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "views/TickSpacing.h"
+
 namespace mario::views {
 
 void applyPlotStyle(QCustomPlot* plot) {
@@ -19,6 +21,15 @@ void applyPlotStyle(QCustomPlot* plot) {
     plot->axisRect()->setMinimumMargins(QMargins(kPlotLeftMargin, 8, 16, 8));
     // Drag pans replot many times a second; antialiasing off while dragging keeps it smooth.
     plot->setNoAntialiasingOnDrag(true);
+    keepTickLabelsApart(plot);
+    // QCustomPlot's minimum size (its axis rect's minimum plus legend, labels and margins)
+    // changes as legend rows come and go; the widget layout above learns of it only when told.
+    QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+        const QSize needs = plot->plotLayout()->minimumOuterSizeHint();  // QCustomPlot's minimumSizeHint
+        if (needs == plot->property("mario-min-hint").toSize()) return;
+        plot->setProperty("mario-min-hint", needs);
+        plot->updateGeometry();
+    });
 }
 
 QList<QCPAbstractLegendItem*> legendItems(const QCPLegend* legend) {

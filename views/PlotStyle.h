@@ -1,7 +1,8 @@
 #pragma once
 // The look every workbench chart shares, so the Gantt and the memory charts stacked under
 // it line up: same fonts, same axis colours, and the same minimum left margin (the plots
-// share a time axis, so their axis rects should start at the same x).
+// share a time axis, so their axis rects should start at the same x). Every chart also keeps
+// its tick labels apart (TickSpacing.h) and tells the widget layout its minimum size.
 #include <QList>
 
 class QCustomPlot;

@@ -1,4 +1,5 @@
 // `mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
+//                    [--schemes LIST] [--pp N|MIN-MAX] [--micro-batch-sizes LIST] [--passes LIST]
 //                    [-o best.mario.json] [--export DIR]`
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "core/io/PlanJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/model/Limits.h"
+#include "core/passes/PassVocabulary.h"
 #include "core/tune/CandidateExport.h"
 #include "core/tune/TuneVerdict.h"
 #include "core/tune/Tuner.h"
@@ -80,7 +82,7 @@ std::vector<std::string> commaSeparated(const std::string& text) {
     return parts;
 }
 
-// --schemes 1f1b,zbv  --pp 4 or 4-16  --micro-batch-sizes 1,2,4: narrow the search.
+// --schemes 1f1b,zbv  --pp 4 or 4-16  --micro-batch-sizes 1,2,4  --passes all: narrow the search.
 std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& options) {
     if (auto text = parsed.value("schemes")) {
         options.schemes.clear();
@@ -112,6 +114,13 @@ std::optional<CliError> readFilters(const Arguments& parsed, TuneOptions& option
             options.micro_batch_sizes.push_back(*size);
         }
     }
+    // The passes of the "+mario" candidates: the pass list of every other command ("all", "none",
+    // names); Tuner::checkOptions says what a list the tuner cannot use lacks.
+    if (auto text = parsed.value("passes")) {
+        auto passes = parsePassList(*text);
+        if (!passes) return CliError{kBadInput, "--passes: " + passes.error().message};
+        options.passes = std::move(*passes);
+    }
     return std::nullopt;
 }
 
@@ -129,7 +138,8 @@ std::vector<int> bestPerScheme(const TuneResult& result) {
 int tuneCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
     if (auto error = Arguments::parse(
-            args, {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp", "micro-batch-sizes"},
+            args,
+            {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp", "micro-batch-sizes", "passes"},
             {"json", "tp"}, parsed, {{"o", "output"}}))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "tune needs exactly one CONFIG");

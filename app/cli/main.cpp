@@ -39,10 +39,12 @@ usage:
         recompute 1); with --config (a config or plan) its stages and costs, whose placement
         must match the file's. Prints what it dropped or assumed.
   mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
-             [--schemes LIST] [--pp N|MIN-MAX] [--micro-batch-sizes LIST]
+             [--schemes LIST] [--pp N|MIN-MAX] [--micro-batch-sizes LIST] [--passes LIST]
              [-o best.mario.json] [--export DIR]
         search scheme × PP × DP × micro-batch size × checkpointing (× TP with --tp) under the
-        memory limit, or only the schemes, pipeline depths and micro-batch sizes named; ranks
+        memory limit, or only the schemes, pipeline depths and micro-batch sizes named; the
+        checkpointed candidates run the passes named (with checkpoint; default
+        all,bound-w,hide, prepose and hide only on the best few; none: no checkpointing); ranks
         by simulated throughput (with MFU) and lists the best of each scheme; --export writes
         the winner's plan, Megatron-LM arguments and torchrun/Slurm launch scripts for
         mario-executor.

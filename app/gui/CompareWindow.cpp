@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -78,8 +79,22 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     charts->setStretchFactor(1, 2);
     charts->setStretchFactor(2, 3);
     charts->setStretchFactor(3, 2);
+    charts->setSizes({3000, 2000, 3000, 2000});  // from the start, not from the charts' minimums
+    charts->setChildrenCollapsible(false);
+    // Each chart keeps a readable plot area (views/MemoryChart.h, GanttView.h): here a little
+    // shorter than in the main window, still room for three labelled ticks, so that the four
+    // fit the default size (about 900 px). On a shorter screen they scroll rather than the
+    // window outgrowing it.
+    for (views::GanttView* gantt : {top_, bottom_}) gantt->setMinimumPlotHeight(60);
+    for (views::MemoryChart* memory : {topMemory_, bottomMemory_}) memory->setMinimumPlotHeights(50, 40);
+    auto* scroll = new QScrollArea(this);
+    scroll->setObjectName("compareCharts");
+    scroll->setWidget(charts);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setFrameShape(QFrame::NoFrame);
     split_ = new QSplitter(Qt::Horizontal, this);
-    split_->addWidget(charts);
+    split_->addWidget(scroll);
     split_->addWidget(table_);
     split_->setStretchFactor(0, 1);
     split_->setStretchFactor(1, 0);

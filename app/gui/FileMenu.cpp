@@ -90,7 +90,10 @@ QString FileMenu::suggestedSavePath() const {
 bool FileMenu::save() {
     if (!document_->canSaveInPlace()) return saveAs();
     QString error;
-    if (document_->saveAs(document_->path(), &error)) return true;
+    if (document_->saveAs(document_->path(), &error)) {
+        window_->clearError();
+        return true;
+    }
     window_->showError(error);
     return false;
 }
@@ -106,6 +109,7 @@ bool FileMenu::saveAs() {
         window_->showError(error);
         return false;
     }
+    window_->clearError();
     rememberRecent(path);
     return true;
 }

@@ -3,13 +3,13 @@
 #include <QCoreApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QFile>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
-#include <QTextBrowser>
 #include <QVBoxLayout>
+
+#include "app/gui/HelpBrowser.h"
 
 namespace mario::gui {
 namespace {
@@ -20,23 +20,22 @@ QDialog* pageWindow(QMainWindow* window, const QString& name, const QString& tit
     auto* dialog = new QDialog(window);
     dialog->setObjectName(name);
     dialog->setWindowTitle(title);
-    auto* browser = new QTextBrowser(dialog);
+    auto* browser = new HelpBrowser(dialog);
     browser->setObjectName("helpText");
-    // Every page of docs/ is compiled in, so links between them are followed (with their
-    // #section); a link out of docs/ (a source file) has nothing to open here and is left alone.
-    browser->setOpenLinks(false);
-    QObject::connect(browser, &QTextBrowser::anchorClicked, browser, [browser](const QUrl& url) {
-        const QString target = QStringLiteral(":/help/") + url.fileName();
-        if (url.isRelative() && !url.fileName().isEmpty() && QFile::exists(target)) {
-            browser->setSource(QUrl(QStringLiteral("qrc") + target), QTextDocument::MarkdownResource);
-            if (url.hasFragment()) browser->scrollToAnchor(url.fragment());
-        } else if (url.hasFragment() && url.fileName().isEmpty()) {
-            browser->scrollToAnchor(url.fragment());
-        }
+    browser->showPage(page);
+    // A link the window cannot follow says so under the page (it used to do nothing).
+    auto* note = new QLabel(dialog);
+    note->setObjectName("helpNote");
+    note->setWordWrap(true);
+    note->hide();
+    QObject::connect(browser, &HelpBrowser::unavailable, note, [note](const QString& message) {
+        note->setText(message);
+        note->show();
     });
-    browser->setSource(QUrl(QStringLiteral("qrc:/help/") + page), QTextDocument::MarkdownResource);
+    QObject::connect(browser, &QTextBrowser::sourceChanged, note, &QWidget::hide);
     auto* layout = new QVBoxLayout(dialog);
     layout->addWidget(browser);
+    layout->addWidget(note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
     QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::close);
     layout->addWidget(buttons);

@@ -76,6 +76,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     memory_ = new views::MemoryChart(splitter);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    // 3 : 2 from the start, whatever the charts' size hints (their minimums: one legend row more
+    // in the Gantt squeezed its 32 rows into 50 px); the handle stops at each side's minimum.
+    splitter->setSizes({3000, 2000});
+    splitter->setChildrenCollapsible(false);
     headline_ = new QLabel(charts_);
     headline_->setObjectName("headline");
     headline_->setTextFormat(Qt::RichText);
@@ -226,6 +230,11 @@ void MainWindow::showError(const QString& message) {
     statusBar()->showMessage(message, 15000);
 }
 
+void MainWindow::clearError() {
+    banner_->hide();
+    banner_->clear();
+}
+
 bool MainWindow::openFile(const QString& path) {
     if (!document_.synchronous()) {
         document_.openAsync(path);
@@ -240,8 +249,7 @@ bool MainWindow::openFile(const QString& path) {
 void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) {
     openProgress_->hide();
     if (!ok) return showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
-    banner_->hide();
-    banner_->clear();
+    clearError();
     notice_->hide();
     files_->rememberRecent(path);
     // The keys to look around (W/A/S/D, +/−) work at once, without a click on the chart first.
@@ -307,6 +315,7 @@ CompareWindow* MainWindow::compareWithBase() {
     compare_->setSchedules({tr("this schedule"), s.plan, s.result},
                            {tr("the base schedule (no passes, no edits)"), document_.state().source, s.base},
                            document_.timeBase());
+    clearError();  // an earlier failure (a compare with a bad file) no longer describes the screen
     compare_->show();
     compare_->raise();
     return compare_;
@@ -328,6 +337,7 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
     if (!compare_) compare_ = new CompareWindow(this);
     compare_->setSchedules({tr("this schedule"), s.plan, s.result},
                            {QFileInfo(path).fileName(), other->plan, other->result}, document_.timeBase());
+    clearError();
     compare_->show();
     compare_->raise();
     return compare_;
@@ -339,6 +349,7 @@ bool MainWindow::exportTo(const QString& path) {
         showError(error);
         return false;
     }
+    clearError();
     statusBar()->showMessage(note.isEmpty() ? tr("Exported %1").arg(path) : tr("Exported %1; %2").arg(path, note),
                              5000);
     return true;
@@ -363,6 +374,7 @@ void MainWindow::runLive(const QString& what, const QStringList& extraArgs) {
     live->setPlan(document_.current().plan, document_.current().result);
     const auto& config = document_.state().config;
     live->start(plan, exe, LiveRun::modelSpecFor(config ? config->profile : std::nullopt), extraArgs);
+    clearError();
     live->show();
 }
 

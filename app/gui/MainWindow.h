@@ -63,8 +63,11 @@ public:
     bool exportTo(const QString& path);
     // The File menu: save, revert and the question before unsaved work is dropped.
     FileMenu* fileMenu() const { return files_; }
-    // Errors: the red banner above the charts (until the next change computes) and the status bar.
+    // Errors: the red banner above the charts and the status bar. The banner stays while it is
+    // true: until the next change computes, a file opens, or another action succeeds (a
+    // compare, an export, a save, a live run started), whatever it was about.
     void showError(const QString& message);
+    void clearError();
     // The yellow notice above the charts (hand edits set aside), empty when none is shown.
     QString noticeText() const;
 

@@ -33,10 +33,23 @@ PassStepper::PassStepper(QWidget* parent) : QGroupBox(tr("Pass stepper"), parent
     previous_ = new QPushButton(tr("◀"), this);
     next_ = new QPushButton(tr("▶"), this);
     stop_ = new QPushButton(tr("done"), this);
+    previous_->setObjectName("stepPrevious");
+    next_->setObjectName("stepNext");
+    stop_->setObjectName("stepDone");
     previous_->setToolTip(tr("Previous pass step"));
     next_->setToolTip(tr("Next pass step"));
     stop_->setToolTip(tr("Back to the full schedule"));
     position_ = new QLabel(this);
+    // The side panel has a fixed width (MainWindow): the row must fit in it whatever it says.
+    // Push buttons ask for 80 px each in most styles, and "step 12 of 14" beside three of them
+    // widened the panel past its scroll area by 35 px, cutting off every control's right edge.
+    // The arrows need only their glyph, and the position label takes what is left (eliding).
+    for (QPushButton* button : {previous_, next_}) button->setMaximumWidth(button->fontMetrics().height() * 3);
+    for (QPushButton* button : {previous_, next_, stop_})
+        button->setMinimumWidth(button->fontMetrics().horizontalAdvance(button->text()) +
+                                button->fontMetrics().height() * 2);
+    position_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    position_->setObjectName("stepPosition");
     buttons->addWidget(previous_);
     buttons->addWidget(next_);
     buttons->addWidget(position_, 1);
@@ -46,6 +59,10 @@ PassStepper::PassStepper(QWidget* parent) : QGroupBox(tr("Pass stepper"), parent
     caption_->setObjectName("stepCaption");
     caption_->setMinimumHeight(caption_->fontMetrics().lineSpacing() * 5);
     caption_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    // Wrapped to the panel's width, never widening it (a caption may name many instructions).
+    QSizePolicy wrapped(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    wrapped.setHeightForWidth(true);
+    caption_->setSizePolicy(wrapped);
     layout->addLayout(buttons);
     layout->addWidget(caption_);
     connect(previous_, &QPushButton::clicked, this, &PassStepper::previous);

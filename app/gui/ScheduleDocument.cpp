@@ -152,6 +152,11 @@ void ScheduleDocument::setPasses(const std::vector<PassId>& passes, const QStrin
 }
 
 bool ScheduleDocument::setConfig(const Config& config, QString* error) {
+    return openTuned(config, state_.passes, PassEffort{}, tr("Change settings"), error);
+}
+
+bool ScheduleDocument::openTuned(const Config& config, const std::vector<PassId>& passes, PassEffort effort,
+                                 const QString& description, QString* error) {
     // The file reader's rules: a combination a config file could not hold is never drawn or
     // saved; the last valid schedule stays, and the banner says what to change.
     if (auto invalid = checkConfig(config)) {
@@ -168,9 +173,11 @@ bool ScheduleDocument::setConfig(const Config& config, QString* error) {
     ScheduleInput next = state_;
     next.config = config;
     next.source = std::move(*plan);
+    next.passes = passes;
+    next.effort = effort;
     // Edits name instructions, not positions: they are replayed on the new schedule, and any
     // that no longer apply are set aside with a notice (editsSetAside); undo brings them back.
-    pushState(std::move(next), tr("Change settings"));
+    pushState(std::move(next), description);
     return true;
 }
 

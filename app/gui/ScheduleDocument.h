@@ -63,8 +63,15 @@ public:
     void setPassEnabled(PassId pass, bool enabled);
     void setPasses(const std::vector<PassId>& passes, const QString& description);
     // Regenerates the schedule from a changed config (the settings panel). Refused with a
-    // status message when the config cannot be built.
+    // status message when the config cannot be built. The passes' effort returns to the
+    // defaults: the schedule is no longer one the tuner measured.
     bool setConfig(const Config& config, QString* error);
+    // A tuned candidate (the tuner panel): its config, the passes it was measured with and the
+    // tuner's effort caps, as one undo step, so that the window computes the schedule the tuner
+    // ranked. The caps stay through pass toggles and edits, until the settings change or
+    // another file opens.
+    bool openTuned(const Config& config, const std::vector<PassId>& passes, PassEffort effort,
+                   const QString& description, QString* error);
     // A drag: the box `programIndex` of `device` dropped at `dropTimeMs`. Validated against
     // the shown plan at once; refused moves leave everything as it was.
     bool requestMove(int device, int programIndex, double dropTimeMs, QString* reason);

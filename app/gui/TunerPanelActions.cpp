@@ -10,7 +10,6 @@
 #include "app/gui/TuneResultSortProxy.h"
 #include "app/gui/TunerPanel.h"
 #include "core/passes/PassVocabulary.h"
-#include "core/session/PlanBuilder.h"
 #include "core/tune/CandidateExport.h"
 #include "core/tune/Tuner.h"
 
@@ -39,22 +38,14 @@ bool TunerPanel::openCandidate(int outcome) {
         return false;
     }
     const Config config = Tuner::configFor(*runBase_, o->candidate, runOptions_);
-    // Built once here so that a failure never leaves an empty step on the undo stack.
-    if (auto plan = buildPlan(config); !plan) {
-        setStatus(tr("Cannot open %1: %2").arg(qstr(o->candidate.label()), qstr(plan.error().message)), true);
-        return false;
-    }
     const QString label = qstr(o->candidate.label());
     // Exactly the passes the row was measured with (bound-w and hide included where the tuner
-    // ran them), so the window shows the step and peak the table ranked.
+    // ran them), with the tuner's effort caps, so the window shows the step and peak the
+    // table ranked: one undo step, refused whole when the config cannot be built.
     const std::vector<PassId> passes = o->passes;
-    // One undo step: the candidate's settings and its passes together.
-    document_->undoStack()->beginMacro(tr("Open tuned candidate %1").arg(label));
     QString error;
-    const bool ok = document_->setConfig(config, &error);
-    if (ok) document_->setPasses(passes, tr("Passes of %1").arg(label));
-    document_->undoStack()->endMacro();
-    if (!ok) {
+    if (!document_->openTuned(config, passes, Tuner::passEffort(runOptions_), tr("Open tuned candidate %1").arg(label),
+                              &error)) {
         setStatus(tr("Cannot open %1: %2").arg(label, error), true);
         return false;
     }

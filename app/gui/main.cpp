@@ -1,4 +1,4 @@
-// mario-workbench [FILE] [--screenshot OUT.png]: the GUI. With --screenshot it renders the
+// mario-workbench [FILE] [--screenshot OUT.png [--size WxH]]: the GUI. With --screenshot it renders the
 // window offscreen into a PNG and exits (tests, docs, the README's picture) with the exit
 // codes of core/util/ExitCode.h; it writes no autosave and offers none back.
 #include <QCommandLineParser>
@@ -54,14 +54,24 @@ int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser,
             return fail(kBadInput, QStringLiteral("--step: expected an integer in [0, 64]"));
         for (int i = 0; i <= steps; ++i) window.stepper()->next();
     }
-    window.resize(1600, 1000);
+    QSize size(1600, 1000);
+    if (parser.isSet("size")) {
+        // WxH, as small laptops and docs want it (1024x700: the smallest size the charts are tested at).
+        const QStringList wh = parser.value("size").split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2) size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        if (!okW || !okH || size.width() < 320 || size.height() < 240 || size.width() > 8192 || size.height() > 8192)
+            return fail(kBadInput,
+                        QStringLiteral("--size: expected WxH, width in [320, 8192] and height in [240, 8192]"));
+    }
+    window.resize(size);
     window.show();
     QApplication::processEvents();
     QWidget* shown = &window;
     if (parser.isSet("compare-base")) {
         shown = window.compareWithBase();
         if (!shown) return fail(kBadInput, QStringLiteral("--compare-base: no schedule to compare"));
-        shown->resize(1600, 1000);
+        shown->resize(size);
         QApplication::processEvents();
     }
     const QString out = parser.value("screenshot");
@@ -87,6 +97,7 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("file", "A config (*.config.json) or plan (*.mario.json) to open.");
     parser.addOption({"screenshot", "Render the window into PNG file OUT and exit.", "OUT"});
     parser.addOption({"step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N"});
+    parser.addOption({"size", "With --screenshot: the window's size, WxH (default 1600x1000).", "WxH"});
     parser.addOption({"compare-base", "With --screenshot: render the compare window (this schedule vs the base one)."});
     parser.process(app);
 

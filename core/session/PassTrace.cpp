@@ -32,6 +32,8 @@ std::vector<PassTraceStep> passTrace(const ScheduleInput& input) {
     Plan plan = input.source;
     PassManagerOptions options;
     options.validate_each_pass = false;
+    options.prepose_simulations = input.effort.prepose_simulations;  // the steps of the schedule shown
+    options.hide_simulations = input.effort.hide_simulations;
     // Unit costs count abstract time, not milliseconds (as the window's axes say).
     const std::string units = input.config && input.config->unit_costs ? "time units" : "ms";
     options.on_step = [&steps, &units](const PassReport& step, const Plan& now) {

@@ -29,6 +29,8 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     PassManagerOptions passOptions;
     passOptions.validate_each_pass = false;  // the source was validated; each pass keeps it valid (tested)
     passOptions.bound_hide = options.bound_hide;
+    passOptions.prepose_simulations = input.effort.prepose_simulations;
+    passOptions.hide_simulations = input.effort.hide_simulations;
     auto run = runPasses(out.plan, input.passes, passOptions);
     out.passes_us = microsecondsSince(passStart);
     if (!run) return run.error();

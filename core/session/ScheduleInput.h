@@ -19,11 +19,24 @@ struct HandEdit {
     std::optional<Instruction> before;  // nullopt: to the end of the program
 };
 
+// How many simulations the costly passes may spend (PassManagerOptions); 0: the pass
+// manager's own budgets. The tuner caps both (core/tune: Tuner::passEffort); a candidate the
+// window opens from the tuner keeps the caps, so that it computes the schedule the tuner
+// ranked (GPT-3 13B at 1024 micro-batches: uncapped, prepose ran 415 simulations and hide 4227
+// against the tuner's 48 each, and the winner's peak moved by 21 MB).
+struct PassEffort {
+    int prepose_simulations = 0;
+    int hide_simulations = 0;
+    bool capped() const { return prepose_simulations > 0 || hide_simulations > 0; }
+    friend bool operator==(const PassEffort&, const PassEffort&) = default;
+};
+
 struct ScheduleInput {
     std::optional<Config> config;  // set when the schedule comes from a config
     Plan source;                   // the generated or loaded plan, before passes
     std::vector<PassId> passes;
     std::vector<HandEdit> edits;
+    PassEffort effort = {};  // files and the CLI leave it at the defaults
 };
 
 }  // namespace mario

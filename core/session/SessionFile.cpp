@@ -66,6 +66,16 @@ Result<SessionFile> readSession(const json& root, const PresetLibrary& presets) 
     auto passes = parsePassNames(names);
     if (!passes) return makeError("passes: " + passes.error().message);
     session.input.passes = std::move(*passes);
+    if (root.contains("pass_effort")) {
+        const json& effort = root["pass_effort"];
+        for (const auto& [key, field] : {std::pair{"prepose_simulations", &PassEffort::prepose_simulations},
+                                         std::pair{"hide_simulations", &PassEffort::hide_simulations}}) {
+            const json value = effort.is_object() ? effort.value(key, json(0)) : json();
+            if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1'000'000)
+                return makeError(std::string("pass_effort.") + key + ": expected a whole number in [0, 1000000]");
+            session.input.effort.*field = value.get<int>();
+        }
+    }
     const json edits = root.value("edits", json::array());
     if (!edits.is_array()) return makeError("edits: expected an array");
     const int devices = static_cast<int>(session.input.source.devices.size());
@@ -84,6 +94,9 @@ std::string writeSessionFile(const ScheduleInput& input, const std::string& orig
     root["config"] = input.config ? writeConfig(*input.config) : json();
     root["source"] = writePlan(input.source);
     root["passes"] = passNames(input.passes);
+    if (input.effort.capped())
+        root["pass_effort"] = {{"prepose_simulations", input.effort.prepose_simulations},
+                               {"hide_simulations", input.effort.hide_simulations}};
     json edits = json::array();
     for (const HandEdit& edit : input.edits)
         edits.push_back({{"device", edit.device},

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "core/model/Limits.h"
-#include "core/passes/PassRegistry.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/schedule/Generators.h"
 #include "core/tune/Tuner.h"
@@ -40,6 +39,11 @@ Result<bool> Tuner::checkOptions(const Config& base, const TuneOptions& options)
         return makeError("--pp: the deepest pipeline (" + std::to_string(options.max_pp) +
                          ") is shallower than the shallowest (" + std::to_string(options.min_pp) + ")");
     if (options.memory_limit_bytes && *options.memory_limit_bytes <= 0) return makeError("--memory: must be positive");
+    if (options.passes && !options.passes->empty() &&
+        std::find(options.passes->begin(), options.passes->end(), PassId::Checkpoint) == options.passes->end())
+        return makeError("--passes: the tuner runs passes on the checkpointed candidates (\"+mario\"), so the list "
+                         "needs checkpoint (e.g. checkpoint,overlap,redundancy); \"none\" searches without "
+                         "checkpointing");
     if (options.threads < 0 || options.threads > limits::kMaxThreads)
         return makeError("--threads: expected 0 (one per core) to " + std::to_string(limits::kMaxThreads) + ", got " +
                          std::to_string(options.threads));
@@ -85,7 +89,9 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
                         // The generators' own rules (even sizes, group divisibility, DualPipe's 2p).
                         if (!checkShape(ScheduleShape{scheme, pp, chunks, m})) continue;
                         for (bool checkpoint : options.checkpointing)
-                            space.push_back({scheme, chunks, pp, dp, tp, mbs, checkpoint});
+                            // --passes none: no pass to run, so no "+mario" twin of each candidate.
+                            if (!checkpoint || !options.passes || !options.passes->empty())
+                                space.push_back({scheme, chunks, pp, dp, tp, mbs, checkpoint});
                     }
                 }
             }
@@ -111,7 +117,7 @@ Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOp
                                                            : std::optional<double>(base.hardware.memory_gb * 1e9);
     config.passes.clear();
     // The passes the tuner refines with (what planFor applies and an export writes).
-    if (c.checkpoint) config.passes = passNames(tunerPasses(true));
+    if (c.checkpoint) config.passes = passNames(refiningPasses(options));
     return config;
 }
 

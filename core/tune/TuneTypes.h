@@ -68,7 +68,15 @@ struct TuneOptions {
     int refine_top = 8;
     // Prepose-forward's effort per refined candidate, in simulations (hide-recompute gets as
     // many): a bound that keeps the search time predictable on huge plans (0: unbounded).
+    // Tuner::passEffort turns it into the caps every pass run of a candidate uses, the
+    // window's included when it opens one.
     int prepose_simulations = 48;
+    // The passes a checkpointed candidate may run (--passes), in any order; nullopt: the pass
+    // table's tuner columns (tunerPasses). Screening runs those of them that screening may
+    // (all but prepose and hide, which only refine); refining runs them all. An empty list
+    // searches without checkpointing; any other must name checkpoint (the "+mario" candidates
+    // are the checkpointed ones).
+    std::optional<std::vector<PassId>> passes;
 };
 
 struct TuneProgress {

@@ -23,15 +23,10 @@ std::string gigabytes(double bytes) {
     return text;
 }
 
-// The screening list (bound-w keeps zero-bubble schedules' deferred Ws within the memory limit,
-// so that they compete on their time) and the refinement's (with prepose and hide, which places
-// the recomputations that remain where they cost least): the pass table's tuner columns.
-const std::vector<PassId> kScreeningPasses = tunerPasses(false);
-const std::vector<PassId> kAllPasses = tunerPasses(true);
-
-// One candidate: generate, prune by the cheap memory bound, run the passes, simulate.
-TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options, bool fullPasses,
-                     bool& simulated, const std::atomic<bool>* cancel) {
+// One candidate: generate, prune by the cheap memory bound, run `passes` (when it checkpoints),
+// simulate.
+TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const TuneOptions& options,
+                     const std::vector<PassId>& passes, bool& simulated, const std::atomic<bool>* cancel) {
     TuneOutcome outcome;
     outcome.candidate = candidate;
     outcome.evaluated = true;
@@ -58,12 +53,13 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
         return outcome;
     }
     if (candidate.checkpoint) {
-        outcome.passes = fullPasses ? kAllPasses : kScreeningPasses;
+        outcome.passes = passes;
+        const PassEffort effort = Tuner::passEffort(options);
         auto run = runPasses(*plan, outcome.passes,
                              {.validate_each_pass = false,
                               .cancel = cancel,
-                              .prepose_simulations = options.prepose_simulations,
-                              .hide_simulations = options.prepose_simulations});
+                              .prepose_simulations = effort.prepose_simulations,
+                              .hide_simulations = effort.hide_simulations});
         if (!run) {
             outcome.rejection = run.error().message;
             return outcome;
@@ -139,17 +135,42 @@ void rankAndSummarise(TuneResult& result) {
 
 }  // namespace
 
+std::vector<PassId> Tuner::refiningPasses(const TuneOptions& options) {
+    if (!options.passes) return tunerPasses(true);
+    std::vector<PassId> passes;
+    for (const PassInfo& info : passTable())  // the table's order, each pass once
+        if (std::find(options.passes->begin(), options.passes->end(), info.id) != options.passes->end())
+            passes.push_back(info.id);
+    return passes;
+}
+
+std::vector<PassId> Tuner::screeningPasses(const TuneOptions& options) {
+    // The screening list (bound-w keeps zero-bubble schedules' deferred Ws within the memory
+    // limit, so that they compete on their time) leaves out the passes that only refine: prepose
+    // and hide, which place forwards and recomputations by simulating, the costly part.
+    std::vector<PassId> passes;
+    for (PassId pass : refiningPasses(options))
+        if (passInfo(pass).tuner_screens || !passInfo(pass).tuner_refines) passes.push_back(pass);
+    return passes;
+}
+
+PassEffort Tuner::passEffort(const TuneOptions& options) {
+    // Uncapped, hide alone took 64 s on the winner for LLaMA-2 13B at a global batch of 16384
+    // (131 072 recomputations), after 22 s of tuning: both costly passes get the same cap.
+    return {.prepose_simulations = options.prepose_simulations, .hide_simulations = options.prepose_simulations};
+}
+
 Result<Plan> Tuner::planFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options) {
     const Config config = configFor(base, candidate, options);
     auto plan = buildPlan(config);
     if (!plan) return plan.error();
     if (candidate.checkpoint) {
-        // With the refinement's caps: the plan written is the one the tuner measured and ranked,
-        // in the same bounded time. Uncapped, hide alone took 64 s on the winner for LLaMA-2 13B
-        // at a global batch of 16384 (131 072 recomputations), after 22 s of tuning.
-        auto run = runPasses(
-            *plan, kAllPasses,
-            {.prepose_simulations = options.prepose_simulations, .hide_simulations = options.prepose_simulations});
+        // With the refinement's passes and caps: the plan written is the one the tuner measured
+        // and ranked, in the same bounded time.
+        const PassEffort effort = passEffort(options);
+        auto run =
+            runPasses(*plan, refiningPasses(options),
+                      {.prepose_simulations = effort.prepose_simulations, .hide_simulations = effort.hide_simulations});
         if (!run) return run.error();
     }
     return plan;
@@ -166,6 +187,7 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
     const int threads =
         std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
 
+    const std::vector<PassId> screening = screeningPasses(options), refining = refiningPasses(options);
     TuneResult result;
     result.outcomes.resize(space.size());
     std::vector<std::uint8_t> done(space.size(), 0);
@@ -173,7 +195,7 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
     TuneProgress status{0, static_cast<int>(space.size()), 0};
     parallelFor(static_cast<int>(space.size()), threads, cancel, [&](int i) {
         bool simulated = false;
-        TuneOutcome outcome = evaluate(base, space[i], options, false, simulated, cancel);
+        TuneOutcome outcome = evaluate(base, space[i], options, screening, simulated, cancel);
         std::lock_guard<std::mutex> guard(lock);
         result.simulated += simulated;
         result.pruned += outcome.pruned;
@@ -191,18 +213,20 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
     result.cancelled = cancel && cancel->load();
 
     // The best checkpointing candidates again, with prepose-forward: it only ever shortens a
-    // step and stays within the memory limit, so they can only climb.
+    // step and stays within the memory limit, so they can only climb. (Nothing to do when the
+    // passes asked for are all screening passes.)
     if (!result.cancelled) {
         rankAndSummarise(result);
         std::vector<int> refine;
         for (int i : result.ranking)
-            if (result.outcomes[i].candidate.checkpoint && static_cast<int>(refine.size()) < options.refine_top)
+            if (refining != screening && result.outcomes[i].candidate.checkpoint &&
+                static_cast<int>(refine.size()) < options.refine_top)
                 refine.push_back(i);
         status.total += static_cast<int>(refine.size());
         status.refining = true;
         parallelFor(static_cast<int>(refine.size()), threads, cancel, [&](int k) {
             bool simulated = false;
-            TuneOutcome outcome = evaluate(base, space[refine[k]], options, true, simulated, cancel);
+            TuneOutcome outcome = evaluate(base, space[refine[k]], options, refining, simulated, cancel);
             std::lock_guard<std::mutex> guard(lock);
             result.simulated += simulated;
             ++status.evaluated;

@@ -10,6 +10,7 @@
 
 #include "core/model/Config.h"
 #include "core/schedule/Plan.h"
+#include "core/session/ScheduleInput.h"
 #include "core/tune/TuneTypes.h"
 #include "core/util/Result.h"
 
@@ -34,6 +35,14 @@ public:
     // The config and the plan (with the full Mario passes when it checkpoints) of a candidate.
     static Config configFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options);
     static Result<Plan> planFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options);
+
+    // The passes a checkpointed candidate is screened with, and the best refined with, in the
+    // pass table's order (TuneOptions::passes narrows them).
+    static std::vector<PassId> screeningPasses(const TuneOptions& options);
+    static std::vector<PassId> refiningPasses(const TuneOptions& options);
+    // The effort caps of every pass run of a candidate (screening, refining, planFor, and the
+    // window opening it): the one place they are decided.
+    static PassEffort passEffort(const TuneOptions& options);
 };
 
 }  // namespace mario

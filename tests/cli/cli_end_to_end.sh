@@ -175,4 +175,23 @@ check "tune lists the best of each scheme" test "$(grep -c '"label"' <<<"$(sed -
 run "$mario" tune "$gpt3" --schemes nope
 check "tune --schemes nope → 2 naming it" one_line_error 2 'unknown scheme "nope"'
 
+# --passes: the checkpointed ("+mario") candidates run only the passes named, the winner's plan
+# is made with exactly them, and its step is the one ranked; none searches without checkpointing.
+run "$mario" tune "$gpt3" --schemes 1f1b,interleaved --passes checkpoint,overlap,redundancy --threads 2 --json \
+    --top 3 -o "$work/tuned.mario.json"
+ranked=$(json_number step_ms)
+check "tune --passes: the best checkpoints" grep -q '"label": "[^"]*+mario"' "$work/out"
+check "tune --passes: the winner's plan ran the passes named" test \
+    "$(sed -n '/"passes_applied"/,/\]/p' "$work/tuned.mario.json" | grep -o '"[a-z-]*"' | tr -d '"' | tr '\n' ,)" \
+    = "checkpoint,overlap,redundancy,"
+run "$mario" simulate "$work/tuned.mario.json" --json
+check "tune --passes: the winner's plan steps as ranked ($ranked ms)" num_eq "$(json_number makespan)" "$ranked"
+run "$mario" tune "$root/resources/examples/llama2-13b-1f1b.config.json" --passes none --threads 2 --json --top 5
+check "tune --passes none: no checkpointed candidate" test -z "$(grep -o '"checkpoint": true' "$work/out")" \
+    -a -n "$(grep -o '"checkpoint": false' "$work/out")"
+run "$mario" tune "$gpt3" --passes overlap,hide
+check "tune --passes without checkpoint → 2 saying so" one_line_error 2 '--passes: .*needs checkpoint'
+run "$mario" tune "$gpt3" --passes bogus
+check "tune --passes bogus → 2 naming it" one_line_error 2 '--passes: unknown pass "bogus"'
+
 finish cli_end_to_end

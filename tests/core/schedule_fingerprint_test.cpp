@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/PlanJson.h"
+#include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleFingerprint.h"
+#include "core/session/SessionFile.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
@@ -108,6 +110,25 @@ TEST(ScheduleFingerprint, PassesTheirOrderEditsAndConfigCount) {
     renamed.config->name = "other";
     EXPECT_NE(scheduleFingerprint(renamed), scheduleFingerprint(configured));
     EXPECT_EQ(scheduleFingerprint(input), original);  // and it is a function of the content only
+}
+
+// The passes' effort caps (a tuned candidate's, core/tune) make another schedule: the window's
+// cache tells them apart, and its autosave brings them back.
+TEST(ScheduleFingerprint, TheEffortCapsCountAndTheAutosaveKeepsThem) {
+    ScheduleInput input{std::nullopt, planWithEveryField(), {PassId::Checkpoint, PassId::Hide}, {}};
+    const std::uint64_t uncapped = scheduleFingerprint(input);
+    input.effort = {.prepose_simulations = 48, .hide_simulations = 48};
+    EXPECT_NE(scheduleFingerprint(input), uncapped);
+    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    const auto restored = readSessionFile(writeSessionFile(input, ""), presets);
+    ASSERT_TRUE(restored.ok()) << restored.error().message;
+    EXPECT_EQ(restored->input.effort, input.effort);
+    EXPECT_EQ(scheduleFingerprint(restored->input), scheduleFingerprint(input));
+    nlohmann::json damaged = nlohmann::json::parse(writeSessionFile(input, ""));
+    damaged["pass_effort"]["hide_simulations"] = -1;
+    const auto refused = readSessionFile(damaged.dump(), presets);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("pass_effort.hide_simulations"), std::string::npos);
 }
 
 }  // namespace

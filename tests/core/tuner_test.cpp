@@ -11,6 +11,8 @@
 #include "core/io/ConfigJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
+#include "core/passes/PassRegistry.h"
+#include "core/passes/PassVocabulary.h"
 #include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 #include "core/tune/Tuner.h"
@@ -90,6 +92,51 @@ std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const
     std::stable_sort(feasible.begin(), feasible.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     return feasible;
+}
+
+// --passes: the checkpointed candidates run the passes named (in the pass table's order),
+// screened without prepose and hide; "none" leaves no checkpointed candidate; a list without
+// checkpoint is refused. Every outcome says which passes it was measured with, and the plan
+// written for the winner is made with those.
+TEST(Tuner, ThePassesOptionNarrowsWhatCheckpointedCandidatesRun) {
+    TuneOptions options;
+    EXPECT_EQ(Tuner::refiningPasses(options), tunerPasses(true));  // the default: the pass table's columns
+    EXPECT_EQ(Tuner::screeningPasses(options), tunerPasses(false));
+    options.passes = std::vector<PassId>{PassId::Hide, PassId::Checkpoint, PassId::Overlap};
+    EXPECT_EQ(Tuner::refiningPasses(options), (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Hide}));
+    EXPECT_EQ(Tuner::screeningPasses(options), (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap}));
+
+    const Config base = baseConfig("gpt3-1.6b", "a100-40g", 32);
+    options.devices = 8;
+    options.memory_limit_bytes = 20e9;
+    options.threads = 2;
+    auto result = Tuner::run(base, options);
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    ASSERT_TRUE(result->best);
+    int refined = 0;
+    for (const TuneOutcome& o : result->outcomes) {
+        if (!o.candidate.checkpoint || !o.evaluated || o.pruned) continue;
+        EXPECT_TRUE(o.passes == Tuner::screeningPasses(options) || o.passes == Tuner::refiningPasses(options))
+            << o.candidate.label();
+        refined += o.passes == Tuner::refiningPasses(options);
+    }
+    EXPECT_GT(refined, 0);
+    const TuneOutcome& best = result->outcomes[*result->best];
+    auto plan = Tuner::planFor(base, best.candidate, options);
+    ASSERT_TRUE(plan.ok());
+    if (best.candidate.checkpoint) {
+        EXPECT_EQ(plan->info.passes_applied, passNames(best.passes));
+    }
+    EXPECT_DOUBLE_EQ(Simulator::run(*plan)->makespan_ms, best.step_ms);
+
+    options.passes = std::vector<PassId>{};  // none
+    for (const TuneCandidate& c : Tuner::searchSpace(base, options)) EXPECT_FALSE(c.checkpoint) << c.label();
+    EXPECT_TRUE(Tuner::checkOptions(base, options).ok());
+    options.passes = std::vector<PassId>{PassId::Overlap, PassId::Hide};
+    auto refused = Tuner::checkOptions(base, options);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("--passes"), std::string::npos);
+    EXPECT_NE(refused.error().message.find("checkpoint"), std::string::npos);
 }
 
 TEST(Tuner, AgreesWithBruteForceOnASmallSpace) {
