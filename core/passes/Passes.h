@@ -53,10 +53,12 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
 PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget);
 
 // Beyond the paper — hide-recompute: drops the recomputations that delay their backward while
-// the device stays within `budget[device]`, and moves the others up into earlier bubbles of
-// their device (before a receive it waited on), keeping each move only when a simulation says
-// the step did not grow. The plan stays valid and deadlock-free; never slower than its input.
-// `maxSimulations` 0 means no cap.
+// the device stays within `budget[device]`, moves the others up into earlier bubbles of their
+// device (before a receive it waited on), keeping each such move only when a simulation says
+// the step did not grow, and moves those that stand early later, toward their backward, where
+// that shortens the step (RecomputeHider.h). Memory and step lengths compare with a relative
+// tolerance (Tolerance.h), so a drop that fills the budget exactly is taken. The plan stays
+// valid and deadlock-free; never slower than its input. `maxSimulations` 0 means no cap.
 Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget,
                                  const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0);
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/passes/Passes.h"
+#include "core/passes/Tolerance.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/SimResult.h"
 
@@ -19,13 +20,16 @@ struct Candidate {
 };
 
 // The R delays its backward unless the device then waits for the gradient anyway: a RECV
-// between R and B that waited past R's end shows the R was hidden in that wait.
+// between R and B that waited past R's end shows the R was hidden in that wait. A delay within
+// rounding of the times compared is none (0).
 double exposure(const std::vector<Instruction>& program, const std::vector<InstructionTiming>& timings, std::size_t r) {
     const double duration = timings[r].end - timings[r].start;
     for (std::size_t k = r + 1; k < program.size() && !isCompute(program[k].op); ++k)
-        if (isRecv(program[k].op) && timings[k].end > timings[k].start)
-            return std::clamp(timings[r].end - timings[k].end, 0.0, duration);
-    return duration;
+        if (isRecv(program[k].op) && clearlyBelow(timings[k].start, timings[k].end)) {
+            const double delay = std::clamp(timings[r].end - timings[k].end, 0.0, duration);
+            return delay > roundingOf(timings[r].end, timings[k].end) ? delay : 0.0;
+        }
+    return duration > roundingOf(timings[r].end, timings[r].start) ? duration : 0.0;
 }
 
 }  // namespace
@@ -51,7 +55,7 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
             const auto forward = forwardAt.find(key);
             if (forward == forwardAt.end()) continue;
             const double exposed = timed ? exposure(program, timeline->devices[d].timings, r) : 0.0;
-            if (!exposedOnly || exposed > 1e-9) candidates.push_back({forward->second, r, exposed});
+            if (!exposedOnly || exposed > 0) candidates.push_back({forward->second, r, exposed});
         }
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
             if (a.exposed_ms != b.exposed_ms) return a.exposed_ms > b.exposed_ms;
@@ -63,9 +67,10 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
             const StageCost& c = plan.stages[program[candidate.recompute].stage].cost;
             const double extra = c.activation_bytes - c.checkpoint_bytes;
             // Between the F and its R the full activations now stay; after the R nothing changes.
+            // A drop that fits the cap exactly fits (Tolerance.h: the sums differ in their last bits).
             const double windowPeak =
                 *std::max_element(prefix.begin() + candidate.forward, prefix.begin() + candidate.recompute);
-            if (staticBytes + windowPeak + extra > memoryCaps[d] + 1e-9) continue;
+            if (!atMost(staticBytes + windowPeak + extra, memoryCaps[d])) continue;
             for (std::size_t i = candidate.forward; i < candidate.recompute; ++i) prefix[i] += extra;
             removed[candidate.recompute] = 1;
         }

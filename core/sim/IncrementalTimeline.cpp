@@ -174,6 +174,12 @@ void IncrementalTimeline::moved(const Plan& plan, int device, std::size_t from, 
             // ends when it did up to rounding, so an end may sit a last bit past the start of the R
             // that follows it (propagate compares with same()).
             for (std::size_t k = to; k < to + count; ++k) horizon_ = std::max(horizon_, tails_[device][k].startThen);
+            // Rs moved later no longer precede what they passed, so their own tails (taken where
+            // they stood) may count it. The tail of what now follows them holds instead: a chain
+            // after the block's end runs through that instruction.
+            if (to > from)
+                for (std::size_t k = to; k < to + count; ++k)
+                    tails_[device][k] = to + count < tails_[device].size() ? tails_[device][to + count] : Tail{};
         }
     }
     // An overlapped pair's time depends on its neighbour: describe one step either side too.
