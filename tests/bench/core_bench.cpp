@@ -77,6 +77,31 @@ void prepareGpt3ChimeraForTheWindow(benchmark::State& state) {
 }
 BENCHMARK(prepareGpt3ChimeraForTheWindow)->Unit(benchmark::kMillisecond);
 
+// Big steps (issue 30): the bundled GPT-3 13B Chimera example on its 32 devices with 2048 and
+// 8192 micro-batches (about 0.45 and 1.8 million instructions), generated and prepared as the
+// window prepares a settings change: the paper's passes, the base and memory curves. Targets
+// ≤ 1 s and ≤ 4 s on CI's two cores.
+void prepareBigStepForTheWindow(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    Config config = *input.config;
+    config.microbatches = static_cast<int>(state.range(0));
+    PrepareOptions options;
+    options.simulate_base = true;
+    options.record_memory_curve = true;
+    std::size_t instructions = 0;
+    for (auto _ : state) {
+        auto plan = buildPlan(config);
+        if (!plan) std::abort();
+        const ScheduleInput schedule{config, std::move(*plan), kAll, {}};
+        auto prepared = prepareSchedule(schedule, options);
+        if (!prepared) std::abort();
+        instructions = prepared->plan.instructionCount();
+        benchmark::DoNotOptimize(prepared);
+    }
+    state.counters["instructions"] = static_cast<double>(instructions);
+}
+BENCHMARK(prepareBigStepForTheWindow)->Arg(2048)->Arg(8192)->Unit(benchmark::kMillisecond)->Iterations(2);
+
 void generateGpt3Chimera(benchmark::State& state) {
     const InputFile input = load("gpt3-13b-chimera.config.json");
     for (auto _ : state) {
