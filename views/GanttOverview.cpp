@@ -150,29 +150,41 @@ void GanttOverview::renderBoxes() {
     const double scale = pixels.width() / timeline.makespan;
     for (int lane = 0; lane < lanes; ++lane) {
         const int y0 = lane * pixels.height() / lanes;
+        // Thousands of lanes share a pixel row: the last of them is what the row shows.
+        if (lane + 1 < lanes && (lane + 1) * pixels.height() / lanes == y0) continue;
         int y1 = (lane + 1) * pixels.height() / lanes;
         if (y1 - y0 >= 4) --y1;  // a pixel of air between rows that can spare it
         y1 = std::max(y1, y0 + 1);
-        // Neighbouring boxes of one colour that meet within a pixel become one rectangle:
-        // 100k boxes cost a few thousand fills.
+        // A box paints from its first pixel until the next box's first pixel takes over, so a
+        // pixel shows the last box that starts in it; neighbouring boxes of one colour that
+        // meet become one rectangle. A million boxes cost a few thousand fills.
+        const auto& boxes = timeline.lanes[static_cast<std::size_t>(lane)];
+        auto firstPixel = [&](const TimelineBox& box) {
+            return std::clamp(static_cast<int>(std::floor(box.start * scale)), 0, pixels.width() - 1);
+        };
         int runStart = 0, runEnd = 0;
         QRgb runColor = 0;
         auto flush = [&] {
             if (runEnd > runStart)
                 painter.fillRect(QRect(runStart, y0, runEnd - runStart, y1 - y0), QColor::fromRgba(runColor));
         };
-        for (const TimelineBox& box : timeline.lanes[static_cast<std::size_t>(lane)]) {
-            const int x0 = std::clamp(static_cast<int>(std::floor(box.start * scale)), 0, pixels.width() - 1);
-            const int x1 = std::clamp(static_cast<int>(std::lround(box.end * scale)), x0 + 1, pixels.width());
-            const QRgb color = palette.colorOf(box);
-            if (color == runColor && x0 <= runEnd) {
-                runEnd = std::max(runEnd, x1);
-                continue;
+        int x0 = boxes.empty() ? 0 : firstPixel(boxes.front());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            const int next = i + 1 < boxes.size() ? firstPixel(boxes[i + 1]) : pixels.width();
+            const int x1 =
+                std::min(std::clamp(static_cast<int>(std::lround(boxes[i].end * scale)), x0 + 1, pixels.width()), next);
+            if (x1 > x0) {
+                const QRgb color = palette.colorOf(boxes[i]);
+                if (color == runColor && x0 <= runEnd) {
+                    runEnd = std::max(runEnd, x1);
+                } else {
+                    flush();
+                    runStart = x0;
+                    runEnd = x1;
+                    runColor = color;
+                }
             }
-            flush();
-            runStart = x0;
-            runEnd = x1;
-            runColor = color;
+            x0 = next;
         }
         flush();
     }

@@ -1,7 +1,5 @@
 #include "views/GanttView.h"
 
-#include <memory>
-
 #include <QApplication>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -74,10 +72,12 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     plot_->installEventFilter(this);
 }
 
-void GanttView::setTimeline(Timeline timeline) {
-    const double oldMakespan = timeline_.makespan;
-    timeline_ = std::move(timeline);
-    boxes_->setTimeline(&timeline_);
+void GanttView::setTimeline(Timeline timeline) { setTimeline(std::make_shared<const Timeline>(std::move(timeline))); }
+
+void GanttView::setTimeline(std::shared_ptr<const Timeline> timeline) {
+    const double oldMakespan = timeline_->makespan;
+    timeline_ = timeline ? std::move(timeline) : std::make_shared<const Timeline>();
+    boxes_->setTimeline(timeline_.get());
     boxes_->setGhost(std::nullopt);
     boxes_->setArrows({});
     boxes_->setCriticalPath(pathShown());
@@ -87,14 +87,14 @@ void GanttView::setTimeline(Timeline timeline) {
     hovered_.reset();
     laneTickStep_ = 0;
     dropLabel_->setVisible(false);
-    navigation_->setLaneCount(static_cast<int>(timeline_.lanes.size()));
+    navigation_->setLaneCount(static_cast<int>(timeline_->lanes.size()));
     updateLegend();
     // A schedule the user has not zoomed into is shown whole, so a longer step after a pass
     // toggle is never cut off at the right. A zoomed view stays where the user put it, unless
-    // the makespan changes a lot (another schedule).
-    const bool similar = oldMakespan > 0 && std::abs(timeline_.makespan - oldMakespan) <= 0.25 * oldMakespan;
-    if (similar && userZoomed_) plot_->replot();
-    else fitTime();
+    // the makespan changes a lot (another schedule). Drawn once at the next paint, not per setter.
+    const bool similar = oldMakespan > 0 && std::abs(timeline_->makespan - oldMakespan) <= 0.25 * oldMakespan;
+    if (similar && userZoomed_) plot_->replot(QCustomPlot::rpQueuedReplot);
+    else fitTime(true);
     emit boxesChanged();
 }
 
@@ -118,7 +118,7 @@ void GanttView::setTimeBase(TimeBase base) {
 // Enough digits to tell neighbouring boxes apart at any scale, in the unit the value asks for.
 QString GanttView::formatTime(double ms) const { return formatDuration(ms, timeBase_, 6); }
 
-const Timeline& GanttView::timeline() const { return timeline_; }
+const Timeline& GanttView::timeline() const { return *timeline_; }
 
 void GanttView::setHighlights(const std::vector<BoxRef>& boxes) {
     boxes_->setHighlights(boxes);
@@ -149,7 +149,7 @@ QPoint GanttView::pointAt(int lane, double timeMs) const {
 }
 
 QString GanttView::tooltipFor(const BoxRef& ref) const {
-    const TimelineBox* box = timeline_.find(ref);
+    const TimelineBox* box = timeline_->find(ref);
     if (!box) return {};
     QString text = QStringLiteral("<b>%1</b> &nbsp;%2<br>device %3, program[%4]<br>%5 → %6<br>duration %7")
                        .arg(actionOf(*box).toHtmlEscaped(), labelOf(box->kind).toHtmlEscaped())
@@ -157,14 +157,14 @@ QString GanttView::tooltipFor(const BoxRef& ref) const {
                        .arg(box->program_index)
                        .arg(formatTime(box->start), formatTime(box->end), formatTime(box->end - box->start));
     auto noteOf = [this](const TimelineBox& b) {
-        return b.note >= 0 && b.note < static_cast<int>(timeline_.notes.size()) ? timeline_.notes[b.note] : QString();
+        return b.note >= 0 && b.note < static_cast<int>(timeline_->notes.size()) ? timeline_->notes[b.note] : QString();
     };
     if (box->kind == BoxKind::Wait) {
         text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
     } else {
         if (box->note >= 0) text += QStringLiteral("<br>%1").arg(noteOf(*box).toHtmlEscaped());
         // A compute box that follows a wait started late because of it: say for what.
-        const auto& lane = timeline_.lanes[static_cast<std::size_t>(box->lane)];
+        const auto& lane = timeline_->lanes[static_cast<std::size_t>(box->lane)];
         const std::size_t at = static_cast<std::size_t>(box - lane.data());
         if (at > 0 && lane[at - 1].kind == BoxKind::Wait && lane[at - 1].end >= box->start - 1e-9) {
             const TimelineBox& wait = lane[at - 1];
@@ -182,14 +182,14 @@ void GanttView::fitToView() {
     fitTime();
 }
 
-void GanttView::fitTime() {
-    const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
+void GanttView::fitTime(bool queued) {
+    const double span = timeline_->makespan > 0 ? timeline_->makespan : 1.0;
     const double margin = 0.01 * span;
     fitting_ = true;
     plot_->xAxis->setRange(-margin, span + margin);
     fitting_ = false;
     userZoomed_ = false;
-    plot_->replot();
+    plot_->replot(queued ? QCustomPlot::rpQueuedReplot : QCustomPlot::rpRefreshHint);
 }
 
 void GanttView::setTimeRange(double lower, double upper) {
@@ -201,7 +201,7 @@ void GanttView::setTimeRange(double lower, double upper) {
 QCPRange GanttView::boundedRange(const QCPRange& range) const {
     // Wheel and drag can otherwise lose the schedule: never wider than three schedules,
     // never narrower than a ten-millionth of one, and centred somewhere on it.
-    const double span = timeline_.makespan > 0 ? timeline_.makespan : 1.0;
+    const double span = timeline_->makespan > 0 ? timeline_->makespan : 1.0;
     const double size = std::clamp(range.size(), 1e-7 * span, 3 * span);
     const double center = std::clamp(range.center(), 0.0, span);
     if (size == range.size() && center == range.center()) return range;
@@ -209,7 +209,7 @@ QCPRange GanttView::boundedRange(const QCPRange& range) const {
 }
 
 void GanttView::updateLegend() {
-    fillGanttLegend(plot_->legend, timeline_, colorMode_,
+    fillGanttLegend(plot_->legend, *timeline_, colorMode_,
                     {.shadeBubbles = shadeBubbles_,
                      .criticalPath = showCriticalPath_,
                      .boundChain = !showCriticalPath_ && showBoundChain_ && !boundChain_.empty()});
@@ -240,7 +240,7 @@ void GanttView::setShowBoundChain(bool show) {
 
 const std::vector<BoxRef>& GanttView::pathShown() const {
     static const std::vector<BoxRef> none;
-    return showCriticalPath_ ? timeline_.criticalPath : showBoundChain_ ? boundChain_ : none;
+    return showCriticalPath_ ? timeline_->criticalPath : showBoundChain_ ? boundChain_ : none;
 }
 
 void GanttView::showPath() {
@@ -250,7 +250,7 @@ void GanttView::showPath() {
 }
 
 void GanttView::updateLaneTicks() {
-    const int lanes = static_cast<int>(timeline_.lanes.size());
+    const int lanes = static_cast<int>(timeline_->lanes.size());
     const int visible = std::max(navigation_->visibleLanes(), 1);
     const int height = plot_->axisRect()->height();
     const int lineHeight = QFontMetrics(plot_->yAxis->tickLabelFont()).height() + 2;
@@ -327,7 +327,7 @@ void GanttView::hover(const QPoint& pos, const QPoint& globalPos) {
     hovered_ = box;
     // The hovered box's data dependencies across devices: where its inputs came from and
     // where its outputs go (send → receive), drawn as arrows until the mouse moves on.
-    boxes_->setArrows(box ? dependencyArrows(timeline_, *box) : std::vector<Arrow>{});
+    boxes_->setArrows(box ? dependencyArrows(*timeline_, *box) : std::vector<Arrow>{});
     plot_->replot(QCustomPlot::rpQueuedReplot);
     emit boxHovered(box);
     if (!box) return QToolTip::hideText();
@@ -348,7 +348,7 @@ void GanttView::moveDrag(const QPoint& pos) {
         cancelDrag();  // instructions move within their device's program only
         return;
     }
-    const TimelineBox* box = timeline_.find(drag_->box);
+    const TimelineBox* box = timeline_->find(drag_->box);
     if (!box) return cancelDrag();
     const double key = plot_->xAxis->pixelToCoord(pos.x());
     // Whether the drop would be accepted, and why not, next to the ghost while dragging.

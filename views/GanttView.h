@@ -8,6 +8,7 @@
 #include <QPoint>
 #include <QWidget>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -30,8 +31,10 @@ public:
     explicit GanttView(QWidget* parent = nullptr);
 
     // Keeps the visible time range when the makespan barely changes (edits, toggles), fits
-    // to view otherwise.
+    // to view otherwise. A shared timeline is not copied: the window builds it on a worker
+    // thread and keeps it with the schedule (a million boxes take 100 ms to build).
     void setTimeline(Timeline timeline);
+    void setTimeline(std::shared_ptr<const Timeline> timeline);
     const Timeline& timeline() const;
 
     // Boxes to emphasise (the pass stepper's moved/inserted instructions), drawn outlined.
@@ -117,7 +120,7 @@ private:
     };
 
     QCPRange boundedRange(const QCPRange& range) const;
-    void fitTime();  // the whole step across the view; the row zoom stays
+    void fitTime(bool queued = false);  // the whole step across the view; the row zoom stays
     void updateLegend();
     // Draws pathShown() and updates the legend after the path or its switches changed.
     void showPath();
@@ -141,7 +144,7 @@ private:
     std::vector<BoxRef> boundChain_;
     bool userZoomed_ = false;
     bool fitting_ = false;
-    Timeline timeline_;
+    std::shared_ptr<const Timeline> timeline_ = std::make_shared<const Timeline>();
     std::optional<BoxDrag> drag_;
     std::optional<BoxRef> hovered_;
     bool shadeBubbles_ = false;

@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "views/DeviceGradientLegendItem.h"
-#include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
 #include "views/TickSpacing.h"
@@ -90,7 +89,7 @@ void MemoryChart::setMinimumPlotHeights(int curves, int peaks) {
 
 QCustomPlot* MemoryChart::curvePlot() const { return curves_; }
 QCustomPlot* MemoryChart::peakPlot() const { return peaks_; }
-int MemoryChart::devicesOverLimit() const { return overLimit_; }
+int MemoryChart::devicesOverLimit() const { return data_->devicesOverBudget; }
 
 void MemoryChart::setTimeBase(TimeBase base) {
     timeBase_ = base;
@@ -99,38 +98,26 @@ void MemoryChart::setTimeBase(TimeBase base) {
 }
 
 void MemoryChart::setMemory(const SimResult& result, std::optional<double> limitBytes) {
-    showAgainst(result, limitBytes, false);
+    setMemory(std::make_shared<const MemoryChartData>(prepareMemoryChart(result, limitBytes, false)));
 }
 
 void MemoryChart::setMemory(const SimResult& result, const MemoryFit& fit) {
-    showAgainst(result, fit.budget_bytes, fit.basis == MemoryFit::Basis::Card);
+    setMemory(std::make_shared<const MemoryChartData>(prepareMemoryChart(result, fit)));
 }
 
-void MemoryChart::showAgainst(const SimResult& result, std::optional<double> limitBytes, bool againstCard) {
-    limitBytes_ = limitBytes;
-    budgetIsCard_ = againstCard && limitBytes;
-    makespan_ = result.makespan_ms;
-    raw_.clear();
-    for (const DeviceStats& device : result.devices) {
-        std::vector<MemoryPoint> curve = device.memory;
-        // The last change holds until the step ends; draw it that far.
-        if (!curve.empty() && curve.back().time_ms < makespan_) curve.push_back({makespan_, curve.back().bytes});
-        raw_.push_back(std::move(curve));
-    }
-    double dataTop = scaleFloorBytes_;
-    for (const DeviceStats& device : result.devices) dataTop = std::max(dataTop, device.peak_bytes);
+void MemoryChart::setMemory(std::shared_ptr<const MemoryChartData> data) {
+    data_ = data ? std::move(data) : std::make_shared<const MemoryChartData>();
+    limitBytes_ = data_->budgetBytes;
+    const double dataTop = std::max(scaleFloorBytes_, data_->highestPeak);
     std::tie(unitBytes_, unitName_) = unitFor(axisTopBytes(dataTop));
     curves_->yAxis->setLabel(QStringLiteral("memory (%1)").arg(unitName_));
     peaks_->yAxis->setLabel(QStringLiteral("peak (%1)").arg(unitName_));
-    overLimit_ = 0;
-    if (limitBytes)
-        overLimit_ = static_cast<int>(std::count_if(result.devices.begin(), result.devices.end(),
-                                                    [&](const DeviceStats& d) { return d.peak_bytes > *limitBytes; }));
-    updateOverLimitLabel(result);
+    updateOverLimitLabel();
     rebuildCurves();
-    rebuildPeaks(result);
-    curves_->replot();
-    peaks_->replot();
+    rebuildPeaks();
+    // At the next paint, with the rest of the window: drawn once whatever else changes now.
+    curves_->replot(QCustomPlot::rpQueuedReplot);
+    peaks_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 double MemoryChart::tallestBytes(const SimResult& result, std::optional<double> limitBytes) {
@@ -146,18 +133,8 @@ void MemoryChart::rebuildCurves() {
     clearLegend(curves_->legend);  // the graphs' entries, and a gradient strip of the last plan
     curves_->clearGraphs();
     curves_->clearItems();
-    const int devices = static_cast<int>(raw_.size());
-    drawn_.clear();
-    envelope_.clear();
-    if (devices <= kCurvesUpTo) {
-        for (int d = 0; d < devices; ++d) drawn_.push_back(d);
-    } else {
-        drawn_ = fullestDevices(raw_, kFullestDrawn);
-        envelope_ = upperEnvelope(raw_);
-        drawn_.push_back(-1);
-    }
-    double top = scaleFloorBytes_;
-    for (int d : drawn_) {
+    const int devices = data_->deviceCount();
+    for (int d : data_->drawn) {
         QCPGraph* graph = curves_->addGraph();
         graph->setLineStyle(QCPGraph::lsStepLeft);
         // Step lines are horizontal and vertical: crisper without antialiasing. Many devices
@@ -170,21 +147,21 @@ void MemoryChart::rebuildCurves() {
                 : QStringLiteral("highest of all %1 devices (the %2 fullest drawn)").arg(devices).arg(kFullestDrawn));
         graph->setAdaptiveSampling(false);  // we thin ourselves, keeping maxima
         if (devices <= kDeviceEntriesUpTo) graph->addToLegend(curves_->legend);
-        for (const MemoryPoint& p : d >= 0 ? raw_[d] : envelope_) top = std::max(top, p.bytes);
     }
+    const double top = std::max(scaleFloorBytes_, data_->highestDrawn);
     // One legend entry per device while they fit on a line or two; beyond, one gradient strip
     // "device 0 … N−1" in the lines' colours. A hidden legend still counts in QCustomPlot's
     // minimum size, so its entries go too.
     if (devices > kDeviceEntriesUpTo) {
         clearLegend(curves_->legend);
         curves_->legend->addItem(new DeviceGradientLegendItem(curves_->legend, devices));
-        if (!envelope_.empty()) curves_->graph(curves_->graphCount() - 1)->addToLegend(curves_->legend);
+        if (!data_->envelope.empty()) curves_->graph(curves_->graphCount() - 1)->addToLegend(curves_->legend);
     }
     if (devices == 0) clearLegend(curves_->legend);
     curves_->legend->setVisible(devices > 0);
     curves_->yAxis->setRange(0, std::max(axisTopBytes(top) / unitBytes_ * 1.1, 1e-9));
     if (!rangeFollowed_) {
-        const double span = makespan_ > 0 ? makespan_ : 1.0;
+        const double span = data_->makespan > 0 ? data_->makespan : 1.0;
         curves_->xAxis->setRange(-0.01 * span, 1.01 * span);
     }
     if (limitBytes_) addLimitLine(curves_);
@@ -193,8 +170,9 @@ void MemoryChart::rebuildCurves() {
 
 QString MemoryChart::overLimitText() const { return overLimitLabel_->isHidden() ? QString() : overLimitLabel_->text(); }
 
-void MemoryChart::updateOverLimitLabel(const SimResult& result) {
-    if (!limitBytes_ || result.devices.empty()) {
+void MemoryChart::updateOverLimitLabel() {
+    const MemoryChartData& data = *data_;
+    if (!limitBytes_ || data.peaks.empty()) {
         overLimitLabel_->clear();
         overLimitLabel_->setVisible(false);
         return;
@@ -202,29 +180,27 @@ void MemoryChart::updateOverLimitLabel(const SimResult& result) {
     const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // "40 GB" beside a chart in MB
     const QString limit = QStringLiteral("%1 %2").arg(*limitBytes_ / limitUnit, 0, 'g', 4).arg(limitName);
     QStringList over;
-    int highest = 0;
-    for (int d = 0; d < static_cast<int>(result.devices.size()); ++d) {
-        if (result.devices[d].peak_bytes > result.devices[highest].peak_bytes) highest = d;
-        if (result.devices[d].peak_bytes > *limitBytes_ && over.size() <= kOverLimitListed) over << QString::number(d);
-    }
+    for (int d : data.overBudget) over << QString::number(d);
     // Past a dozen the list stops helping; the red bars show the rest.
     if (over.size() > kOverLimitListed) over.back() = QStringLiteral("\u2026");
     const QString peak = QStringLiteral("highest %1 %2 on device %3")
-                             .arg(result.devices[highest].peak_bytes / unitBytes_, 0, 'g', 4)
+                             .arg(data.highestPeak / unitBytes_, 0, 'g', 4)
                              .arg(unitName_)
-                             .arg(highest);
-    const int devices = static_cast<int>(result.devices.size());
+                             .arg(data.fullestDevice);
+    const int devices = data.deviceCount();
+    const bool card = data.budgetIsCard;
     // Without a limit the budget is one card: say so, since the passes did not aim at it.
     const QString budget = QString::fromStdString(
-        budgetPhrase(budgetIsCard_ ? MemoryFit::Basis::Card : MemoryFit::Basis::Limit, limit.toStdString()));
-    if (overLimit_ > 0) {
+        budgetPhrase(card ? MemoryFit::Basis::Card : MemoryFit::Basis::Limit, limit.toStdString()));
+    const int overLimit = data.devicesOverBudget;
+    if (overLimit > 0) {
         overLimitLabel_->setText(QStringLiteral("%1%2 %3 over %4: %5 (%6)")
-                                     .arg(budgetIsCard_ ? QStringLiteral("No limit set, and ") : QString())
-                                     .arg(overLimit_)
-                                     .arg(overLimit_ == 1 ? QStringLiteral("device") : QStringLiteral("devices"))
+                                     .arg(card ? QStringLiteral("No limit set, and ") : QString())
+                                     .arg(overLimit)
+                                     .arg(overLimit == 1 ? QStringLiteral("device") : QStringLiteral("devices"))
                                      .arg(budget, over.join(QStringLiteral(", ")), peak));
         overLimitLabel_->setStyleSheet(QStringLiteral("color: #B03020; font-weight: bold;"));
-    } else if (budgetIsCard_) {
+    } else if (card) {
         overLimitLabel_->setText(QStringLiteral("No limit set; %1 %2 (%3)")
                                      .arg(devices == 1 ? QStringLiteral("the device fits")
                                                        : QStringLiteral("all %1 devices fit").arg(devices),
@@ -240,31 +216,33 @@ void MemoryChart::updateOverLimitLabel(const SimResult& result) {
     overLimitLabel_->setVisible(true);
 }
 
-void MemoryChart::rebuildPeaks(const SimResult& result) {
+void MemoryChart::rebuildPeaks() {
+    const MemoryChartData& data = *data_;
     peaks_->clearPlottables();
     peaks_->clearItems();
     auto* within = new QCPBars(peaks_->xAxis, peaks_->yAxis);
     auto* over = new QCPBars(peaks_->xAxis, peaks_->yAxis);
-    within->setName(!limitBytes_    ? QStringLiteral("peak")
-                    : budgetIsCard_ ? QStringLiteral("within one card")
-                                    : QStringLiteral("within limit"));
-    over->setName(budgetIsCard_ ? QStringLiteral("over one card") : QStringLiteral("over limit"));
+    within->setName(!limitBytes_        ? QStringLiteral("peak")
+                    : data.budgetIsCard ? QStringLiteral("within one card")
+                                        : QStringLiteral("within limit"));
+    over->setName(data.budgetIsCard ? QStringLiteral("over one card") : QStringLiteral("over limit"));
     // Thousands of devices make bars narrower than a pixel, which QCustomPlot would not draw:
-    // then they touch, each outlined at least one pixel wide in its own colour.
-    const bool crowded = result.devices.size() > kCurvesUpTo * 4;
-    for (auto* bars : {within, over}) bars->setWidth(crowded ? 1.0 : 0.7);
+    // then they touch, each outlined at least one pixel wide in its own colour. Past
+    // kBarsUpTo devices a bar stands for a run of neighbours, at their highest peak.
+    const int devices = data.deviceCount();
+    const int per = data.devicesPerBar;
+    const bool crowded = devices > kCurvesUpTo * 4;
+    for (auto* bars : {within, over}) bars->setWidth(crowded ? per : 0.7);
     within->setBrush(kWithinLimit);
     over->setBrush(kOverLimit);
     within->setPen(crowded ? QPen(kWithinLimit, 0) : QPen(Qt::NoPen));
     over->setPen(crowded ? QPen(kOverLimit, 0) : QPen(Qt::NoPen));
-
-    const int devices = static_cast<int>(result.devices.size());
-    double top = scaleFloorBytes_;
-    for (int d = 0; d < devices; ++d) {
-        const double peak = result.devices[d].peak_bytes;
-        top = std::max(top, peak);
-        (limitBytes_ && peak > *limitBytes_ ? over : within)->addData(d, peak / unitBytes_);
+    for (int bar = 0; bar < static_cast<int>(data.barPeaks.size()); ++bar) {
+        const double peak = data.barPeaks[static_cast<std::size_t>(bar)];
+        const double key = per == 1 ? bar : bar * per + (std::min(per, devices - bar * per) - 1) / 2.0;
+        (limitBytes_ && peak > *limitBytes_ ? over : within)->addData(key, peak / unitBytes_);
     }
+    const double top = std::max(scaleFloorBytes_, data.highestPeak);
     // Two series, not one per device: the legend explains the warning colour once. Without a
     // limit there is no colour to explain, and no entry: a hidden legend's entries still take
     // their height in QCustomPlot's layout (25 px of a small window).
@@ -304,7 +282,7 @@ void MemoryChart::addLimitLine(QCustomPlot* plot) {
         above->setPadding(QMargins(3, 1, 3, 1));
         const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // in its own unit: "40 GB"
         above->setText(QStringLiteral("%1 %2 %3, above the scale ↑")
-                           .arg(budgetIsCard_ ? QStringLiteral("one card") : QStringLiteral("limit"))
+                           .arg(data_->budgetIsCard ? QStringLiteral("one card") : QStringLiteral("limit"))
                            .arg(*limitBytes_ / limitUnit, 0, 'g', 4)
                            .arg(limitName));
         above->setObjectName("limitAboveScale");
@@ -326,7 +304,7 @@ void MemoryChart::addLimitLine(QCustomPlot* plot) {
     label->setBrush(QColor(255, 255, 255, 220));
     label->setPadding(QMargins(3, 1, 3, 1));
     label->setText(QStringLiteral("%1 %2 %3")
-                       .arg(budgetIsCard_ ? QStringLiteral("one card") : QStringLiteral("limit"))
+                       .arg(data_->budgetIsCard ? QStringLiteral("one card") : QStringLiteral("limit"))
                        .arg(limit, 0, 'g', 4)
                        .arg(unitName_));
     label->setObjectName(kLimitLabel);
@@ -376,9 +354,8 @@ void MemoryChart::rethin(bool force) {
     thinnedLower_ = range.lower;
     thinnedUpper_ = range.upper;
     thinnedWidth_ = width;
-    for (int g = 0; g < curves_->graphCount() && g < static_cast<int>(drawn_.size()); ++g) {
-        const auto thinned =
-            thinKeepingMax(drawn_[g] >= 0 ? raw_[drawn_[g]] : envelope_, range.lower, range.upper, width);
+    for (int g = 0; g < curves_->graphCount() && g < static_cast<int>(data_->drawn.size()); ++g) {
+        const auto thinned = thinKeepingMax(data_->curveOf(g), range.lower, range.upper, width);
         QVector<double> keys, values;
         keys.reserve(static_cast<qsizetype>(thinned.size()));
         values.reserve(static_cast<qsizetype>(thinned.size()));

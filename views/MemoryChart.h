@@ -7,11 +7,13 @@
 // points per pixel, keeping each bucket's maximum so peaks never disappear.
 #include <QString>
 #include <QWidget>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "core/sim/MemoryFit.h"
 #include "core/sim/SimResult.h"
+#include "views/MemoryChartData.h"
 #include "views/TimeBase.h"
 
 class QCustomPlot;
@@ -24,8 +26,8 @@ class MemoryChart : public QWidget {
 public:
     // Beyond this many devices the curves chart draws the kFullestDrawn fullest devices and the
     // envelope of all of them (views/MemoryEnvelope.h), not one curve each.
-    static constexpr int kCurvesUpTo = 64;
-    static constexpr int kFullestDrawn = 8;
+    static constexpr int kCurvesUpTo = MemoryChartData::kCurvesUpTo;
+    static constexpr int kFullestDrawn = MemoryChartData::kFullestDrawn;
     // The least height of each plot's axis rect (its drawing area), in pixels, by default: room
     // for three labelled ticks at the default font.
     static constexpr int kMinCurvesHeight = 80;
@@ -38,6 +40,8 @@ public:
     // Against whatever `fit` judged by (core/sim/MemoryFit.h): the limit, or without one the
     // card's own memory, named as such ("one card 40 GB", "over the card"), or nothing.
     void setMemory(const SimResult& result, const MemoryFit& fit);
+    // Data prepared beforehand (on a worker thread: views/MemoryChartData.h), kept, not copied.
+    void setMemory(std::shared_ptr<const MemoryChartData> data);
 
     // What the time axis counts: milliseconds (labelled µs/ms/s/min as the span asks) or the
     // abstract units of a unit-cost plan. Milliseconds until set.
@@ -68,7 +72,7 @@ public:
 
     // The curves as simulated (static + dynamic bytes, extended to the makespan), before
     // thinning; the graphs of curvePlot() hold them thinned to the visible range, in GB.
-    const std::vector<std::vector<MemoryPoint>>& curves() const { return raw_; }
+    const std::vector<std::vector<MemoryPoint>>& curves() const { return data_->curves; }
     // The unit both plots' values are in: the largest decimal unit (bytes, KB, MB, GB) in
     // which the tallest peak or the limit is at least 1.
     double unitBytes() const { return unitBytes_; }
@@ -78,16 +82,15 @@ public slots:
     void setTimeRange(double lower, double upper);
 
 private:
-    void showAgainst(const SimResult& result, std::optional<double> budgetBytes, bool againstCard);
     void setupCurvePlot();
     void setupPeakPlot();
     void rebuildCurves();
-    void rebuildPeaks(const SimResult& result);
+    void rebuildPeaks();
     void addLimitLine(QCustomPlot* plot);
     // The axis reaches the limit when it is within kLimitOnScale of the data, else fits the data.
     double axisTopBytes(double dataTopBytes) const;
     bool limitOffScale(double dataTopBytes) const;
-    void updateOverLimitLabel(const SimResult& result);
+    void updateOverLimitLabel();
     // Re-thins every curve for the visible range and the plot's pixel width, if either changed.
     void rethin(bool force = false);
 
@@ -104,18 +107,13 @@ private:
     QLabel* overLimitLabel_;
     QCustomPlot* curves_;
     QCustomPlot* peaks_;
-    int overLimit_ = 0;
     TimeBase timeBase_ = TimeBase::Milliseconds;
 
-    std::vector<std::vector<MemoryPoint>> raw_;
-    std::optional<double> limitBytes_;  // the limit, or one card's memory when budgetIsCard_
-    bool budgetIsCard_ = false;
+    std::shared_ptr<const MemoryChartData> data_ = std::make_shared<const MemoryChartData>();
+    std::optional<double> limitBytes_;  // data_'s budget: the limit, or one card's memory
     double scaleFloorBytes_ = 0;
-    std::vector<int> drawn_;             // the device each curve graph draws; -1: the envelope
-    std::vector<MemoryPoint> envelope_;  // the highest device at every instant, with many devices
     double unitBytes_ = 1e9;
     QString unitName_ = QStringLiteral("GB");
-    double makespan_ = 0;
     bool rangeFollowed_ = false;  // setTimeRange was called: the Gantt drives the x axis
     int peakDevices_ = 0;
     int deviceTickStep_ = 0;

@@ -11,6 +11,7 @@
 
 #include "app/gui/WheelGuard.h"
 #include "core/io/ProfileJson.h"
+#include "core/model/Limits.h"
 
 namespace mario::gui {
 namespace {
@@ -118,8 +119,11 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     tp_ = spin(this, 1, 64);
     chunks_ = spin(this, 1, 16);
     mbs_ = spin(this, 1, 1024);
-    global_ = spin(this, 1, 1 << 20);
-    microbatches_ = spin(this, 1, 4096);
+    // The config reader's limits (docs/limits.md), so the window reaches every size a file can.
+    global_ = spin(this, 1, limits::kMaxGlobalBatch);
+    global_->setObjectName("globalBatch");
+    microbatches_ = spin(this, 1, limits::kMaxMicrobatches);
+    microbatches_->setObjectName("microbatches");
     // What the analytical model prices beyond the split (core/model/TrainingConfig.h).
     attention_ = new QComboBox(this);
     attention_->setObjectName("attention");

@@ -5,7 +5,6 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -19,6 +18,7 @@
 #include <QScreen>
 #include "app/gui/ChartExport.h"
 #include "app/gui/CompareWindow.h"
+#include "app/gui/ComputationProgress.h"
 #include "app/gui/ConfigPanel.h"
 #include "app/gui/ExecutorProbe.h"
 #include "app/gui/FileMenu.h"
@@ -33,25 +33,11 @@
 #include "core/passes/PassManager.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/MemoryFit.h"
-#include "core/sim/RecomputeBound.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
 
 namespace mario::gui {
-namespace {
-
-// The recompute bound's chain as boxes of the schedule shown (empty without hide).
-std::vector<views::BoxRef> boundChainBoxes(const ComputedSchedule& s) {
-    std::vector<views::BoxRef> boxes;
-    if (s.hide_bound)
-        for (const InstructionRef& at : chainInstructions(*s.hide_bound, s.plan))
-            boxes.push_back({at.device, at.program_index});
-    return boxes;
-}
-
-}  // namespace
-
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     setWindowTitle(tr("Mario Workbench"));
     charts_ = new QWidget(this);
@@ -130,9 +116,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         }
         QString reason;
         if (!document_.requestMove(lane, index, time, &reason) && document_.hasSchedule()) {
-            showError(tr("Move refused: %1").arg(reason));  // whole, where it cannot be missed
-            gantt_->setTimeline(
-                views::buildTimeline(document_.current().plan, document_.current().result));  // snap back
+            showError(tr("Move refused: %1").arg(reason));     // whole, where it cannot be missed
+            gantt_->setTimeline(document_.shown()->timeline);  // snap back
         }
     });
     // While a box is dragged the ghost turns red with the reason beside it (the same check the
@@ -155,8 +140,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         QString error;
         if (!document_.setConfig(config, &error)) showError(error);
     });
+    connect(&document_, &ScheduleDocument::changeFailed, this, &MainWindow::showError);
+    // A cancelled or failed change: the panels the user edited show the state shown again.
+    connect(&document_, &ScheduleDocument::computationEnded, this, [this] {
+        config_->showConfig(document_.state().config);
+        passes_->showPasses(document_.state().passes);
+    });
     buildMenus();
-    buildOpenProgress();
+    progress_ = new ComputationProgress(&document_, this);
+    statusBar()->addPermanentWidget(progress_);
     // 1500×950 where it fits; never larger than the screen's free area (high-DPI scales,
     // small laptop screens), so the window always opens whole.
     QSize size(1500, 950);
@@ -181,7 +173,7 @@ void MainWindow::buildNotice() {
     notice_->hide();
     connect(undo, &QPushButton::clicked, this, [this] {
         notice_->hide();
-        document_.undoStack()->undo();
+        document_.undo();
     });
     connect(dismiss, &QPushButton::clicked, notice_, &QWidget::hide);
 }
@@ -192,31 +184,6 @@ void MainWindow::showNotice(const QString& message) {
 }
 
 QString MainWindow::noticeText() const { return notice_->isHidden() ? QString() : noticeText_->text(); }
-
-void MainWindow::buildOpenProgress() {
-    openProgress_ = new QWidget(this);
-    openProgress_->setObjectName("openProgress");
-    auto* layout = new QHBoxLayout(openProgress_);
-    layout->setContentsMargins(0, 0, 0, 0);
-    openLabel_ = new QLabel(openProgress_);
-    auto* bar = new QProgressBar(openProgress_);
-    bar->setRange(0, 0);  // core reports no progress while reading: a busy bar
-    bar->setMaximumWidth(160);
-    cancelOpen_ = new QPushButton(tr("Cancel"), openProgress_);
-    layout->addWidget(openLabel_);
-    layout->addWidget(bar);
-    layout->addWidget(cancelOpen_);
-    statusBar()->addPermanentWidget(openProgress_);
-    openProgress_->hide();
-    connect(cancelOpen_, &QPushButton::clicked, this, [this] {
-        document_.cancelOpen();
-        openProgress_->hide();
-    });
-    connect(&document_, &ScheduleDocument::openStarted, this, [this](const QString& path) {
-        openLabel_->setText(tr("Opening %1…").arg(QFileInfo(path).fileName()));
-        openProgress_->show();
-    });
-}
 
 QString MainWindow::errorText() const {
     return banner_->isVisible() || !banner_->isHidden() ? banner_->text() : QString();
@@ -247,7 +214,6 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::finishOpen(const QString& path, bool ok, const QString& error) {
-    openProgress_->hide();
     if (!ok) return showError(tr("Could not open %1: %2").arg(QFileInfo(path).fileName(), error));
     clearError();
     notice_->hide();
@@ -268,18 +234,21 @@ bool MainWindow::offerRestore(const QString& directory, const RestoreAsker& ask)
     return false;
 }
 
+// Everything shown was prepared with the schedule on the worker (ShownSchedule): the charts and
+// the summary take shared pieces, so the switch costs the GUI thread milliseconds.
 void MainWindow::showComputed() {
-    const ComputedSchedule& s = document_.current();
+    const SharedShown shown = document_.shown();
+    const ComputedSchedule& s = shown->schedule;
     banner_->hide();  // whatever it said was about an earlier state: the new one computed
     gantt_->setTimeBase(document_.timeBase());
     memory_->setTimeBase(document_.timeBase());
-    gantt_->setBoundChain(boundChainBoxes(s));
+    gantt_->setBoundChain(shown->boundChain);
     boundChain_->setEnabled(s.hide_bound && s.hide_bound->bound_ms > 0);
-    gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
-    memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
-    summary_->showSchedule(s, document_.timeBase());
+    gantt_->setTimeline(shown->timeline);
+    memory_->setMemory(shown->memory);
+    summary_->showSchedule(shown, document_.timeBase());
     headline_->setText(summary_->headline());
-    stepper_->setState(document_.state());
+    stepper_->setState(document_.sharedState());
     passes_->showPasses(document_.state().passes);
     config_->showConfig(document_.state().config);
     statusBar()->showMessage(
@@ -292,11 +261,10 @@ void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
     if (!snapshot) {
         gantt_->setHighlights({});
         gantt_->setShadeBubbles(shadeBubbles_ && shadeBubbles_->isChecked());
-        if (document_.hasSchedule()) {
-            const ComputedSchedule& s = document_.current();
-            gantt_->setBoundChain(boundChainBoxes(s));
-            gantt_->setTimeline(views::buildTimeline(s.plan, s.result));
-            memory_->setMemory(s.result, memoryFit(s.result, s.plan.info));
+        if (const SharedShown shown = document_.shown(); shown && shown->schedule.ok) {
+            gantt_->setBoundChain(shown->boundChain);
+            gantt_->setTimeline(shown->timeline);
+            memory_->setMemory(shown->memory);
         }
         return;
     }
@@ -392,7 +360,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         event->ignore();  // Cancel, or a save that failed: the work stays open
         return;
     }
-    document_.cancelOpen();
+    document_.cancelComputation();
     document_.discardAutosave();  // a clean exit: nothing to offer back next time
     event->accept();
 }

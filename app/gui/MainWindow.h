@@ -7,8 +7,6 @@
 #include "app/gui/ScheduleDocument.h"
 
 class QLabel;
-class QProgressBar;
-class QPushButton;
 
 namespace mario::views {
 class GanttOverview;
@@ -24,6 +22,7 @@ class FileMenu;
 class PassPanel;
 class PassStepper;
 class CompareWindow;
+class ComputationProgress;
 struct PassStepSnapshot;
 class SummaryPanel;
 class TunerPanel;
@@ -50,11 +49,11 @@ public:
     QString headlineText() const;  // the one-line summary above the charts
 
     // Opens a file; on failure the banner says why and the current session stays. With an
-    // asynchronous document (the real window) the file is read on a worker thread behind a
-    // progress bar with Cancel, and true means "started".
+    // asynchronous document (the real window) the file is read and computed on a worker
+    // thread behind the progress bar with Cancel, and true means "started".
     bool openFile(const QString& path);
-    QWidget* openProgress() const { return openProgress_; }  // the busy bar and its Cancel
-    QPushButton* cancelOpenButton() const { return cancelOpen_; }
+    // The status bar's progress and Cancel for every computation: opens, settings, toggles, undo.
+    ComputationProgress* progress() const { return progress_; }
     // At start: when a crashed session left an autosave in `directory`, asks (ask, or a
     // message box) to Restore it, Discard it or decide Later. True when a restore started.
     bool offerRestore(const QString& directory, const RestoreAsker& ask = {});
@@ -82,7 +81,6 @@ private:
     void showSnapshot(const PassStepSnapshot* snapshot);
     void showNotice(const QString& message);
     void buildNotice();
-    void buildOpenProgress();
     void finishOpen(const QString& path, bool ok, const QString& error);
 
     ScheduleDocument document_;
@@ -106,9 +104,7 @@ private:
     ExecutorProbe* executorProbe_ = nullptr;
     QWidget* notice_ = nullptr;
     QLabel* noticeText_ = nullptr;
-    QWidget* openProgress_ = nullptr;
-    QLabel* openLabel_ = nullptr;
-    QPushButton* cancelOpen_ = nullptr;
+    ComputationProgress* progress_ = nullptr;
 };
 
 }  // namespace mario::gui

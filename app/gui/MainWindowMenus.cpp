@@ -20,9 +20,28 @@ namespace mario::gui {
 void MainWindow::buildMenus() {
     files_ = new FileMenu(this, &document_, menuBar());
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = document_.undoStack()->createUndoAction(this, tr("&Undo"));
+    // Not the stack's own actions: Undo also cancels a change still computing (it is not in
+    // the history yet), and both name the step as QUndoStack's would.
+    QAction* undo = new QAction(this);
+    connect(undo, &QAction::triggered, &document_, &ScheduleDocument::undo);
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = document_.undoStack()->createRedoAction(this, tr("&Redo"));
+    QAction* redo = new QAction(this);
+    connect(redo, &QAction::triggered, &document_, &ScheduleDocument::redo);
+    auto refresh = [this, undo, redo] {
+        const QUndoStack* stack = document_.undoStack();
+        const QString changing = document_.changeComputing();
+        undo->setEnabled(stack->canUndo() || !changing.isEmpty());
+        undo->setText(!changing.isEmpty() ? tr("&Undo %1").arg(changing)
+                      : stack->canUndo()  ? tr("&Undo %1").arg(stack->undoText())
+                                          : tr("&Undo"));
+        redo->setEnabled(stack->canRedo());
+        redo->setText(stack->canRedo() ? tr("&Redo %1").arg(stack->redoText()) : tr("&Redo"));
+    };
+    connect(document_.undoStack(), &QUndoStack::indexChanged, this, refresh);
+    connect(document_.undoStack(), &QUndoStack::cleanChanged, this, refresh);
+    connect(&document_, &ScheduleDocument::computationStarted, this, refresh);
+    connect(&document_, &ScheduleDocument::computationEnded, this, refresh);
+    refresh();
     // Ctrl+Shift+Z (the platform's) and Ctrl+Y, which users of other editors expect.
     QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
     if (!redoKeys.contains(QKeySequence(tr("Ctrl+Y")))) redoKeys.append(QKeySequence(tr("Ctrl+Y")));

@@ -71,8 +71,8 @@ PassStepper::PassStepper(QWidget* parent) : QGroupBox(tr("Pass stepper"), parent
     go(-1);
 }
 
-void PassStepper::setState(const ScheduleInput& state) {
-    state_ = state;
+void PassStepper::setState(std::shared_ptr<const ScheduleInput> state) {
+    state_ = std::move(state);
     stale_ = true;  // computed on the first step: most users never open the stepper
     if (current_ >= 0) stop();
 }
@@ -85,7 +85,7 @@ QString PassStepper::caption() const { return caption_->text(); }
 
 void PassStepper::next() {
     if (stale_) {
-        steps_ = passStepSnapshots(state_);
+        steps_ = state_ ? passStepSnapshots(*state_) : std::vector<PassStepSnapshot>{};
         stale_ = false;
     }
     go(std::min(current_ + 1, stepCount() - 1));

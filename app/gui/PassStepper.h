@@ -3,6 +3,7 @@
 // pass left it, outlines what it moved or inserted (or, for removals, the forward that now
 // keeps its activations), shades the bubbles, and says in one sentence what happened.
 #include <QGroupBox>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,9 @@ class PassStepper : public QGroupBox {
 public:
     explicit PassStepper(QWidget* parent = nullptr);
 
-    // Recomputes the steps for a new document state and returns to "not stepping".
-    void setState(const ScheduleInput& state);
+    // Recomputes the steps for a new document state (shared with the document: no copy) and
+    // returns to "not stepping".
+    void setState(std::shared_ptr<const ScheduleInput> state);
     int stepCount() const { return static_cast<int>(steps_.size()); }
     int currentStep() const { return current_; }  // -1: not stepping
     const PassStepSnapshot* snapshot() const;
@@ -49,7 +51,7 @@ signals:
 private:
     void go(int step);
 
-    ScheduleInput state_;
+    std::shared_ptr<const ScheduleInput> state_;
     bool stale_ = true;
     std::vector<PassStepSnapshot> steps_;
     int current_ = -1;

@@ -1,7 +1,7 @@
 #pragma once
 // The window's view of core's prepareSchedule(): the prepared schedule (with memory curves and
-// the source plan's own simulation for comparison), stamped with the generation it was asked
-// for so that a stale result from a worker thread is dropped, never shown.
+// the source plan's own simulation for comparison), or the error in one sentence. The window's
+// jobs (ScheduleJob) run it on a worker thread; `generation` is whatever stamp the caller gave.
 #include <QString>
 #include <QtGlobal>
 

@@ -41,15 +41,18 @@ SessionAutosave::SessionAutosave(const QString& directory, QObject* parent) : QO
 SessionAutosave::~SessionAutosave() { writer_.waitForDone(); }
 
 void SessionAutosave::save(const ScheduleInput& state, const QString& originalPath) {
-    if (discarded_) return;
+    save(std::make_shared<const ScheduleInput>(state), originalPath);
+}
+
+void SessionAutosave::save(std::shared_ptr<const ScheduleInput> state, const QString& originalPath) {
+    if (discarded_ || !state) return;
     QPointer<SessionAutosave> self(this);
-    // The copy of the state is taken here; serializing (a few MB for a large plan) and the
-    // write happen on the writer thread.
+    // Serializing (a few MB for a large plan) and the write happen on the writer thread.
     (void)QtConcurrent::run(&writer_, [self, state, originalPath, path = path_] {
         QString error;
         bool ok = false;
         try {
-            ok = AutosaveFile::writeAtomically(path, AutosaveFile::serialize(state, originalPath), &error);
+            ok = AutosaveFile::writeAtomically(path, AutosaveFile::serialize(*state, originalPath), &error);
         } catch (const std::exception& e) {
             error = path + QStringLiteral(": cannot write the autosave (%1)").arg(QString::fromLocal8Bit(e.what()));
         }

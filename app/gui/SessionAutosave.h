@@ -27,6 +27,8 @@ public:
     // Serializes and writes off the GUI thread, one write at a time, so consecutive saves
     // never interleave; a failure is reported by writeFailed (the window's status bar).
     void save(const ScheduleInput& state, const QString& originalPath);
+    // The same without a copy of the state on the GUI thread (the document's states are shared).
+    void save(std::shared_ptr<const ScheduleInput> state, const QString& originalPath);
     void waitForPendingWrite();
     // A clean exit: the file and the lock go. Until then the file outlives any crash.
     void discard();

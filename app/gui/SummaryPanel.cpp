@@ -3,30 +3,19 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "core/sim/BubbleBreakdown.h"
-#include "core/sim/MemoryFit.h"
+#include "app/gui/DeviceTableModel.h"
+#include "app/gui/SummaryText.h"
 #include "core/sim/RecomputeBound.h"
-#include "core/util/HumanBytes.h"
 
 namespace mario::gui {
 namespace {
 
-QString bytesText(double bytes) { return QString::fromStdString(humanBytes(bytes)); }
-
-QString percent(double ratio) { return QStringLiteral("%1%").arg(100 * ratio, 0, 'f', 1); }
-
 QString overInRed(const QString& text) {
     return QStringLiteral("<span style='color:#b00020'><b>%1</b></span>").arg(text);
-}
-
-// What the peaks are judged against, in the words of `mario simulate`'s memory line: the
-// limit, else one card's memory (no limit set), else nothing.
-QString budgetText(const MemoryFit& fit) {
-    return QString::fromStdString(budgetPhrase(fit.basis, humanBytes(fit.budget_bytes.value_or(0))));
 }
 
 QString memoryVerdict(const MemoryFit& fit) {
@@ -61,15 +50,10 @@ SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
     details_ = new QLabel(this);
     details_->setWordWrap(true);
     details_->setTextFormat(Qt::RichText);
-    devices_ = new QTableWidget(0, 6, this);
+    rows_ = new DeviceTableModel(this);
+    devices_ = new QTableView(this);
     devices_->setObjectName("deviceTable");
-    devices_->setHorizontalHeaderLabels(
-        {tr("device"), tr("peak"), tr("fill"), tr("waits"), tr("drain"), tr("R hidden")});
-    devices_->horizontalHeaderItem(2)->setToolTip(tr("idle before the device's first instruction (pipeline fill)"));
-    devices_->horizontalHeaderItem(3)->setToolTip(
-        tr("idle between its first and last instruction (waiting on neighbours)"));
-    devices_->horizontalHeaderItem(4)->setToolTip(tr("idle after its last instruction (pipeline drain)"));
-    devices_->horizontalHeaderItem(5)->setToolTip(tr("share of its recomputation that ran where it would have waited"));
+    devices_->setModel(rows_);
     devices_->verticalHeader()->hide();
     devices_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     devices_->horizontalHeader()->setStretchLastSection(true);
@@ -83,7 +67,8 @@ QString SummaryPanel::stepTimeText() const { return stepTime_->text(); }
 
 QString SummaryPanel::detailsText() const { return details_->text(); }
 
-void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base) {
+void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) {
+    const ComputedSchedule& s = shown->schedule;
     const SimResult& r = s.result;
     // Times in the unit their size asks for ("6.03 s", never "3.296e+04 ms"), and in time
     // units for unit-cost plans, which have no milliseconds.
@@ -91,7 +76,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
     stepTime_->setText(tr("step %1").arg(views::formatDuration(r.makespan_ms, base, 6)));
     const double change = s.base.makespan_ms > 0 ? r.makespan_ms / s.base.makespan_ms - 1 : 0;
     const double gap = r.lower_bound_ms > 0 ? r.makespan_ms / r.lower_bound_ms - 1 : 0;
-    const MemoryFit fit = memoryFit(r, s.plan.info);
+    const MemoryFit& fit = shown->fit;
     const double basePeak = memoryFit(s.base, std::nullopt).highest_peak_bytes;
     QString text;
     text += tr("vs base schedule: <b>%1%2</b> (base %3)<br>")
@@ -152,46 +137,7 @@ void SummaryPanel::showSchedule(const ComputedSchedule& s, views::TimeBase base)
         parts << tr("%1 above the best placement of Rs").arg(percent(r.makespan_ms / s.hide_bound->bound_ms - 1));
     parts << headlinePeak(fit);
     headline_ = parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
-    showDevices(s, fit, base);
-}
-
-// Per device: its peak, and where its idle time sits (fill before its first instruction,
-// waits in the interior, drain after its last), each a share of the step, with the
-// recomputation that ran where it would otherwise have waited.
-void SummaryPanel::showDevices(const ComputedSchedule& s, const MemoryFit& fit, views::TimeBase base) {
-    const SimResult& r = s.result;
-    const auto bubbles = bubbleBreakdown(s.plan, r);
-    devices_->setRowCount(static_cast<int>(r.devices.size()));
-    auto share = [&r](double ms) { return r.makespan_ms > 0 ? percent(ms / r.makespan_ms) : QStringLiteral("–"); };
-    for (int row = 0; row < static_cast<int>(r.devices.size()); ++row) {
-        const auto& d = r.devices[row];
-        devices_->setItem(row, 0, new QTableWidgetItem(QString::number(d.index)));
-        auto* memory = new QTableWidgetItem(bytesText(d.peak_bytes));
-        if (fit.isOver(d)) {
-            memory->setForeground(QColor("#b00020"));
-            memory->setToolTip(tr("over %1").arg(budgetText(fit)));
-        }
-        devices_->setItem(row, 1, memory);
-        if (!bubbles || row >= static_cast<int>(bubbles->size())) continue;
-        const DeviceBubbles& b = (*bubbles)[static_cast<std::size_t>(row)];
-        const QString details =
-            tr("device %1: compute %2, recompute %3 (%4 hidden), idle %5 before its first "
-               "instruction, %6 waiting in between, %7 after its last")
-                .arg(d.index)
-                .arg(views::formatDuration(b.compute_ms, base, 4), views::formatDuration(b.recompute_ms, base, 4),
-                     views::formatDuration(b.recompute_hidden_ms, base, 4),
-                     views::formatDuration(b.idle_before_ms, base, 4),
-                     views::formatDuration(b.idle_interior_ms, base, 4),
-                     views::formatDuration(b.idle_after_ms, base, 4));
-        const QString cells[] = {share(b.idle_before_ms), share(b.idle_interior_ms), share(b.idle_after_ms),
-                                 b.recompute_ms > 0 ? percent(b.recompute_hidden_ms / b.recompute_ms)
-                                                    : QStringLiteral("–")};
-        for (int column = 0; column < 4; ++column) {
-            auto* item = new QTableWidgetItem(cells[column]);
-            item->setToolTip(details);
-            devices_->setItem(row, 2 + column, item);
-        }
-    }
+    rows_->setSchedule(shown, base);
 }
 
 }  // namespace mario::gui

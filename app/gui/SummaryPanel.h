@@ -4,22 +4,22 @@
 // device its peak memory and where its idle time sits.
 #include <QGroupBox>
 
-#include "app/gui/ScheduleComputation.h"
+#include "app/gui/ShownSchedule.h"
 #include "views/TimeBase.h"
 
 class QLabel;
-namespace mario {
-struct MemoryFit;
-}
-class QTableWidget;
+class QTableView;
 
 namespace mario::gui {
+
+class DeviceTableModel;
 
 class SummaryPanel : public QGroupBox {
     Q_OBJECT
 public:
     explicit SummaryPanel(QWidget* parent = nullptr);
-    void showSchedule(const ComputedSchedule& schedule, views::TimeBase base = views::TimeBase::Milliseconds);
+    // The numbers, and the device table (rows made as they are scrolled to).
+    void showSchedule(const SharedShown& shown, views::TimeBase base = views::TimeBase::Milliseconds);
     QString stepTimeText() const;
     // The rich text under the step time, ending with the memory verdict (for tests).
     QString detailsText() const;
@@ -28,11 +28,10 @@ public:
     QString headline() const { return headline_; }
 
 private:
-    void showDevices(const ComputedSchedule& schedule, const MemoryFit& fit, views::TimeBase base);
-
     QLabel* stepTime_;
     QLabel* details_;
-    QTableWidget* devices_;
+    QTableView* devices_;
+    DeviceTableModel* rows_;
     QString headline_;
 };
 

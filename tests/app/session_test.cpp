@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "app/gui/AutosaveFile.h"
+#include "app/gui/ComputationProgress.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/SessionAutosave.h"
 #include "core/io/ConfigJson.h"
@@ -250,14 +251,14 @@ private slots:
         MainWindow window;  // asynchronous, as in the real window
         QVERIFY(window.openFile(kFigure2));
         QVERIFY(window.document()->isOpening());  // returned before the file was read
-        QVERIFY(!window.openProgress()->isHidden());
+        QVERIFY(!window.progress()->isHidden());
         QTRY_VERIFY(window.document()->hasSchedule());
-        QVERIFY(window.openProgress()->isHidden());
+        QVERIFY(window.progress()->isHidden());
         const Plan shown = window.document()->current().plan;
 
         // Cancel: the worker's result, when it comes, is dropped.
         QVERIFY(window.openFile(kLlama));
-        window.cancelOpenButton()->click();
+        window.progress()->cancelButton()->click();
         QVERIFY(!window.document()->isOpening());
         QThreadPool::globalInstance()->waitForDone();
         QTest::qWait(50);  // deliver the finished worker's queued result

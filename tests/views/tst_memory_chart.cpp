@@ -7,6 +7,7 @@
 #include "tests/views/ViewTestPlans.h"
 #include "views/DeviceGradientLegendItem.h"
 #include "views/MemoryChart.h"
+#include "views/MemoryChartData.h"
 #include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
@@ -31,6 +32,7 @@ private slots:
     void statesTheDevicesOverTheLimit();
     void overLimitSentenceSitsAboveTheCharts();
     void judgesAgainstOneCardWithoutALimit();
+    void thousandsOfDevicesShareBarsAtTheirHighestPeak();
 
 private:
     static SimResult oneGigabytePerMicrobatch(int microbatches = 8, int devices = 4);
@@ -338,6 +340,44 @@ void MemoryChartTest::judgesAgainstOneCardWithoutALimit() {
         if (auto* text = qobject_cast<QCPItemText*>(peaks->item(i))) label = text;
     QVERIFY(label);
     QCOMPARE(label->text(), QStringLiteral("limit 4 GB"));
+}
+
+void MemoryChartTest::thousandsOfDevicesShareBarsAtTheirHighestPeak() {
+    // 5000 devices: one bar per device drew 5000 rectangles a replot (100 ms at 65 536), most
+    // narrower than a pixel. A bar stands for 3 neighbours at their highest peak, and one
+    // device over the limit still turns its bar.
+    SimResult sim;
+    sim.makespan_ms = 10;
+    for (int d = 0; d < 5000; ++d) {
+        DeviceStats device;
+        device.index = d;
+        device.peak_bytes = 1e9 + (d * 7919 % 101) * 1e7;  // up to 2 GB, scattered
+        device.memory = {{0, device.peak_bytes}};
+        sim.devices.push_back(device);
+    }
+    sim.devices[2500].peak_bytes = 3e9;  // the one over
+    const MemoryChartData data = prepareMemoryChart(sim, 2.5e9, false);
+    QCOMPARE(data.devicesPerBar, 3);
+    QCOMPARE(static_cast<int>(data.barPeaks.size()), 1667);
+    for (int bar = 0; bar < 1667; ++bar) {
+        double highest = 0;
+        for (int d = bar * 3; d < std::min(5000, bar * 3 + 3); ++d)
+            highest = std::max(highest, sim.devices[d].peak_bytes);
+        QCOMPARE(data.barPeaks[bar], highest);
+    }
+    QCOMPARE(data.devicesOverBudget, 1);
+    QCOMPARE(data.fullestDevice, 2500);
+    MemoryChart chart;
+    chart.resize(900, 500);
+    chart.setMemory(std::make_shared<const MemoryChartData>(data));
+    auto* within = qobject_cast<QCPBars*>(chart.peakPlot()->plottable(0));
+    auto* over = qobject_cast<QCPBars*>(chart.peakPlot()->plottable(1));
+    QCOMPARE(within->data()->size() + over->data()->size(), 1667);
+    QCOMPARE(over->data()->size(), 1);
+    QCOMPARE(over->data()->constBegin()->key, 2500.0);  // devices 2499-2501, centred on 2500
+    QCOMPARE(over->width(), 3.0);
+    QCOMPARE(chart.devicesOverLimit(), 1);
+    QVERIFY2(chart.overLimitText().contains("1 device over"), qPrintable(chart.overLimitText()));
 }
 
 QTEST_MAIN(MemoryChartTest)
