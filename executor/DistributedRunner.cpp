@@ -158,7 +158,7 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             local.device = backend == Backend::Cuda ? "cuda:" + std::to_string(env.local_rank) : "cpu";
             const torch::Device device = torchDevice(local);
             const torch::ScalarType dtype = torchDtype(local);
-            const GptModel model(options.model, options.seed);
+            const GptModel model(options.model, options.seed, device);
             const int microbatches = plan.microbatchCount();
             const int mbs = std::max(1, plan.info.micro_batch_size);
             const Batch batch = buildBatch(model, local, microbatches, mbs, replicas, device);

@@ -137,7 +137,7 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
         std::unique_ptr<GreenContexts> partitions;
         auto streams = workerStreams(device, topology.deviceCount() * replicas, options, partitions);
         if (!streams) return streams.error();
-        const GptModel model(options.model, options.seed);
+        const GptModel model(options.model, options.seed, device);
         const Batch batch =
             buildBatch(model, options, microbatches, std::max(1, plan.info.micro_batch_size), replicas, device);
         RunReport report;

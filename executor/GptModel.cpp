@@ -20,16 +20,20 @@ const torch::Tensor& param(const ParamMap& params, const std::string& name) {
 
 std::string blockPrefix(int index) { return "block" + std::to_string(index) + "."; }
 
-// Scaled normal weights: large enough that every gradient is well away from zero.
+// Scaled normal weights: large enough that every gradient is well away from zero. Drawn on
+// `drawOn` and kept on the CPU.
 struct Init {
-    torch::TensorOptions opts = torch::TensorOptions().dtype(torch::kFloat64);
-    torch::Tensor operator()(std::vector<int64_t> shape, double std) const { return torch::randn(shape, opts) * std; }
+    torch::TensorOptions opts;
+    explicit Init(torch::Device drawOn) : opts(torch::TensorOptions().dtype(torch::kFloat64).device(drawOn)) {}
+    torch::Tensor operator()(std::vector<int64_t> shape, double std) const {
+        return (torch::randn(shape, opts) * std).to(torch::kCPU);
+    }
     torch::Tensor gain(int64_t n) const { return 1 + (*this)({n}, 0.1); }
     torch::Tensor matrix(int64_t out, int64_t in) const { return (*this)({out, in}, 1.0 / std::sqrt(double(in))); }
 };
 
-void initGpt(const ModelSpec& spec, ParamMap& w) {
-    const Init normal;
+void initGpt(const ModelSpec& spec, ParamMap& w, torch::Device drawOn) {
+    const Init normal(drawOn);
     const int h = spec.hidden;
     w["embed.tok"] = normal({spec.vocab, h}, 0.5);
     w["embed.pos"] = normal({spec.seq, h}, 0.5);
@@ -54,8 +58,8 @@ void initGpt(const ModelSpec& spec, ParamMap& w) {
     w["head.b"] = normal({spec.vocab}, 0.1);
 }
 
-void initLlama(const ModelSpec& spec, ParamMap& w) {
-    const Init normal;
+void initLlama(const ModelSpec& spec, ParamMap& w, torch::Device drawOn) {
+    const Init normal(drawOn);
     const int h = spec.hidden, f = llamaFfnSize(h);
     w["embed.tok"] = normal({spec.vocab, h}, 0.5);
     for (int i = 0; i < spec.layers; ++i) {
@@ -136,13 +140,14 @@ torch::Tensor applyRotary(const torch::Tensor& x, double theta) {
     return x * both.cos().to(x.scalar_type()) + rotated * both.sin().to(x.scalar_type());
 }
 
-GptModel::GptModel(const ModelSpec& spec, std::uint64_t seed) : spec_(spec), llama_(spec.flavor == "llama") {
+GptModel::GptModel(const ModelSpec& spec, std::uint64_t seed, torch::Device drawOn)
+    : spec_(spec), llama_(spec.flavor == "llama") {
     if (!llama_ && spec.flavor != "gpt") throw std::invalid_argument("unknown model flavor \"" + spec.flavor + "\"");
     if (llama_ && (spec.hidden / spec.heads) % 2 != 0)
         throw std::invalid_argument("flavor=llama needs an even head size (hidden/heads)");
     torch::manual_seed(seed);
-    if (llama_) initLlama(spec, weights_);
-    else initGpt(spec, weights_);
+    if (llama_) initLlama(spec, weights_, drawOn);
+    else initGpt(spec, weights_, drawOn);
 }
 
 ParamMap GptModel::cloneSlice(const LayerSlice& slice) const {

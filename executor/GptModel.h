@@ -29,8 +29,11 @@ class GptModel {
 public:
     // Initialises every weight from `seed` (torch::manual_seed); call before worker threads
     // start, since the global generator is shared. std::invalid_argument for a flavour other
-    // than gpt/llama or an odd llama head size (parseModelSpec rejects both).
-    GptModel(const ModelSpec& spec, std::uint64_t seed);
+    // than gpt/llama or an odd llama head size (parseModelSpec rejects both). The random draws
+    // are made on `drawOn` and the weights kept on the CPU: a CUDA run draws on its GPU, since
+    // the CPU's float64 draws are serial (the fidelity table's 1.7-billion-parameter GPT took
+    // about a minute per run on the CPU); its values then differ from a CPU run's of that seed.
+    GptModel(const ModelSpec& spec, std::uint64_t seed, torch::Device drawOn = torch::kCPU);
 
     const ModelSpec& spec() const { return spec_; }
 

@@ -189,9 +189,6 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     useOneBlasThread();
     ModelSpec spec = options.model;
     spec.layers = std::max(spec.layers, options.max_blocks);
-    const GptModel model(spec, options.seed);
-    const int B = options.micro_batch_size;
-    torch::manual_seed(options.seed + 1);
     ExecutorOptions where;
     where.device = options.device;
     where.dtype = options.dtype;
@@ -203,6 +200,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     } catch (const std::exception& e) {
         return makeError(e.what());
     }
+    const GptModel model(spec, options.seed, device);
+    const int B = options.micro_batch_size;
+    torch::manual_seed(options.seed + 1);
     // --partition-sms K: the measurements run on partition 0 of K, the other K−1 busy with the
     // same slice (BusyNeighbours.h). Made before any tensor, so it outlives them all.
     std::unique_ptr<GreenContexts> partitions;

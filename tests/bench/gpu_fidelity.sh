@@ -11,7 +11,8 @@
 # --dry-run prints every command it would run and every row it would fill, and runs nothing.
 # Overrides: BUILD (build-node), MODEL (layers=8,hidden=4096,heads=32,seq=2048,vocab=32000),
 # PARTITIONS ("2 4"), SCHEMES ("1f1b chimera"), MICROBATCHES (8), ITERATIONS (12), WARMUP (2),
-# REPEATS (20), DTYPE (bfloat16), MARIO_CUDA_ARCH (for packaging/gpu-node.sh).
+# REPEATS (20), DTYPE (bfloat16), MARIO_CUDA_ARCH (for packaging/gpu-node.sh), WORK (a folder that
+# keeps every profile, plan, simulation and run; default a scratch folder removed at the end).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dry=0
@@ -35,7 +36,9 @@ dtype="${DTYPE:-bfloat16}"
 mario="$build/app/mario"
 executor="$build/executor/mario-executor"
 # A dry run names a scratch folder it never creates.
-if ((dry)); then work="${TMPDIR:-/tmp}/gpu-fidelity"; else work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT; fi
+if ((dry)); then work="${WORK:-${TMPDIR:-/tmp}/gpu-fidelity}"
+elif [[ -n "${WORK:-}" ]]; then work="$WORK"; mkdir -p "$work"
+else work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT; fi
 
 # Runs a command, or prints it (shell-quoted) in a dry run. `to FILE cmd...` sends stdout to FILE.
 run() {
@@ -76,7 +79,10 @@ row() {
 import json, statistics, sys
 label, sim_path, run_path, warmup = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 sim = json.load(open(sim_path))
-run = json.loads(open(run_path).read().splitlines()[-1])
+try:
+    run = json.loads(open(run_path).read().splitlines()[-1])
+except (IndexError, ValueError):
+    sys.exit(print(f"{label:<24} {sim['makespan']:9.1f}  the run wrote no summary (see its stderr above)"))
 steps = run["step_ms"][warmup:] or run["step_ms"]
 measured = statistics.median(steps)
 spread = (max(steps) - min(steps)) / measured
@@ -112,7 +118,7 @@ for pp in $partitions; do
       run "$mario" plan "$stem.config.json" --passes "$passes" -o "$stem.mario.json"
       to "$stem.sim.json" "$mario" simulate "$stem.mario.json" --json
       to "$stem.run.json" "$executor" run "$stem.mario.json" --backend cuda --partition-sms --dtype "$dtype" \
-        --model "$model" --optimizer adam --iterations "$iterations"
+        --model "$model" --optimizer adam --iterations "$iterations" || echo "$label: the run failed (exit $?)" >&2
       rows+=("$label|$stem.sim.json|$stem.run.json")
     done
   done
