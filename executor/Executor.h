@@ -58,7 +58,7 @@ struct RunReport {
     // Per-tensor relative: max over parameters of max|g - g_ref| / (max|g_ref| + 1e-12).
     double max_grad_rel_diff = 0;
     double max_grad_abs_diff = 0;
-    bool grads_match = true;              // every gradient torch::allclose(rtol, atol)
+    bool grads_match = true;              // every gradient agrees (RunSetup.h gradientsAgree)
     std::vector<std::string> mismatched;  // parameter names that do not match (or are missing)
     std::size_t compared_parameters = 0;  // reference tensors compared
     double max_weight_abs_diff = 0;       // weights after the last optimizer step

@@ -1,6 +1,7 @@
 #include "executor/RunSetup.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -98,6 +99,24 @@ Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int micr
     return batch;
 }
 
+bool gradientsAgree(const torch::Tensor& grad, const torch::Tensor& reference, int summedTerms,
+                    const ExecutorOptions& options) {
+    const auto type = reference.scalar_type();
+    if (type != torch::kBFloat16 && type != torch::kHalf)
+        return torch::allclose(grad, reference, options.rtol, options.atol);
+    // A reduced-precision gradient is a sum of one term per micro-batch, rounded at every add,
+    // and the pipeline adds them in another order than the reference (Chimera's two pipelines
+    // each sum half, then reduce). Each recursive sum of n terms is within (n−1)·u·Σ|x| of the
+    // exact one (u = 2^-8 in bfloat16, 2^-11 in float16), so the two differ by up to
+    // 2(n−1)·u·Σ|x|, taken at the tensor's largest magnitude. Chimera 4×8 in bfloat16 differed by
+    // 2.6% of that magnitude on an H200 and 1.2% on the CPU, inside this bound (5.5%), where
+    // allclose's float tolerances failed every such run.
+    const double u = type == torch::kBFloat16 ? std::ldexp(1.0, -8) : std::ldexp(1.0, -11);
+    const double scale = reference.abs().max().item<double>();
+    const double bound = 2.0 * std::max(1, summedTerms - 1) * u * scale + options.atol;
+    return (grad.to(torch::kFloat64) - reference.to(torch::kFloat64)).abs().max().item<double>() <= bound;
+}
+
 void checkAgainstReference(const GptModel& model, const Batch& batch, const ExecutorOptions& options,
                            const std::vector<StageOutcome>& outcomes, RunReport& report) {
     const torch::Device device = batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device();
@@ -143,7 +162,7 @@ void checkAgainstReference(const GptModel& model, const Batch& batch, const Exec
         const double rel = absDiff / (gRef.abs().max().item<double>() + 1e-12);
         report.max_grad_abs_diff = std::max(report.max_grad_abs_diff, absDiff);
         report.max_grad_rel_diff = std::max(report.max_grad_rel_diff, rel);
-        if (!torch::allclose(grad, gRef, options.rtol, options.atol)) {
+        if (!gradientsAgree(grad, gRef, samples, options)) {
             report.grads_match = false;
             report.mismatched.push_back(name);
         }

@@ -40,6 +40,12 @@ struct StageOutcome {
 
 // The whole model on one device, all micro-batches in turn, the same optimizer steps; compares
 // every parameter's gradient and weight with the first outcome holding it, into `report`.
+// Whether a pipelined gradient equals the reference's: torch::allclose(rtol, atol) in float64
+// and float32; in bfloat16 and float16, within the rounding two orders of summing
+// `summedTerms` micro-batch gradients can differ by (RunSetup.cpp says how much).
+bool gradientsAgree(const torch::Tensor& grad, const torch::Tensor& reference, int summedTerms,
+                    const ExecutorOptions& options);
+
 void checkAgainstReference(const GptModel& model, const Batch& batch, const ExecutorOptions& options,
                            const std::vector<StageOutcome>& outcomes, RunReport& report);
 
