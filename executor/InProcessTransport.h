@@ -18,10 +18,10 @@ public:
         return exchange_.take(replica_, direction, stage, microbatch, waiter);
     }
     void contribute(const ReduceGroup& group, const ParamMap& params) override {
-        exchange_.contribute(group.key, params);
+        exchange_.contribute(group.key, group.participants, params);
     }
-    void collect(const ReduceGroup& group, ParamMap& params) override {
-        exchange_.collect(group.key, group.participants, params);
+    void collect(const ReduceGroup& group, ParamMap& /*params: summed in place by contribute*/) override {
+        exchange_.collect(group.key, group.participants);
     }
     void fail(const std::string& message) override { exchange_.fail(message); }
     // The exchange's: any worker thread of the run may have failed it.
