@@ -1,7 +1,9 @@
 #include "executor/NcclSetup.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "core/model/RankLayout.h"
 
@@ -31,7 +33,40 @@ NcclSetup makeNcclSetup(const NcclRankInputs& inputs, dist::TcpMesh& mesh, const
         return *got;
     };
     setup.peerFailure = watch.hook();
+    // Gathered on rank 0, judged there once, and the verdict broadcast: every rank says the same.
+    setup.checkGpus = [&mesh, timeout](const std::string& gpu) -> std::optional<std::string> {
+        auto gathered = mesh.gather(std::vector<std::byte>(reinterpret_cast<const std::byte*>(gpu.data()),
+                                                           reinterpret_cast<const std::byte*>(gpu.data() + gpu.size())),
+                                    0, timeout);
+        if (!gathered) throw std::runtime_error(gathered.error().message);
+        std::string verdict;
+        if (mesh.rank() == 0) {
+            std::vector<std::string> gpus;
+            for (const auto& bytes : *gathered)
+                gpus.emplace_back(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            verdict = sharedGpuProblem(gpus).value_or("");
+        }
+        auto told =
+            mesh.broadcast(std::vector<std::byte>(reinterpret_cast<const std::byte*>(verdict.data()),
+                                                  reinterpret_cast<const std::byte*>(verdict.data() + verdict.size())),
+                           timeout);
+        if (!told) throw std::runtime_error(told.error().message);
+        if (told->empty()) return std::nullopt;
+        return std::string(reinterpret_cast<const char*>(told->data()), told->size());
+    };
     return setup;
+}
+
+std::optional<std::string> sharedGpuProblem(const std::vector<std::string>& gpuOfRank) {
+    std::map<std::string, int> firstRank;
+    for (int r = 0; r < static_cast<int>(gpuOfRank.size()); ++r) {
+        auto [it, fresh] = firstRank.emplace(gpuOfRank[r], r);
+        if (fresh) continue;
+        return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " both run on GPU " +
+               gpuOfRank[r] + ", and NCCL needs a GPU of its own per rank (give each its own LOCAL_RANK, or " +
+               "CUDA_VISIBLE_DEVICES; one GPU runs a whole pipeline with --backend cuda --partition-sms instead)";
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> watchdogVerdict(const WatchdogObservation& seen) {

@@ -38,7 +38,14 @@ struct NcclSetup {
     std::function<std::vector<std::byte>(std::vector<std::byte>)> broadcast;
     // Polled by the watchdog: a message when another process is known to have failed.
     std::function<std::optional<std::string>()> peerFailure;
+    // Every rank passes the GPU it runs on ("host/PCI bus id"); every rank gets back the same
+    // answer: why the ranks cannot form communicators (sharedGpuProblem), or nullopt.
+    std::function<std::optional<std::string>(const std::string& gpu)> checkGpus;
 };
+
+// Two ranks on one GPU: NCCL refuses them with only "invalid usage" (seen on an H200, issue 33),
+// so the ranks compare their GPUs first. `gpuOfRank[r]` is rank r's "host/PCI bus id".
+std::optional<std::string> sharedGpuProblem(const std::vector<std::string>& gpuOfRank);
 
 // What the runner knows when it sets up NCCL for this rank.
 struct NcclRankInputs {

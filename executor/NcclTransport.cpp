@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include <unistd.h>
+
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <torch/cuda.h>
@@ -145,6 +147,13 @@ std::unique_ptr<NcclTransport> NcclTransport::create(const NcclSetup& setup) {
         throw std::runtime_error("this LibTorch has no CUDA support (Debian's libtorch is CPU-only); build "
                                  "mario-executor against a CUDA PyTorch's LibTorch");
     check(cudaSetDevice(setup.cudaDevice), "cudaSetDevice(" + std::to_string(setup.cudaDevice) + ")");
+    if (setup.checkGpus) {
+        char host[256] = {};
+        gethostname(host, sizeof host - 1);
+        char bus[32] = {};
+        check(cudaDeviceGetPCIBusId(bus, sizeof bus, setup.cudaDevice), "cudaDeviceGetPCIBusId");
+        if (auto why = setup.checkGpus(std::string(host) + "/" + bus)) throw std::runtime_error(*why);
+    }
     auto impl = std::make_unique<Impl>();
     impl->setup = setup;
     impl->book = std::make_unique<LinkBook>(*setup.links, setup.device);

@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
+#include <vector>
 
 #include "core/schedule/PipelineTopology.h"
 #include "executor/LinkOrder.h"
@@ -131,6 +133,35 @@ TEST(NcclWatchdog, APeersFailureComesFirstAsTheCause) {
     look.ncclError = "unhandled system error";
     look.peerFailure = "rank 3: device 3, instruction 3B1 (program[9]): CUDA out of memory";
     EXPECT_EQ(mario::exec::watchdogVerdict(look), look.peerFailure);
+}
+
+// Found on an H200 (issue 33): two ranks on one GPU got only NCCL's "invalid usage". The ranks
+// now compare their GPUs over the mesh first, and every rank names the two that share one.
+TEST(NcclSetup, TwoRanksOnOneGpuAreNamedBeforeNcclRefusesThem) {
+    EXPECT_FALSE(mario::exec::sharedGpuProblem({"node1/0000:00:06.0", "node1/0000:00:07.0", "node2/0000:00:06.0"}));
+    const auto shared = mario::exec::sharedGpuProblem({"a/0000:00:06.0", "a/0000:00:07.0", "a/0000:00:06.0"});
+    ASSERT_TRUE(shared);
+    EXPECT_EQ(shared->rfind("ranks 0 and 2 both run on GPU a/0000:00:06.0, and NCCL needs a GPU of its own", 0), 0u)
+        << *shared;
+
+    TwoDevicePlan p;
+    auto world = mario::test::connectLocalWorld(2);
+    ASSERT_TRUE(world[0] && world[1]);
+    std::vector<std::optional<std::string>> verdicts(2), apart(2);
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < 2; ++r)
+        ranks.emplace_back([&, r] {
+            const mario::dist::PeerWatch watch(*world[r]);
+            const NcclSetup setup = mario::exec::makeNcclSetup(inputsFor(p, r, 1), *world[r], watch);
+            verdicts[r] = setup.checkGpus("host/0000:00:06.0");
+            apart[r] = setup.checkGpus("host/0000:00:0" + std::to_string(6 + r) + ".0");
+        });
+    for (auto& t : ranks) t.join();
+    for (int r = 0; r < 2; ++r) {
+        ASSERT_TRUE(verdicts[r]) << "rank " << r;
+        EXPECT_EQ(*verdicts[r], *mario::exec::sharedGpuProblem({"host/0000:00:06.0", "host/0000:00:06.0"}));
+        EXPECT_FALSE(apart[r]) << *apart[r];
+    }
 }
 
 }  // namespace
