@@ -33,6 +33,15 @@ struct Measured {
     double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;
     double input_ms = 0, weight_ms = 0;  // a split backward's I and W (0: the input is not differentiable)
     double optimizer_ms = 0;
+    double weight_grad_bytes = 0;  // what I keeps until W (the recomputed forward's graph)
+    double working_bytes = 0;      // the most any phase allocates above what it keeps
+};
+
+// Live bytes and their peak since the last phase(), from c10's allocator reports.
+struct LiveBytes {
+    std::int64_t live = 0, peak = 0;
+    void add(std::int64_t bytes) { peak = std::max(peak, live += bytes); }
+    std::int64_t phase() { return peak = live; }
 };
 
 // Times one slice: forward (with grad, as a stage without checkpointing runs it), backward of
@@ -67,6 +76,17 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
         torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
         torch::Tensor out;
         std::array<InstructionClock::Mark, 11> t{};
+        // The first repeat after the warm-up also measures the transients and what I keeps:
+        // the gradients exist by then, as in a run, so only the phases' own bytes count.
+        LiveBytes mem;
+        std::optional<TrackAllocations> watching;
+        if (r == 1)
+            watching.emplace([&mem, type = device.type()](void*, std::int64_t bytes, c10::Device where) {
+                if (where.type() == type) mem.add(bytes);
+            });
+        double working = 0;
+        auto transient = [&](std::int64_t from) { working = std::max(working, double(mem.peak - from)); };
+        mem.phase();
         if (r == 0) {
             std::int64_t live = 0;
             TrackAllocations tracking([&live, type = device.type()](void*, std::int64_t bytes, c10::Device where) {
@@ -79,15 +99,20 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
             out = model.forward(slice, params, x, targets);
             t[1] = clock.mark();
         }
+        transient(mem.live);  // the forward's peak above what it keeps
         torch::Tensor grad = out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3;
         t[2] = clock.mark();
+        const std::int64_t beforeBackward = mem.phase();
         out.backward(grad);
+        transient(beforeBackward);
         t[3] = clock.mark();
         out = torch::Tensor();
         torch::Tensor saved = floating ? input.detach() : input;
         torch::Tensor x2 = floating ? saved.clone().requires_grad_(true) : saved;
         t[4] = clock.mark();
+        const std::int64_t beforeRecompute = mem.phase();
         torch::Tensor again = model.forward(slice, params, x2, targets);
+        transient(mem.live);
         t[5] = clock.mark();
         // The split backward as the executor runs it (DeviceWorker): I is the gradient of the
         // stage input with the graph kept, W the parameters' gradients from that graph.
@@ -95,17 +120,23 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
         if (floating) {
             torch::Tensor g = again.dim() == 0 ? torch::ones_like(again) : torch::ones_like(again) * 1e-3;
             t[6] = clock.mark();
+            const std::int64_t beforeInput = mem.phase();
             torch::autograd::grad({again}, {x2}, {g}, /*retain_graph=*/true);
+            transient(beforeInput);
+            if (r == 1) m.weight_grad_bytes = double(std::max<std::int64_t>(0, mem.live - beforeRecompute));
             t[7] = clock.mark();
             std::vector<torch::Tensor> weights;
             for (const auto& [name, p] : params) weights.push_back(p);
+            const std::int64_t beforeWeight = mem.phase();
             again.backward(g, /*retain_graph=*/false, /*create_graph=*/false, at::TensorList(weights));
+            transient(beforeWeight);
             t[8] = clock.mark();
         }
         again = torch::Tensor();
         t[9] = clock.mark();
         optimizer.step(stage);
         t[10] = clock.mark();
+        if (r == 1) m.working_bytes = working;
         if (r > 0) marks.push_back(t);
     }
     // Read once the whole series is queued: on a GPU this is the only wait.
@@ -161,6 +192,7 @@ std::vector<FitQuality> fitQualities(const ProfileResult& result) {
             {"recompute_ms", result.recompute.r2},
             {"optimizer_ms", result.optimizer.r2},
             {"activation_bytes", result.activation.r2},
+            {"weight_grad_bytes", result.weightGrad.r2},
             {"static_bytes", result.statics.r2}};
 }
 
@@ -238,7 +270,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     };
 
     ProfileResult result;
-    std::vector<double> xs, f, bw, rc, act, st, bi, bwt, opt;
+    std::vector<double> xs, f, bw, rc, act, st, bi, bwt, opt, wg, work;
     Measured embed, head;
     try {
         for (int x = 1; x <= options.max_blocks; ++x) {
@@ -254,6 +286,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
             bi.push_back(m.input_ms);
             bwt.push_back(m.weight_ms);
             opt.push_back(m.optimizer_ms);
+            wg.push_back(m.weight_grad_bytes);
+            work.push_back(m.working_bytes);
         }
         embed = loaded(LayerSlice{0, 0, true, false}, inputs);
         head = loaded(LayerSlice{0, 0, false, true}, hidden);
@@ -268,9 +302,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     result.backwardInput = fitLine(xs, bi);
     result.backwardWeight = fitLine(xs, bwt);
     result.optimizer = fitLine(xs, opt);
+    result.weightGrad = fitLine(xs, wg);
     auto extra = [](const Measured& m) {
-        return ProfileExtra{m.forward_ms,       m.backward_ms,  m.recompute_ms,
-                            m.activation_bytes, m.static_bytes, m.optimizer_ms};
+        return ProfileExtra{m.forward_ms,   m.backward_ms,  m.recompute_ms, m.activation_bytes,
+                            m.static_bytes, m.optimizer_ms, m.working_bytes};
     };
     auto line = [](const LineFit& fit) { return LinearFit{fit.a, fit.b}; };
     const double boundary = double(B) * spec.seq * spec.hidden * hidden.element_size();
@@ -285,6 +320,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
                           {"recompute_ms", p.recompute_ms},
                           {"optimizer_ms", p.optimizer_ms},
                           {"activation_bytes", p.activation_bytes},
+                          {"weight_grad_bytes", wg[points.size()]},
+                          {"working_bytes", work[points.size()]},
                           {"static_bytes", p.static_bytes}});
     // The numbers go through core's ProfileJson, which owns the format the simulator reads;
     // only the descriptive keys are added here.
@@ -300,6 +337,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.backward_input_ms = line(result.backwardInput);
     fits.backward_weight_ms = line(result.backwardWeight);
     fits.optimizer_ms = line(result.optimizer);
+    fits.weight_grad_bytes = line(result.weightGrad);
+    // A transient is one block's at a time (the largest temporary of its backward), so it does
+    // not grow with the blocks: the largest measured, not a fit.
+    fits.working_bytes = work.empty() ? 0.0 : *std::max_element(work.begin(), work.end());
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
@@ -330,7 +371,11 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         std::string(options.adam ? "Adam" : "SGD") +
         " step of the stage's weights (`run --optimizer`), zeroing the gradients after. activation_bytes: "
         "bytes allocated on the measured device (live CPU bytes on the CPU) after the forward minus "
-        "before (autograd graph plus stage output), via c10's allocator memory-reporting hook. static_bytes: "
+        "before (autograd graph plus stage output), via c10's allocator memory-reporting hook; "
+        "weight_grad_bytes: what the split backward's I leaves allocated until W, over the level before "
+        "the forward; working_bytes: the most any phase (forward, backward, I, W) allocates above the level "
+        "it starts from (forward: above what it keeps), the largest over the block slices (embedding and head "
+        "their own), measured in the first repeat after the warm-up. static_bytes: "
         "parameters x element size x " +
         std::string(options.adam ? "4 (weight, gradient, two Adam moments)" : "2 (weight and gradient)") +
         ". checkpoint_bytes and send_bytes: the "

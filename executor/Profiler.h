@@ -57,7 +57,7 @@ LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys);
 struct ProfileResult {
     std::vector<ProfilePoint> points;
     nlohmann::json profile;  // the "mario-profile" v1 document
-    LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight, optimizer;
+    LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight, optimizer, weightGrad;
 };
 
 // Errors: invalid options (max_blocks, repeats, micro_batch_size < 1), a device or partition

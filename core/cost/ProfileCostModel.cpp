@@ -12,7 +12,8 @@ ProfileCostModel::ProfileCostModel(const ProfileFits& f)
       backward_ms_(f.backward_ms), recompute_ms_(f.recompute_ms), activation_bytes_(f.activation_bytes),
       static_bytes_(f.static_bytes), reduce_grad_ms_(f.reduce_grad_ms), optimizer_ms_(f.optimizer_ms),
       backward_input_ms_(f.backward_input_ms), backward_weight_ms_(f.backward_weight_ms),
-      checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
+      weight_grad_bytes_(f.weight_grad_bytes), working_bytes_(f.working_bytes), checkpoint_bytes_(f.checkpoint_bytes),
+      send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
 
 Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config,
                                                             const std::vector<StageLayout>& layouts) const {
@@ -44,6 +45,9 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
         c.optimizer_ms = fixed(optimizer_ms_, x);
         if (backward_input_ms_) c.backward_input_ms = scaled(*backward_input_ms_, x);
         if (backward_weight_ms_) c.backward_weight_ms = scaled(*backward_weight_ms_, x);
+        double weightGrad = weight_grad_bytes_ ? scaled(*weight_grad_bytes_, x) : 0;
+        // Transients grow with the micro-batch, like the activations they are made from.
+        c.working_bytes = working_bytes_ * r;
         for (const auto& [present, extra] :
              {std::pair{layout.has_embedding, &embedding_}, std::pair{layout.has_head, &head_}}) {
             if (!present) continue;
@@ -54,9 +58,14 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
             if (c.backward_weight_ms) *c.backward_weight_ms += extra->backward_ms * r / 2;
             c.recompute_ms += extra->recompute_ms * r;
             c.activation_bytes += extra->activation_bytes * r;
+            // mario-executor's I keeps the whole graph until W: the extras hold all they keep.
+            weightGrad += extra->activation_bytes * r;
             c.static_bytes += extra->static_bytes;
             c.optimizer_ms += extra->optimizer_ms;
+            c.working_bytes = std::max(c.working_bytes, extra->working_bytes * r);
         }
+        // Measured, or half the activations (StageCost's default); never more than F kept.
+        if (weight_grad_bytes_) c.weight_grad_bytes = std::min(weightGrad, c.activation_bytes);
         costs.push_back(c);
     }
     return costs;

@@ -27,7 +27,8 @@ struct ProfileExtra {
     double recompute_ms = 0;
     double activation_bytes = 0;
     double static_bytes = 0;
-    double optimizer_ms = 0;  // its weights' optimizer step
+    double optimizer_ms = 0;   // its weights' optimizer step
+    double working_bytes = 0;  // transient bytes above what it keeps (StageCost::working_bytes)
 };
 
 // Everything a profile holds, as plain numbers: what a profiler fills in.
@@ -37,6 +38,8 @@ struct ProfileFits {
     int tp = 0;               // 0: not recorded, not checked
     LinearFit forward_ms, backward_ms, recompute_ms, activation_bytes, static_bytes, reduce_grad_ms, optimizer_ms;
     std::optional<LinearFit> backward_input_ms, backward_weight_ms;  // measured I and W, when split
+    std::optional<LinearFit> weight_grad_bytes;                      // measured bytes I keeps until W
+    double working_bytes = 0;  // the largest transient of a block slice (not a fit)
     double checkpoint_bytes = 0;
     double send_bytes = 0;
     ProfileExtra embedding, head;
@@ -70,6 +73,8 @@ private:
     LinearFit optimizer_ms_;
     std::optional<LinearFit> backward_input_ms_;
     std::optional<LinearFit> backward_weight_ms_;
+    std::optional<LinearFit> weight_grad_bytes_;
+    double working_bytes_ = 0;
     double checkpoint_bytes_ = 0;
     double send_bytes_ = 0;
     ProfileExtra embedding_;

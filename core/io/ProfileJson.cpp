@@ -38,11 +38,13 @@ constexpr std::string_view kProfileKeys[] = {"format",
                                              "optimizer_ms",
                                              "backward_input_ms",
                                              "backward_weight_ms",
+                                             "weight_grad_bytes",
+                                             "working_bytes",
                                              "embedding",
                                              "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
-constexpr std::string_view kExtraKeys[] = {"forward_ms",       "backward_ms",  "recompute_ms",
-                                           "activation_bytes", "static_bytes", "optimizer_ms"};
+constexpr std::string_view kExtraKeys[] = {"forward_ms",   "backward_ms",  "recompute_ms", "activation_bytes",
+                                           "static_bytes", "optimizer_ms", "working_bytes"};
 
 std::string join(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -84,14 +86,16 @@ std::optional<Error> readExtra(const json& object, const std::string& path, std:
     extra.number("activation_bytes", out.activation_bytes, Need::Optional, Check::NonNegative);
     extra.number("static_bytes", out.static_bytes, Need::Optional, Check::NonNegative);
     extra.number("optimizer_ms", out.optimizer_ms, Need::Optional, Check::NonNegative);
+    extra.number("working_bytes", out.working_bytes, Need::Optional, Check::NonNegative);
     return extra.error();
 }
 
 json fitJson(const LinearFit& fit) { return {{"a", fit.a}, {"b", fit.b}}; }
 json extraJson(const ProfileExtra& e) {
-    return {{"forward_ms", e.forward_ms},     {"backward_ms", e.backward_ms},
-            {"recompute_ms", e.recompute_ms}, {"activation_bytes", e.activation_bytes},
-            {"static_bytes", e.static_bytes}, {"optimizer_ms", e.optimizer_ms}};
+    return {{"forward_ms", e.forward_ms},      {"backward_ms", e.backward_ms},
+            {"recompute_ms", e.recompute_ms},  {"activation_bytes", e.activation_bytes},
+            {"static_bytes", e.static_bytes},  {"optimizer_ms", e.optimizer_ms},
+            {"working_bytes", e.working_bytes}};
 }
 
 }  // namespace
@@ -130,6 +134,7 @@ Result<ProfileFits> profileFromJson(const json& object, const std::string& path)
     in.integer("tp", p.tp, Need::Optional, Check::Positive);
     in.number("checkpoint_bytes", p.checkpoint_bytes, Need::Required, Check::NonNegative);
     in.number("send_bytes", p.send_bytes, Need::Required, Check::NonNegative);
+    in.number("working_bytes", p.working_bytes, Need::Optional, Check::NonNegative);
     if (in.error()) return *in.error();
     // Braced lists evaluate in order, so the first error reported is the first in the file's schema.
     for (const auto& error :
@@ -142,6 +147,7 @@ Result<ProfileFits> profileFromJson(const json& object, const std::string& path)
           readFit(object, path, "optimizer_ms", p.optimizer_ms, Need::Optional),
           readOptionalFit(object, path, "backward_input_ms", p.backward_input_ms),
           readOptionalFit(object, path, "backward_weight_ms", p.backward_weight_ms),
+          readOptionalFit(object, path, "weight_grad_bytes", p.weight_grad_bytes),
           readExtra(object, path, "embedding", p.embedding), readExtra(object, path, "head", p.head)})
         if (error) return *error;
     return p;
@@ -166,6 +172,8 @@ json profileToJson(const ProfileFits& fits) {
     if (fits.tp > 0) out["tp"] = fits.tp;
     if (fits.backward_input_ms) out["backward_input_ms"] = fitJson(*fits.backward_input_ms);
     if (fits.backward_weight_ms) out["backward_weight_ms"] = fitJson(*fits.backward_weight_ms);
+    if (fits.weight_grad_bytes) out["weight_grad_bytes"] = fitJson(*fits.weight_grad_bytes);
+    if (fits.working_bytes > 0) out["working_bytes"] = fits.working_bytes;
     return out;
 }
 

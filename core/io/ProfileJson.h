@@ -8,6 +8,8 @@
 //    optional: "tp", "reduce_grad_ms": {..}, "optimizer_ms": {..},
 //              "backward_input_ms": {..}, "backward_weight_ms": {..}  (a split backward's I and W;
 //                 without them each is half the backward),
+//              "weight_grad_bytes": {..}  (what I keeps until W; without it half the activations),
+//              "working_bytes": ..  (an instruction's transient bytes above what it keeps),
 //              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
 #include <string>
 

@@ -19,6 +19,10 @@ struct StageCost {
     double static_bytes = 0;                  // weights, gradients, optimizer state
     double send_bytes = 0;                    // tensor on the boundary after this stage (both directions)
     std::optional<double> weight_grad_bytes;  // held from I to W; default: half the activations
+    // Transient bytes an instruction of this stage allocates above what it keeps while it runs
+    // (autograd's temporaries: eager attention's score gradients). A device's peak adds the
+    // largest of its stages' (sim/ProgramMemory.h), since its level peaks where a backward starts.
+    double working_bytes = 0;
     // Model FLOPs of one micro-batch's forward on this stage, per GPU (0: unknown). The
     // simulator counts F, B and R with it for TFLOP/s, MFU and HFU.
     double forward_flops = 0;

@@ -33,16 +33,24 @@ std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction
 
 double staticBytesOf(const Plan& plan, int device) {
     double staticBytes = plan.info.reserve_bytes;  // the framework's, on every device
+    double working = 0;
     for (const auto& stage : plan.stages)
-        if (stage.device == device) staticBytes += stage.cost.static_bytes;
-    return staticBytes;
+        if (stage.device == device) {
+            staticBytes += stage.cost.static_bytes;
+            working = std::max(working, stage.cost.working_bytes);
+        }
+    return staticBytes + working;
 }
 
 std::vector<double> staticBytesPerDevice(const Plan& plan) {
     std::vector<double> bytes(plan.devices.size(), plan.info.reserve_bytes);
+    std::vector<double> working(plan.devices.size(), 0.0);
     for (const auto& stage : plan.stages)
-        if (stage.device >= 0 && stage.device < static_cast<int>(bytes.size()))
+        if (stage.device >= 0 && stage.device < static_cast<int>(bytes.size())) {
             bytes[stage.device] += stage.cost.static_bytes;
+            working[stage.device] = std::max(working[stage.device], stage.cost.working_bytes);
+        }
+    for (std::size_t d = 0; d < bytes.size(); ++d) bytes[d] += working[d];
     return bytes;
 }
 

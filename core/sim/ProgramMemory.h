@@ -14,7 +14,8 @@ std::vector<double> memoryDeltas(const Plan& plan, const std::vector<Instruction
 // The running sum: dynamic bytes right after each instruction of `program`.
 std::vector<double> memoryLevels(const Plan& plan, const std::vector<Instruction>& program);
 
-// Weights and optimizer state of the stages on `device`, with the framework's reserve.
+// Weights and optimizer state of the stages on `device`, with the framework's reserve and the
+// largest working bytes of its stages (StageCost::working_bytes): the floor its levels stand on.
 double staticBytesOf(const Plan& plan, int device);
 // The same for every device at once, in one pass over the stages: for loops over the devices,
 // where staticBytesOf would rescan every stage per device.

@@ -73,7 +73,8 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
               std::pair{"reduce_grad_ms", c.reduce_grad_ms}, std::pair{"optimizer_ms", c.optimizer_ms},
               std::pair{"activation_bytes", c.activation_bytes}, std::pair{"checkpoint_bytes", c.checkpoint_bytes},
               std::pair{"weight_grad_bytes", c.weight_grad_bytes.value_or(0)},
-              std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes}})
+              std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes},
+              std::pair{"working_bytes", c.working_bytes}})
             if (value > largest) {
                 largest = value;
                 field = "stages[" + std::to_string(s) + "]." + name;

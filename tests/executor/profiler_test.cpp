@@ -47,8 +47,9 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
     }
     EXPECT_EQ(summary["blocks"], 3);
     // Every fit's R², in the summary and in the profile; a warning for each below 0.99.
-    const std::vector<std::string> fits{"forward_ms",   "backward_ms",  "backward_input_ms", "backward_weight_ms",
-                                        "recompute_ms", "optimizer_ms", "activation_bytes",  "static_bytes"};
+    const std::vector<std::string> fits{"forward_ms",         "backward_ms",       "backward_input_ms",
+                                        "backward_weight_ms", "recompute_ms",      "optimizer_ms",
+                                        "activation_bytes",   "weight_grad_bytes", "static_bytes"};
     ASSERT_EQ(summary["r2"].size(), fits.size()) << summary.dump();
     int below = 0;
     for (const auto& name : fits) {
@@ -96,6 +97,19 @@ TEST(Profiler, TinyThreeBlocksWritesALoadableProfile) {
         std::max(0.0, doc["optimizer_ms"]["a"].get<double>() * 2 + doc["optimizer_ms"]["b"].get<double>());
     EXPECT_NEAR((*costs)[0].optimizer_ms, fitted + doc["head"]["optimizer_ms"].get<double>(), 1e-9);
     EXPECT_GT(doc["activation_bytes"]["a"].get<double>(), 0);
+    // What I keeps until W grows with the blocks and is at most what the forward kept; the
+    // transients are positive and reach the loaded stages (profile_memory_test checks both
+    // against a run).
+    EXPECT_GT(doc["weight_grad_bytes"]["a"].get<double>(), 0);
+    EXPECT_GT(doc["working_bytes"].get<double>(), 0);
+    EXPECT_GT(doc["head"]["working_bytes"].get<double>(), 0);
+    // mario-executor's I keeps the graph W walks again: most of what the forward kept.
+    for (const auto& point : doc["source"]["points"])
+        EXPECT_GT(point["weight_grad_bytes"].get<double>(), point["activation_bytes"].get<double>() / 2);
+    ASSERT_TRUE((*costs)[0].weight_grad_bytes.has_value());
+    EXPECT_LE(*(*costs)[0].weight_grad_bytes, (*costs)[0].activation_bytes);
+    EXPECT_DOUBLE_EQ((*costs)[0].working_bytes,
+                     std::max(doc["working_bytes"].get<double>(), doc["head"]["working_bytes"].get<double>()));
     // Static bytes are exact: 12 tensors per block, 12h^2 + 13h parameters, each a float64
     // weight and its gradient under SGD (16 bytes; Adam adds two moments).
     const double h = 32;
