@@ -15,7 +15,8 @@ struct ComputedSchedule : PreparedSchedule {
     QString error;  // when !ok: what went wrong, in one sentence
 };
 
-// Thread-safe: the document runs it off the GUI thread.
-ComputedSchedule computeSchedule(const ScheduleInput& input, quint64 generation);
+// Thread-safe: the document runs it off the GUI thread. `cancel`: PrepareOptions::cancel.
+ComputedSchedule computeSchedule(const ScheduleInput& input, quint64 generation,
+                                 const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace mario::gui

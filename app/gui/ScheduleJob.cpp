@@ -61,7 +61,8 @@ ScheduleJobResult run(const ScheduleJob& job, const JobProgress& progress) {
     if (!progress(1, tr("passes and simulation"))) return stopped();
     auto shown = std::make_shared<ShownSchedule>();
     shown->input = input;
-    shown->schedule = computeSchedule(*input, 0);
+    shown->schedule = computeSchedule(*input, 0, job.stop.get());
+    if (job.stop->load()) return stopped();  // what came back was cut short: not an error
     if (!shown->schedule.ok)  // a file's error names the file, as the reader's own do
         return failed(job.kind == ScheduleJob::Kind::Open ? job.path + QStringLiteral(": ") + shown->schedule.error
                                                           : shown->schedule.error);

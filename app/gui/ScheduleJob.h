@@ -5,7 +5,9 @@
 // thread, reporting each step so the window shows how far it got, and stops between steps
 // once cancelled. Every failure, an exception from below included, ends as one error line.
 #include <QString>
+#include <atomic>
 #include <functional>
+#include <memory>
 
 #include "app/gui/ShownSchedule.h"
 #include "core/io/PresetLibrary.h"
@@ -22,6 +24,9 @@ struct ScheduleJob {
     SharedInput input;
     QString path;
     PresetLibrary presets{std::string{}};  // Open: for the file's model and hardware names
+    // Set by whoever cancels or supersedes the job (ScheduleJobRunner): the passes poll it, so
+    // a cancel takes effect inside a step, not only between steps.
+    std::shared_ptr<std::atomic<bool>> stop = std::make_shared<std::atomic<bool>>(false);
 
     static ScheduleJob compute(SharedInput input, bool generate) {
         ScheduleJob job;

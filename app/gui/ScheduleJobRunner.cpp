@@ -23,6 +23,7 @@ void ScheduleJobRunner::start(ScheduleJob job, bool synchronous) {
     }
     auto* watcher = new QFutureWatcher<ScheduleJobResult>(this);
     running_ = watcher;
+    runningStop_ = job.stop;
     // The promise's progress text carries the step's words; its value the step (plus one).
     connect(watcher, &QFutureWatcher<ScheduleJobResult>::progressTextChanged, this,
             [this, watcher](const QString& what) {
@@ -55,6 +56,8 @@ void ScheduleJobRunner::drop() {
     running_ = nullptr;
     watcher->disconnect(this);
     watcher->cancel();  // the job sees it at its next step
+    if (runningStop_) runningStop_->store(true);  // and its passes at their next safe point
+    runningStop_.reset();
     watcher->deleteLater();
 }
 

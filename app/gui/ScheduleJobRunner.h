@@ -33,6 +33,7 @@ private:
     void drop();
 
     QPointer<QFutureWatcher<ScheduleJobResult>> running_;
+    std::shared_ptr<std::atomic<bool>> runningStop_;  // the running job's ScheduleJob::stop
 };
 
 }  // namespace mario::gui

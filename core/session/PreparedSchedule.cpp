@@ -31,6 +31,7 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     passOptions.bound_hide = options.bound_hide;
     passOptions.prepose_simulations = input.effort.prepose_simulations;
     passOptions.hide_simulations = input.effort.hide_simulations;
+    passOptions.cancel = options.cancel;
     auto run = runPasses(out.plan, input.passes, passOptions);
     out.passes_us = microsecondsSince(passStart);
     if (!run) return run.error();
@@ -40,7 +41,7 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     out.skipped_edits = applyHandEdits(out.plan, input.edits);
     // A hand edit may move forwards and backwards, which leaves the space the bound covers.
     if (out.skipped_edits.size() < input.edits.size()) out.hide_bound.reset();
-    if (options.simulate) {
+    if (options.simulate && !(options.cancel && options.cancel->load(std::memory_order_relaxed))) {
         auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve});
         if (!result) return result.error();
         out.result = std::move(*result);

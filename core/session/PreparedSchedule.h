@@ -4,6 +4,7 @@
 // the window's document, its compare view and the tuner panel all call prepareSchedule(), so
 // they can never disagree on what a schedule is. Pure and thread-safe: the window runs it off
 // the GUI thread.
+#include <atomic>
 #include <optional>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct PrepareOptions {
     bool simulate_base = false;        // also simulate the source plan as it came (no memory curves)
     bool record_memory_curve = false;  // memory over time of `result`, for charts
     bool bound_hide = false;           // PreparedSchedule::hide_bound, when hide is selected
+    // Once set, the passes stop at their next safe point and the simulation is skipped: the
+    // caller (the window's job, superseded or cancelled) drops whatever comes back. Without it
+    // a cancelled job ran its passes to the end: seconds on a big step.
+    const std::atomic<bool>* cancel = nullptr;
 };
 
 struct PreparedSchedule {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -48,6 +49,30 @@ TEST(PreparedSchedule, Figure2TakesThePapersTimesWithTheBaseBeside) {
     EXPECT_DOUBLE_EQ(all->result.makespan_ms, 22);
     EXPECT_DOUBLE_EQ(all->base.makespan_ms, 21);
     EXPECT_FALSE(all->steps.empty());
+}
+
+// Issue 30: a cancelled window job ran its passes to the end of the step (seconds on a big
+// one). With PrepareOptions::cancel set, prepose runs no trial and nothing is simulated; the
+// plan that comes back is still a valid one (the passes stop only at safe points).
+TEST(PreparedSchedule, ACancelReachesThePassesInsideTheStep) {
+    const ScheduleInput input = figure2(paperPasses());
+    auto whole = prepareSchedule(input);
+    ASSERT_TRUE(whole);
+    auto preposeTrials = [](const PreparedSchedule& prepared) {
+        int trials = 0;
+        for (const auto& step : prepared.steps)
+            if (step.pass == PassId::Prepose) trials += step.simulations;
+        return trials;
+    };
+    ASSERT_GT(preposeTrials(*whole), 0);
+    EXPECT_GT(whole->result.makespan_ms, 0);
+
+    const std::atomic<bool> cancelled{true};
+    auto cut = prepareSchedule(input, {.cancel = &cancelled});
+    ASSERT_TRUE(cut) << cut.error().message;
+    EXPECT_EQ(preposeTrials(*cut), 0);
+    EXPECT_TRUE(cut->result.devices.empty());  // not simulated
+    EXPECT_TRUE(Simulator::run(cut->plan));    // still a plan that runs
 }
 
 TEST(PreparedSchedule, AHandEditIsTheMoveADropMeans) {
