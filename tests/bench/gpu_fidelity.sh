@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Simulated vs measured on one GPU cut into SM partitions (issue 15, docs/gpu.md#fidelity): one
 # command on a GPU node builds mario-executor, profiles the model on a P-way partition with the
-# other partitions busy, and for 1F1B and Chimera, without and with Mario's passes, on 2 and 4
+# other partitions busy, and for 1F1B, ZB-H1 and Chimera, without and with Mario's passes, on 2 and 4
 # partitions, plans with that profile (`mario plan`), simulates (`mario simulate --json`), runs
 # (`mario-executor run --backend cuda --partition-sms`) and prints one row each: simulated and
 # measured step time (median of the iterations after warm-up, and their spread) and each
@@ -10,7 +10,7 @@
 #   bash tests/bench/gpu_fidelity.sh [--dry-run] [--skip-build]
 # --dry-run prints every command it would run and every row it would fill, and runs nothing.
 # Overrides: BUILD (build-node), MODEL (layers=8,hidden=4096,heads=32,seq=2048,vocab=32000),
-# PARTITIONS ("2 4"), SCHEMES ("1f1b chimera"), MICROBATCHES (8), ITERATIONS (12), WARMUP (2),
+# PARTITIONS ("2 4"), SCHEMES ("1f1b zb-h1 chimera"), MICROBATCHES (8), ITERATIONS (12), WARMUP (2),
 # REPEATS (20), DTYPE (bfloat16), MARIO_CUDA_ARCH (for packaging/gpu-node.sh), WORK (a folder that
 # keeps every profile, plan, simulation and run; default a scratch folder removed at the end).
 set -euo pipefail
@@ -27,7 +27,7 @@ done
 build="${BUILD:-$root/build-node}"
 model="${MODEL:-layers=8,hidden=4096,heads=32,seq=2048,vocab=32000}"
 partitions="${PARTITIONS:-2 4}"
-schemes="${SCHEMES:-1f1b chimera}"
+schemes="${SCHEMES:-1f1b zb-h1 chimera}"
 microbatches="${MICROBATCHES:-8}"
 iterations="${ITERATIONS:-12}"
 warmup="${WARMUP:-2}"

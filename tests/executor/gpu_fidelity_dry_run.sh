@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/bench/gpu_fidelity.sh --dry-run names everything a GPU session would run: the build, a
-# partitioned profile per partition count, and for every row (1F1B and Chimera, without and with
+# partitioned profile per partition count, and for every row (1F1B, ZB-H1 and Chimera, without and with
 # Mario's passes, on 2 and 4 partitions) its plan, simulation and partitioned run, then the row.
 # The expected rows are listed here by hand, not read from the script.
 set -euo pipefail
@@ -15,7 +15,7 @@ expect() {
 expect "packaging/gpu-node.sh"
 for pp in 2 4; do
   expect "mario-executor profile --model layers=8\,hidden=4096\,heads=32\,seq=2048\,vocab=32000 --device cuda:0 --dtype bfloat16 --partition-sms $pp"
-  for scheme in 1f1b chimera; do
+  for scheme in 1f1b zb-h1 chimera; do
     for passes in none all; do
       expect "# row: $scheme ${pp}x8 $passes "
       expect "mario plan $scratch/gpu-fidelity/$scheme-$pp-$passes.config.json --passes $passes"
@@ -26,6 +26,6 @@ for pp in 2 4; do
 done
 # Nothing but commands, notes and the table: a dry run never runs the tools.
 rows=$(grep -c '^# row: ' <<<"$out")
-[[ "$rows" == 8 ]] || { echo "expected 8 rows, the dry run has $rows" >&2; fail=1; }
+[[ "$rows" == 12 ]] || { echo "expected 12 rows, the dry run has $rows" >&2; fail=1; }
 [[ ! -e "$scratch/gpu-fidelity" ]] || { echo "the dry run created its scratch folder" >&2; fail=1; }
 exit "$fail"
