@@ -19,6 +19,12 @@ namespace {
 // two seconds of prepose trials on one core at 8192 micro-batches (measured; docs/limits.md).
 constexpr long long kPreposeWorkBudget = 50'000'000;
 constexpr long long kMinPreposeSimulations = 64;
+// Instructions prepose's trials may re-time over a whole run without a cap from the caller. Its
+// trials are incremental, so the budget above (whole simulations) let a trial at 32 devices ×
+// 2048 micro-batches re-time half the plan, 129 of them 31 million instructions (1.2 of the 1.6 s
+// the window took to prepare the step, issue 30), for a step 57.5 ms shorter, all of it won by
+// the first trials at every size from 64 to 8192 micro-batches. About 0.4 s on one core.
+constexpr long long kPreposeEvaluationBudget = 10'000'000;
 
 Result<bool> checkStillValid(const Plan& plan, PassId pass) {
     const ValidationReport report = Validator::validate(plan);
@@ -114,16 +120,18 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
         if (!computed) return computed.error();
         context.caps = std::move(*computed);
     }
-    // Without a cap from the caller, prepose-forward gets a work budget: each of its trials is a
-    // whole simulation, O(instructions), and the number of trials grows with the micro-batches,
-    // so an unbounded run is quadratic (8192 micro-batches took 48 s). The budget is never
-    // reached on plans below about 5 000 instructions; above, prepose stops early with a valid
-    // plan (docs/limits.md gives the measured cost in step time).
+    // Without a cap from the caller, prepose-forward gets two budgets, whichever ends first: a
+    // number of trials (50M / plan size, at least 64) and the instructions its trials re-time
+    // (kPreposeEvaluationBudget). The number of trials grows with the micro-batches, so an
+    // unbounded run is quadratic (8192 micro-batches took 48 s); above about 5 000 instructions
+    // prepose stops early with a valid plan (docs/limits.md gives the measured cost in step
+    // time). A caller's cap (the tuner's rows) is a number of trials alone.
     context.prepose_budget = options.prepose_simulations > 0
                                  ? options.prepose_simulations
                                  : static_cast<int>(std::clamp<long long>(
                                        kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
                                        kMinPreposeSimulations, std::numeric_limits<int>::max()));
+    context.prepose_evaluations = options.prepose_simulations > 0 ? 0 : kPreposeEvaluationBudget;
     if (auto once = runPhase(PassPhase::Once); !once) return once.error();
     auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
     for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {

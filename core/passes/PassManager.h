@@ -28,10 +28,10 @@ struct PassManagerOptions {
     // Polled between passes and inside prepose-forward; when set, the passes stop early and
     // leave a valid plan (the tuner's cancel).
     const std::atomic<bool>* cancel = nullptr;
-    // At most this many prepose-forward simulations over the whole run. 0: a work budget of
-    // about 5e7 simulated instructions (never reached below ~5 000 instructions; it keeps
-    // thousands of micro-batches to seconds). The tuner caps the effort harder, so that huge
-    // candidates cost a bounded, deterministic time.
+    // At most this many prepose-forward trials over the whole run. 0: about 5e7 / plan size
+    // trials and at most 1e7 instructions re-timed by them, whichever ends first (never reached
+    // below ~5 000 instructions; well under a second at 32 × 2048 micro-batches). The tuner
+    // caps the effort harder, so that huge candidates cost a bounded, deterministic time.
     int prepose_simulations = 0;
     // At most this many simulations for hide-recompute; 0: no cap (it is linear in the
     // recomputations it moves).

@@ -23,9 +23,17 @@ Result<PassReport> runRedundancy(Plan& plan, PassContext&) { return removeRedund
 // Its simulation budget spans every round: prepose can keep finding moves round after round,
 // and the budget is what bounds the whole run.
 Result<PassReport> runPrepose(Plan& plan, PassContext& context) {
-    if (context.prepose_budget <= 0) return PassReport{PassId::Prepose, 0, {}};
-    auto report = preposeForward(plan, context.caps, context.cancel, context.prepose_budget);
-    if (report) context.prepose_budget -= report->simulations;
+    if (context.prepose_budget <= 0 || context.prepose_evaluations < 0) return PassReport{PassId::Prepose, 0, {}};
+    auto report =
+        preposeForward(plan, context.caps, context.cancel, context.prepose_budget, context.prepose_evaluations);
+    if (report) {
+        context.prepose_budget -= report->simulations;
+        if (context.prepose_evaluations > 0) {
+            context.prepose_evaluations -= report->evaluations;
+            // Spent: -1, not 0 (which means no limit), so later rounds skip the pass.
+            if (context.prepose_evaluations <= 0) context.prepose_evaluations = -1;
+        }
+    }
     return report;
 }
 

@@ -32,6 +32,8 @@ struct PassReport {
     int round = 0;  // which fixed-point round of the pass manager
     std::vector<PassChange> changes;
     int simulations = 0;  // how many simulations the pass ran to decide (prepose-forward)
+    // Instructions those trials re-timed (prepose-forward: its incremental timeline's work).
+    long long evaluations = 0;
     bool changed() const { return !changes.empty(); }
 };
 

@@ -29,8 +29,11 @@ PassReport removeRedundancy(Plan& plan);
 // its input can fill, freeing its old slot for a later recompute. A move is kept only when
 // the makespan does not grow, nothing deadlocks and the device's peak memory stays within
 // `memoryCaps[device]` (empty: no cap).
+// It stops early, with a valid plan, after `maxSimulations` trials or once its trials have
+// re-timed `maxEvaluations` instructions (0: no limit on either).
 Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps = {},
-                                  const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0);
+                                  const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0,
+                                  long long maxEvaluations = 0);
 
 // Beyond the paper — relax-checkpoint: checkpointing every stage is what the paper does to
 // balance memory, but a device with memory to spare pays recomputation for nothing. This

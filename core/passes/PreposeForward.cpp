@@ -25,9 +25,9 @@ constexpr double kMinFill = 0.25;
 class Preposer {
 public:
     Preposer(Plan& plan, const PipelineTopology& topology, const std::vector<double>& caps,
-             const std::atomic<bool>* cancel, int maxSimulations)
+             const std::atomic<bool>* cancel, int maxSimulations, long long maxEvaluations)
         : plan_(plan), topology_(topology), caps_(caps), cancel_(cancel), budget_(maxSimulations),
-          microbatches_(std::max(1, plan.microbatchCount())) {}
+          evaluationBudget_(maxEvaluations), microbatches_(std::max(1, plan.microbatchCount())) {}
 
     Result<PassReport> run() {
         PassReport report{PassId::Prepose, 0, {}};
@@ -65,6 +65,7 @@ public:
             report.changes.clear();
         }
         report.simulations = simulations_;
+        report.evaluations = static_cast<long long>(current_->evaluations());
         return report;
     }
 
@@ -82,7 +83,10 @@ private:
                                   static_cast<int>(move.target + (move.forwardIndex - move.g0))});
     }
 
-    bool outOfBudget() const { return budget_ > 0 && simulations_ >= budget_; }
+    bool outOfBudget() const {
+        return (budget_ > 0 && simulations_ >= budget_) ||
+               (evaluationBudget_ > 0 && static_cast<long long>(current_->evaluations()) >= evaluationBudget_);
+    }
 
     Result<bool> tryBatch(const std::vector<Move>& batch, PassReport& report) {
         auto apply = [&](const std::vector<Move>& moves) { return tryMoves(moves); };
@@ -260,6 +264,7 @@ private:
     const std::vector<double>& caps_;
     const std::atomic<bool>* cancel_;
     int budget_;
+    long long evaluationBudget_;
     int simulations_ = 0;
     int microbatches_;
     std::optional<IncrementalTimeline> current_;
@@ -283,10 +288,10 @@ private:
 }  // namespace
 
 Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryCaps, const std::atomic<bool>* cancel,
-                                  int maxSimulations) {
+                                  int maxSimulations, long long maxEvaluations) {
     auto topology = PipelineTopology::build(plan);
     if (!topology) return topology.error();
-    return Preposer(plan, *topology, memoryCaps, cancel, maxSimulations).run();
+    return Preposer(plan, *topology, memoryCaps, cancel, maxSimulations, maxEvaluations).run();
 }
 
 }  // namespace mario
