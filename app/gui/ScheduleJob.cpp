@@ -63,7 +63,7 @@ ScheduleJobResult run(const ScheduleJob& job, const JobProgress& progress) {
     shown->input = input;
     shown->schedule = computeSchedule(*input, 0, job.stop.get());
     if (job.stop->load()) return stopped();  // what came back was cut short: not an error
-    if (!shown->schedule.ok)  // a file's error names the file, as the reader's own do
+    if (!shown->schedule.ok)                 // a file's error names the file, as the reader's own do
         return failed(job.kind == ScheduleJob::Kind::Open ? job.path + QStringLiteral(": ") + shown->schedule.error
                                                           : shown->schedule.error);
     const ComputedSchedule& s = shown->schedule;

@@ -55,7 +55,7 @@ void ScheduleJobRunner::drop() {
     QFutureWatcher<ScheduleJobResult>* watcher = running_;
     running_ = nullptr;
     watcher->disconnect(this);
-    watcher->cancel();  // the job sees it at its next step
+    watcher->cancel();                            // the job sees it at its next step
     if (runningStop_) runningStop_->store(true);  // and its passes at their next safe point
     runningStop_.reset();
     watcher->deleteLater();

@@ -47,14 +47,20 @@ step node 30 bash -c 'nvidia-smi; nvidia-smi -q -d CLOCK | head -30; nproc; cmak
 
 step capabilities 60 "$executor" capabilities
 
-# Reference-checked partitioned runs: every gradient against a one-device run.
-cat >"$results/chimera.config.json" <<'JSON'
-{"format": "mario-config", "version": 1, "name": "Chimera 4x8, unit costs", "devices": 4,
- "parallel": {"scheme": "chimera", "pp": 4, "dp": 1, "tp": 1, "micro_batch_size": 1},
+# unit_config FILE SCHEME PP MICROBATCHES: a config of unit costs (what the runs check is the
+# executor, not the costs).
+unit_config() {
+  cat >"$1" <<JSON
+{"format": "mario-config", "version": 1, "name": "$2 $3x$4, unit costs", "devices": $3,
+ "parallel": {"scheme": "$2", "pp": $3, "dp": 1, "tp": 1, "micro_batch_size": 1},
  "unit_costs": {"forward": 1, "backward": 2, "recompute": 1, "activation_bytes": 1000,
                 "checkpoint_bytes": 10, "static_bytes": 0},
- "microbatches": 8}
+ "microbatches": $4}
 JSON
+}
+
+# Reference-checked partitioned runs: every gradient against a one-device run.
+unit_config "$results/chimera.config.json" chimera 4 8
 "$mario" plan "$root/resources/examples/figure2.config.json" -o "$results/fig2-all.mario.json"
 "$mario" plan "$root/resources/examples/figure2.config.json" --passes none -o "$results/fig2-none.mario.json"
 "$mario" plan "$results/chimera.config.json" --passes all -o "$results/chimera-all.mario.json"
@@ -74,18 +80,14 @@ step profile-whole-gpu "$limit" "$executor" profile --model layers=8,hidden=4096
   --device cuda:0 --dtype bfloat16 --optimizer adam --max-blocks 4 --repeats 10 -o "$results/whole-gpu.profile.json"
 
 # NCCL: two ranks, one killed mid-run; the survivor must end and name it (README, "Running a plan").
+# NCCL needs a GPU per rank: on a one-GPU machine both ranks name the GPU they share and end.
 nccl_kill() {
-  local plan="$results/nccl.mario.json" start pid0 pid1 rc0
-  cat >"$results/nccl.config.json" <<'JSON'
-{"format": "mario-config", "version": 1, "name": "1F1B 2x4, unit costs", "devices": 2,
- "parallel": {"scheme": "1f1b", "pp": 2, "dp": 1, "tp": 1, "micro_batch_size": 1},
- "unit_costs": {"forward": 1, "backward": 2, "recompute": 1, "activation_bytes": 1000,
-                "checkpoint_bytes": 10, "static_bytes": 0},
- "microbatches": 4}
-JSON
+  local plan="$results/nccl.mario.json" start pid0 pid1 rc0 gpus
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+  unit_config "$results/nccl.config.json" 1f1b 2 4
   "$mario" plan "$results/nccl.config.json" --passes none -o "$plan" || return 1
   for r in 0 1; do
-    RANK=$r WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$((r % (gpus > 0 ? gpus : 1))) MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
       "$executor" run "$plan" --backend cuda --iterations 100000 --dtype float32 \
       --model layers=4,hidden=1024,heads=16,seq=512,vocab=1000 >"$results/nccl-rank$r.out" 2>&1 &
     eval "pid$r=$!"
@@ -100,7 +102,7 @@ JSON
   echo "--- rank 0:"; tail -n 5 "$results/nccl-rank0.out"
   echo "--- rank 1:"; tail -n 5 "$results/nccl-rank1.out"
 }
-export -f nccl_kill
+export -f nccl_kill unit_config
 export results mario executor
 step nccl-kill 90 bash -c nccl_kill
 

@@ -4,6 +4,9 @@
 // (2.6% of the largest gradient) and on the CPU alike (1.2%), while 1F1B matched exactly.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "executor/Executor.h"
@@ -23,11 +26,16 @@ std::pair<torch::Tensor, torch::Tensor> twoOrders(const std::vector<torch::Tenso
     return {forward, backward};
 }
 
-TEST(ReducedPrecision, SumsInAnotherOrderAgreeWhereFloatTolerancesDoNot) {
-    torch::manual_seed(3);
+// Eight micro-batches' terms of one gradient, in bfloat16.
+std::vector<torch::Tensor> eightTerms(std::uint64_t seed) {
+    torch::manual_seed(seed);
     std::vector<torch::Tensor> terms;
     for (int i = 0; i < 8; ++i) terms.push_back(torch::randn({4096}).to(torch::kBFloat16));
-    const auto [a, b] = twoOrders(terms);
+    return terms;
+}
+
+TEST(ReducedPrecision, SumsInAnotherOrderAgreeWhereFloatTolerancesDoNot) {
+    const auto [a, b] = twoOrders(eightTerms(3));
     const mario::exec::ExecutorOptions options;
     ASSERT_FALSE(torch::equal(a, b));  // the orders really round differently
     EXPECT_FALSE(torch::allclose(a, b, options.rtol, options.atol));
@@ -35,9 +43,7 @@ TEST(ReducedPrecision, SumsInAnotherOrderAgreeWhereFloatTolerancesDoNot) {
 }
 
 TEST(ReducedPrecision, AWrongGradientIsStillCaught) {
-    torch::manual_seed(4);
-    std::vector<torch::Tensor> terms;
-    for (int i = 0; i < 8; ++i) terms.push_back(torch::randn({4096}).to(torch::kBFloat16));
+    const auto terms = eightTerms(4);
     const auto [a, b] = twoOrders(terms);
     const mario::exec::ExecutorOptions options;
     // One micro-batch's term missing, or one element off by a tenth of the largest magnitude.
