@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "core/schedule/PipelineTopology.h"
+#include "core/util/HumanBytes.h"
 #include "executor/StageSlices.h"
 
 namespace mario::exec {
@@ -249,49 +250,39 @@ Result<RunMemoryEstimate> estimateRunMemory(const Plan& plan, const ExecutorOpti
 
     const bool hostWeights = !scope.cuda && dt == 8;  // the master copy is one more weights copy
     const double weights = stageParameters * dt * pipelines + (hostWeights ? model : 0);
-    estimate.terms.push_back({"weights", weights, "weights " + formatBytes(model) + copies(weights / model), true});
+    estimate.terms.push_back({"weights", weights, "weights " + humanBytes(model) + copies(weights / model), true});
     if (!hostWeights) {
         // GptModel's float64 weights, and cloneSlice's float64 copy of a slice while it converts.
         const double master = estimate.parameters * 8 + largestSlice * 8;
-        estimate.terms.push_back({"master", master, "float64 master copy " + formatBytes(master), true});
+        estimate.terms.push_back({"master", master, "float64 master copy " + humanBytes(master), true});
     }
     const double snapshot = options.snapshotGradients() ? 2 : 1, moments = options.adam ? 2 : 0;
     const double gradients = (computedParameters * pipelines * snapshot + reduceSums) * dt;
-    estimate.terms.push_back({"gradients", gradients, "gradients " + formatBytes(gradients), true});
+    estimate.terms.push_back({"gradients", gradients, "gradients " + humanBytes(gradients), true});
     const double optimizer = moments * computedParameters * pipelines * dt + stepTemporaries;
     estimate.terms.push_back(
-        {"optimizer", optimizer, (options.adam ? "Adam state " : "optimizer step ") + formatBytes(optimizer), true});
-    estimate.terms.push_back({"activations", activations, "activations " + formatBytes(activations), true});
+        {"optimizer", optimizer, (options.adam ? "Adam state " : "optimizer step ") + humanBytes(optimizer), true});
+    estimate.terms.push_back({"activations", activations, "activations " + humanBytes(activations), true});
     // The reference's weights, gradients, the step's copy of them and Adam's moments.
     const double referenceCopies = scope.reference ? 3 + moments : 0;
     if (scope.reference) {
         double reference = model * referenceCopies + largestTensor(spec, whole) * dt * (options.adam ? 6 : 1);
         // A multi-process run gathers every rank's gradients and weights as bytes, then tensors.
         if (scope.device) reference += 4 * stageParameters * replicas * dt;
-        estimate.terms.push_back({"reference", reference, "reference model " + formatBytes(reference), true});
+        estimate.terms.push_back({"reference", reference, "reference model " + humanBytes(reference), true});
     }
     // Every tensor above has its metadata, every live block its graph's records (kTensorBytes).
     const double tensors = sliceTensors(spec, whole) * (1 + referenceCopies) + stageTensors * pipelines +
                            computedTensors * pipelines * (snapshot + moments) + sumTensors;
     const double bookkeeping = tensors * kTensorBytes + graphs;
     estimate.terms.push_back(
-        {"bookkeeping", bookkeeping, "LibTorch's tensor and graph records " + formatBytes(bookkeeping), true});
+        {"bookkeeping", bookkeeping, "LibTorch's tensor and graph records " + humanBytes(bookkeeping), true});
     // Inputs and targets, int64 [B, seq], of every micro-batch of every replica (RunSetup.h).
     const double tokens = 2 * 8 * slot.tokens() * std::max(1, plan.microbatchCount()) * replicas;
-    estimate.terms.push_back({"tokens", tokens, "token batch " + formatBytes(tokens), true});
+    estimate.terms.push_back({"tokens", tokens, "token batch " + humanBytes(tokens), true});
     if (scope.cuda)
         for (auto& t : estimate.terms) t.host = t.name == "master" || t.name == "bookkeeping";
     return estimate;
-}
-
-std::string formatBytes(double bytes) {
-    char text[48];
-    if (bytes >= 1e14) std::snprintf(text, sizeof text, "%.3g GB", bytes / 1e9);
-    else if (bytes >= 1e9) std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
-    else if (bytes >= 1e6) std::snprintf(text, sizeof text, "%.1f MB", bytes / 1e6);
-    else if (bytes >= 1e3) std::snprintf(text, sizeof text, "%.1f kB", bytes / 1e3);
-    else std::snprintf(text, sizeof text, "%.0f bytes", bytes);
-    return text;
 }
 
 std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, const std::string& model,
@@ -311,8 +302,8 @@ std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, cons
         for (std::size_t i = 0; i < terms.size() && i < 4; ++i) parts += (i ? ", " : "") + terms[i]->detail;
         if (terms.size() > 4) parts += ", ...";
         const std::string where = !onGpu ? "" : inHost ? " of host memory" : " on the GPU";
-        return "--model " + model + ": the run needs about " + formatBytes(needed) + where + " (" + parts +
-               "), more than the " + formatBytes(limit->bytes) + " " + limit->what;
+        return "--model " + model + ": the run needs about " + humanBytes(needed) + where + " (" + parts +
+               "), more than the " + humanBytes(limit->bytes) + " " + limit->what;
     }
     return std::nullopt;
 }

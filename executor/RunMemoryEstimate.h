@@ -75,9 +75,6 @@ struct RunMemoryEstimate {
 // Errors: the plan's topology cannot be built (the run would say the same).
 Result<RunMemoryEstimate> estimateRunMemory(const Plan& plan, const ExecutorOptions& options, const RunScope& scope);
 
-// "1.2 kB", "12.1 GB", "2.1e+16 GB": decimal units, as the message reads them.
-std::string formatBytes(double bytes);
-
 // The one line that refuses the run (without the program's prefix), or none when the estimate
 // fits: the model, the estimate, its largest terms first, and the limit it passes.
 std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, const std::string& model,

@@ -43,6 +43,7 @@
 #include "core/model/RankLayout.h"
 #include "core/sim/Validator.h"
 #include "core/util/ExitCode.h"
+#include "core/util/HumanBytes.h"
 #include "executor/Backend.h"
 #include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
@@ -192,7 +193,7 @@ std::optional<std::string> oversizedRun(const mario::Plan& plan, const mario::ex
     std::optional<MemoryLimit> host, gpu;
     if (auto limit = hostMemoryLimit()) host = *limit;
     else if (options.on_notice)
-        options.on_notice("the run's memory (about " + formatBytes(estimate->bytes(true)) +
+        options.on_notice("the run's memory (about " + mario::humanBytes(estimate->bytes(true)) +
                           ") is not checked: " + limit.error().message);
     // Without a usable GPU the run itself says why in one line (torchDevice).
     if (scope.cuda)

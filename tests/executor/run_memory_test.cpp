@@ -19,6 +19,7 @@
 
 #include "core/io/PlanJson.h"
 #include "core/util/ExitCode.h"
+#include "core/util/HumanBytes.h"
 #include "executor/Executor.h"
 #include "executor/MemoryLimits.h"
 #include "executor/Profiler.h"
@@ -163,10 +164,11 @@ TEST(RunMemoryEstimate, TheRefusalNamesTheEstimateItsLargestTermsAndTheLimit) {
     const auto line = mario::exec::memoryRefusal(
         estimate, "layers=9", mario::exec::MemoryLimit{19.8e9, "this machine has available"}, std::nullopt);
     ASSERT_TRUE(line);
-    EXPECT_EQ(*line, "--model layers=9: the run needs about 41.3 GB (weights 12.1 GB x 3 copies, activations 4.0 GB, "
-                     "gradients 1.0 GB), more than the 19.8 GB this machine has available");
-    EXPECT_EQ(mario::exec::formatBytes(2.1e25), "2.1e+16 GB");
-    EXPECT_EQ(mario::exec::formatBytes(1234), "1.2 kB");
+    EXPECT_EQ(*line, "--model layers=9: the run needs about 41.30 GB (weights 12.1 GB x 3 copies, activations 4.0 GB, "
+                     "gradients 1.0 GB), more than the 19.80 GB this machine has available");
+    // The one bytes wording (core/util/HumanBytes.h), also for sizes no machine has.
+    EXPECT_EQ(mario::humanBytes(2.1e25), "2.1e+13 TB");
+    EXPECT_EQ(mario::humanBytes(1234), "1.23 KB");
 }
 
 TEST(RunMemoryEstimate, OnCudaOnlyTheMasterCopyAndLibTorchsRecordsAreHostMemory) {
@@ -200,7 +202,9 @@ TEST(RunMemoryEstimate, ChimeraAndReplicasHoldMoreCopies) {
     auto estimate = mario::exec::estimateRunMemory(chimera, options, {2, std::nullopt, false, false});
     ASSERT_TRUE(estimate) << estimate.error().message;
     EXPECT_DOUBLE_EQ(estimate->term("weights")->bytes, 5 * estimate->parameters * 8);
-    EXPECT_EQ(estimate->term("weights")->detail, "weights 850.9 kB x 5 copies");
+    // tiny: 106 368 parameters (embeddings 2048 + 512, 8 blocks of 12·32² + 13·32, final norm
+    // 64, head 2112), 8 bytes each.
+    EXPECT_EQ(estimate->term("weights")->detail, "weights 850.94 KB x 5 copies");
 }
 
 double secondsOf(const std::string& args, std::string& out, int& code) {
