@@ -35,6 +35,14 @@ TEST(Capabilities, OneJsonLineInTheOwnersFormat) {
         EXPECT_TRUE(!caps->partition_sms || caps->cuda);
         EXPECT_EQ(caps->cuda_reason.empty(), caps->cuda) << caps->cuda_reason;
         EXPECT_EQ(caps->partition_reason.empty(), caps->partition_sms) << caps->partition_reason;
+        // Both reasons blame the same thing: Debian's CPU-only LibTorch, or (a PyTorch wheel's
+        // CUDA LibTorch on a machine without a GPU) the missing GPU. The CUDA reason blamed
+        // Debian's build on the wheel's too.
+        if (!caps->cuda) {
+            EXPECT_EQ(caps->cuda_reason.find("Debian") != std::string::npos,
+                      caps->partition_reason.find("Debian") != std::string::npos)
+                << caps->cuda_reason << " | " << caps->partition_reason;
+        }
     }
 }
 
