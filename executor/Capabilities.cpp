@@ -5,6 +5,7 @@
 
 #include "core/io/LiveEvents.h"
 #include "executor/GreenContexts.h"
+#include "executor/RunSetup.h"
 
 namespace mario::exec {
 
@@ -23,15 +24,8 @@ ExecutorCapabilities probeCapabilities() {
     // The words RunSetup.cpp's torchDevice uses when a cuda run is refused, so the tooltip and
     // the run say the same thing.
     if (!c.cuda)
-        c.cuda_reason = c.devices == 0 ?
-#ifdef MARIO_TORCH_CUDA
-                                       "this mario-executor's LibTorch has CUDA but sees no GPU (check the driver "
-                                       "and CUDA_VISIBLE_DEVICES)"
-#else
-                                       "this mario-executor's LibTorch has no CUDA or sees no GPU (Debian's "
-                                       "LibTorch is CPU-only; build it on a GPU node with packaging/gpu-node.sh)"
-#endif
-                                       : "this mario-executor's LibTorch has no CUDA support";
+        c.cuda_reason =
+            std::string("this mario-executor's LibTorch ") + (c.devices == 0 ? whyNoGpu() : "has no CUDA support");
 #ifndef MARIO_TORCH_CUDA
     // DeviceStreams.cpp's partitionStreams needs c10_cuda, which only a CUDA LibTorch has.
     c.partition_reason = "SM partitions need a LibTorch with CUDA (Debian's is CPU-only)";

@@ -109,7 +109,6 @@ private:
         std::shared_ptr<c10::Event> ready;  // GPU only: recorded on the sender's stream
     };
     struct Group {
-        ParamMap sum;
         std::vector<ParamMap> members;  // every replica's parameters, in arrival order
         int arrived = 0;
         int done = 0;
@@ -119,7 +118,7 @@ private:
     // a replica without one (no backward reached it) gets its own copy of the sum.
     static void sumInPlace(Group& group) {
         torch::NoGradGuard noGrad;
-        for (const auto& [name, first] : group.members.front()) {
+        for (const auto& [name, unused] : group.members.front()) {
             std::vector<torch::Tensor> params;
             for (const auto& member : group.members)
                 if (auto it = member.find(name); it != member.end()) params.push_back(it->second);

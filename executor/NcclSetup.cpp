@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/model/RankLayout.h"
+#include "executor/dist/Wire.h"
 
 namespace mario::exec {
 
@@ -34,25 +35,30 @@ NcclSetup makeNcclSetup(const NcclRankInputs& inputs, dist::TcpMesh& mesh, const
     };
     setup.peerFailure = watch.hook();
     // Gathered on rank 0, judged there once, and the verdict broadcast: every rank says the same.
+    // Strings travel in the mesh's own wire format (dist/Wire.h), read back bounds-checked.
     setup.checkGpus = [&mesh, timeout](const std::string& gpu) -> std::optional<std::string> {
-        auto gathered = mesh.gather(std::vector<std::byte>(reinterpret_cast<const std::byte*>(gpu.data()),
-                                                           reinterpret_cast<const std::byte*>(gpu.data() + gpu.size())),
-                                    0, timeout);
+        auto wire = [](const std::string& text) {
+            std::vector<std::byte> bytes;
+            dist::putString(bytes, text);
+            return bytes;
+        };
+        auto text = [](const std::vector<std::byte>& bytes) {
+            auto read = dist::WireReader(bytes).string();
+            if (!read) throw std::runtime_error("a rank sent a malformed GPU check");
+            return *read;
+        };
+        auto gathered = mesh.gather(wire(gpu), 0, timeout);
         if (!gathered) throw std::runtime_error(gathered.error().message);
         std::string verdict;
         if (mesh.rank() == 0) {
             std::vector<std::string> gpus;
-            for (const auto& bytes : *gathered)
-                gpus.emplace_back(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+            for (const auto& bytes : *gathered) gpus.push_back(text(bytes));
             verdict = sharedGpuProblem(gpus).value_or("");
         }
-        auto told =
-            mesh.broadcast(std::vector<std::byte>(reinterpret_cast<const std::byte*>(verdict.data()),
-                                                  reinterpret_cast<const std::byte*>(verdict.data() + verdict.size())),
-                           timeout);
+        auto told = mesh.broadcast(wire(verdict), timeout);
         if (!told) throw std::runtime_error(told.error().message);
-        if (told->empty()) return std::nullopt;
-        return std::string(reinterpret_cast<const char*>(told->data()), told->size());
+        verdict = text(*told);
+        return verdict.empty() ? std::nullopt : std::optional<std::string>(verdict);
     };
     return setup;
 }

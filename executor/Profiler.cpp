@@ -72,12 +72,12 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
     const bool floating = input.is_floating_point();
     // Per repeat: the marks around forward, backward, recompute, I, W and the optimizer step.
     std::vector<std::array<InstructionClock::Mark, 11>> marks;
-    for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up, also the memory measurement
+    for (int r = 0; r <= repeats; ++r) {  // r == 0: warm-up; r == 1 also measures memory
         torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
         torch::Tensor out;
         std::array<InstructionClock::Mark, 11> t{};
-        // The first repeat after the warm-up also measures the transients and what I keeps:
-        // the gradients exist by then, as in a run, so only the phases' own bytes count.
+        // The first repeat after the warm-up also measures memory (activations, transients, what
+        // I keeps): the gradients exist by then, as in a run, so only the phases' own bytes count.
         LiveBytes mem;
         std::optional<TrackAllocations> watching;
         if (r == 1)
@@ -87,18 +87,10 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
         double working = 0;
         auto transient = [&](std::int64_t from) { working = std::max(working, double(mem.peak - from)); };
         mem.phase();
-        if (r == 0) {
-            std::int64_t live = 0;
-            TrackAllocations tracking([&live, type = device.type()](void*, std::int64_t bytes, c10::Device where) {
-                if (where.type() == type) live += bytes;
-            });
-            out = model.forward(slice, params, x, targets);
-            m.activation_bytes = double(std::max<std::int64_t>(0, live));
-        } else {
-            t[0] = clock.mark();
-            out = model.forward(slice, params, x, targets);
-            t[1] = clock.mark();
-        }
+        t[0] = clock.mark();
+        out = model.forward(slice, params, x, targets);
+        t[1] = clock.mark();
+        if (r == 1) m.activation_bytes = double(std::max<std::int64_t>(0, mem.live));
         transient(mem.live);  // the forward's peak above what it keeps
         torch::Tensor grad = out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3;
         t[2] = clock.mark();

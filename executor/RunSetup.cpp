@@ -13,14 +13,6 @@
 
 namespace mario::exec {
 namespace {
-// Why a LibTorch sees no GPU: Debian's has no CUDA at all; a CUDA build (a PyTorch wheel's) on a
-// machine without a visible GPU said "Debian's LibTorch is CPU-only" before, which misled.
-#ifdef MARIO_TORCH_CUDA
-constexpr const char* kNoGpu = "no visible GPU (it has CUDA: check the driver and CUDA_VISIBLE_DEVICES)";
-#else
-constexpr const char* kNoGpu = "no GPU (Debian's LibTorch is CPU-only)";
-#endif
-
 // Fresh leaves on the run's device and dtype; the model keeps its master copy in double on the
 // CPU so that every device and dtype of a run starts from the same weights.
 ParamMap onDevice(ParamMap params, const torch::Device& device, torch::ScalarType dtype) {
@@ -29,6 +21,17 @@ ParamMap onDevice(ParamMap params, const torch::Device& device, torch::ScalarTyp
 }
 
 }  // namespace
+
+const char* whyNoGpu() {
+    // Debian's LibTorch has no CUDA at all; a PyTorch wheel's CUDA LibTorch on a machine without
+    // a visible GPU was told "Debian's LibTorch is CPU-only" too, which misled.
+#ifdef MARIO_TORCH_CUDA
+    return "has CUDA but sees no GPU (check the driver and CUDA_VISIBLE_DEVICES)";
+#else
+    return "has no CUDA or sees no GPU (Debian's LibTorch is CPU-only; build it on a GPU node with "
+           "packaging/gpu-node.sh)";
+#endif
+}
 
 torch::Device torchDevice(const ExecutorOptions& options) {
     std::optional<torch::Device> device;
@@ -39,8 +42,9 @@ torch::Device torchDevice(const ExecutorOptions& options) {
     }
     if (device->is_cuda()) {
         if (!torch::cuda::is_available())
-            throw std::runtime_error("the cuda backend needs a LibTorch with CUDA and a visible GPU; this one has " +
-                                     std::string(torch::cuda::device_count() == 0 ? kNoGpu : "no CUDA support"));
+            throw std::runtime_error(
+                "the cuda backend needs a LibTorch with CUDA and a visible GPU; this one " +
+                std::string(torch::cuda::device_count() == 0 ? whyNoGpu() : "has no CUDA support"));
         if (device->index() >= static_cast<int>(torch::cuda::device_count()))
             throw std::runtime_error("GPU " + std::to_string(device->index()) + " does not exist (" +
                                      std::to_string(torch::cuda::device_count()) + " visible)");

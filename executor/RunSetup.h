@@ -16,6 +16,10 @@
 
 namespace mario::exec {
 
+// Why this LibTorch sees no GPU, after "this LibTorch ": the one wording for the cuda backend's
+// refusal and `capabilities`.
+const char* whyNoGpu();
+
 // The torch device and dtype named by the options ("cpu", "cuda", "cuda:1"; "float64", ...).
 // Throws with a one-line reason for names LibTorch does not know.
 torch::Device torchDevice(const ExecutorOptions& options);

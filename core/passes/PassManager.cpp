@@ -131,7 +131,8 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
                                  : static_cast<int>(std::clamp<long long>(
                                        kPreposeWorkBudget / std::max<long long>(1, plan.instructionCount()),
                                        kMinPreposeSimulations, std::numeric_limits<int>::max()));
-    context.prepose_evaluations = options.prepose_simulations > 0 ? 0 : kPreposeEvaluationBudget;
+    context.prepose_evaluations =
+        options.prepose_simulations > 0 ? std::numeric_limits<long long>::max() : kPreposeEvaluationBudget;
     if (auto once = runPhase(PassPhase::Once); !once) return once.error();
     auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
     for (run.rounds = 1; run.rounds <= options.max_rounds && !cancelled(); ++run.rounds) {

@@ -20,19 +20,15 @@ Result<PassReport> runCheckpoint(Plan& plan, PassContext&) { return applyCheckpo
 Result<PassReport> runOverlap(Plan& plan, PassContext&) { return overlapRecompute(plan); }
 Result<PassReport> runRedundancy(Plan& plan, PassContext&) { return removeRedundancy(plan); }
 
-// Its simulation budget spans every round: prepose can keep finding moves round after round,
-// and the budget is what bounds the whole run.
+// Its budgets span every round: prepose can keep finding moves round after round, and the
+// budgets are what bound the whole run.
 Result<PassReport> runPrepose(Plan& plan, PassContext& context) {
-    if (context.prepose_budget <= 0 || context.prepose_evaluations < 0) return PassReport{PassId::Prepose, 0, {}};
+    if (context.prepose_budget <= 0 || context.prepose_evaluations <= 0) return PassReport{PassId::Prepose, 0, {}};
     auto report =
         preposeForward(plan, context.caps, context.cancel, context.prepose_budget, context.prepose_evaluations);
     if (report) {
         context.prepose_budget -= report->simulations;
-        if (context.prepose_evaluations > 0) {
-            context.prepose_evaluations -= report->evaluations;
-            // Spent: -1, not 0 (which means no limit), so later rounds skip the pass.
-            if (context.prepose_evaluations <= 0) context.prepose_evaluations = -1;
-        }
+        context.prepose_evaluations -= report->evaluations;
     }
     return report;
 }

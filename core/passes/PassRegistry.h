@@ -29,7 +29,7 @@ struct PassContext {
     std::vector<double> caps;                       // per device: the memory prepose and relax keep within
     const std::atomic<bool>* cancel = nullptr;
     int prepose_budget = 0;                    // simulations prepose-forward may still spend over the run
-    long long prepose_evaluations = 0;         // instructions its trials may still re-time (0: no limit)
+    long long prepose_evaluations = 0;         // instructions its trials may still re-time
     int hide_simulations = 0;                  // 0: no cap
     bool bound_hide = false;                   // also compute hide's recompute bound
     std::optional<RecomputeBound> hide_bound;  // out: set by hide when bound_hide

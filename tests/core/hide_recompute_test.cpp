@@ -247,20 +247,8 @@ TEST(HideRecompute, RespectsAConfiguredMemoryLimit) {
 // refused the second drop on 3 of these 100 draws (issue 30: 989.85 ms where 793.51 fit).
 TEST(HideRecompute, TakesDropsThatFillTheBudgetExactly) {
     std::mt19937 rng(30);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
     for (int trial = 0; trial < 100; ++trial) {
-        Plan plan;
-        plan.stages.push_back({0, 0, {}, std::nullopt});
-        StageCost& cost = plan.stages[0].cost;
-        cost.forward_ms = 1;
-        cost.backward_ms = 2;
-        cost.recompute_ms = 1;
-        cost.activation_bytes = 1e10 * (1 + unit(rng)) + unit(rng);
-        cost.checkpoint_bytes = cost.activation_bytes * 0.1 * unit(rng);
-        cost.static_bytes = 1e10 * unit(rng) + unit(rng);
-        plan.devices.push_back({0, {}});
-        for (const char* action : {"0F0", "0R0", "0F1", "0R1", "0B0", "0B1"})
-            plan.devices[0].program.push_back(*parseAction(action));
+        Plan plan = test::oneStageOfRealBytes(rng, {"0F0", "0R0", "0F1", "0R1", "0B0", "0B1"});
         const double peak = Simulator::run(plan)->devices[0].peak_bytes;
         auto report = hideRecompute(plan, {peak});
         ASSERT_TRUE(report.ok()) << report.error().message;

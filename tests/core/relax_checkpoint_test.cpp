@@ -101,20 +101,8 @@ TEST(RelaxCheckpoint, NeverSlowerAndWithinTheLimitOnRandomPlans) {
 // absolute slack of 1e-9 bytes relax once had refused the drop on 10 of these 40 draws (issue 30).
 TEST(RelaxCheckpoint, TakesADropThatFillsTheCapExactlyWhateverTheRounding) {
     std::mt19937 rng(30);
-    std::uniform_real_distribution<double> unit(0, 1);
     for (int trial = 0; trial < 40; ++trial) {
-        Plan plan;
-        plan.stages.push_back({0, 0, {}, std::nullopt});
-        StageCost& cost = plan.stages[0].cost;
-        cost.forward_ms = 1;
-        cost.backward_ms = 2;
-        cost.recompute_ms = 1;
-        cost.activation_bytes = 1e10 * (1 + unit(rng)) + unit(rng);
-        cost.checkpoint_bytes = cost.activation_bytes * 0.1 * unit(rng);
-        cost.static_bytes = 1e10 * unit(rng) + unit(rng);
-        plan.devices.push_back({0, {}});
-        for (const char* action : {"0F0", "0F1", "0R0", "0B0", "0R1", "0B1"})
-            plan.devices[0].program.push_back(*parseAction(action));
+        Plan plan = test::oneStageOfRealBytes(rng, {"0F0", "0F1", "0R0", "0B0", "0R1", "0B1"});
         Plan dropped = plan;
         std::erase(dropped.devices[0].program, *parseAction("0R0"));
         const double cap = Simulator::run(dropped)->devices[0].peak_bytes;
