@@ -1,5 +1,7 @@
 #include "executor/BusyNeighbours.h"
 
+#include <optional>
+
 #include <c10/core/StreamGuard.h>
 #include <torch/cuda.h>
 
@@ -9,40 +11,43 @@ namespace mario::exec {
 
 BusyNeighbours::BusyNeighbours(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
                                const torch::Tensor& targets, const torch::Device& device, torch::ScalarType dtype,
-                               const std::vector<c10::Stream>& streams)
+                               int count, const std::vector<c10::Stream>& streams)
     : device_(device) {
     // The weights are copied here, on the caller's thread, before any neighbour starts: the
     // model's master copy is not for concurrent use.
     std::vector<ParamMap> copies;
-    for (std::size_t i = 0; i < streams.size(); ++i) {
+    for (int i = 0; i < count; ++i) {
         ParamMap params = model.cloneSlice(slice);
         for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
         copies.push_back(std::move(params));
     }
     if (device.is_cuda()) torch::cuda::synchronize(device.index());
     const bool floating = input.is_floating_point();
-    for (std::size_t i = 0; i < streams.size(); ++i)
-        threads_.emplace_back(
-            [this, &model, slice, input, targets, floating, stream = streams[i], params = std::move(copies[i])] {
-                bool first = true;
-                try {
-                    at::set_num_threads(1);
-                    enterDevice(device_);
-                    c10::StreamGuard onStream(stream);
-                    while (!stop_.load()) {
-                        torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
-                        torch::Tensor out = model.forward(slice, params, x, targets);
-                        out.backward(out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3);
-                        for (const auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
-                        if (first) ++started_, first = false;
-                    }
-                } catch (const std::exception& e) {
-                    // Out of memory, most likely: the measurement would be of an idle neighbour.
-                    std::lock_guard lock(mutex_);
-                    if (failure_.empty()) failure_ = std::string("a busy neighbour partition failed: ") + e.what();
+    for (int i = 0; i < count; ++i) {
+        std::optional<c10::Stream> stream;
+        if (static_cast<std::size_t>(i) < streams.size()) stream = streams[i];
+        threads_.emplace_back([this, &model, slice, input, targets, floating, stream, params = std::move(copies[i])] {
+            bool first = true;
+            try {
+                at::set_num_threads(1);
+                enterDevice(device_);
+                std::optional<c10::StreamGuard> onStream;
+                if (stream) onStream.emplace(*stream);
+                while (!stop_.load()) {
+                    torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
+                    torch::Tensor out = model.forward(slice, params, x, targets);
+                    out.backward(out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3);
+                    for (const auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
+                    if (first) ++started_, first = false;
                 }
-                if (first) ++started_;
-            });
+            } catch (const std::exception& e) {
+                // Out of memory, most likely: the measurement would be of an idle neighbour.
+                std::lock_guard lock(mutex_);
+                if (failure_.empty()) failure_ = std::string("a busy neighbour partition failed: ") + e.what();
+            }
+            if (first) ++started_;
+        });
+    }
     while (started_.load() < static_cast<int>(threads_.size())) std::this_thread::yield();
 }
 

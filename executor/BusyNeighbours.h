@@ -1,13 +1,13 @@
 #pragma once
-// The other SM partitions of a partitioned profile, kept busy with the very blocks being
-// measured (`mario-executor profile --partition-sms K`, docs/gpu.md#profiles). Partitions share
-// the GPU's HBM, L2 cache and power budget; a stage measured on an otherwise idle GPU runs
-// faster than the same stage beside K−1 working neighbours, which is how a partitioned run
-// computes. Measured on an H100: a GEMM took 2.51 ms alone on its partition and 3.14 ms with the
-// other partition busy.
+// The other pipeline devices of a profile, kept busy with the very blocks being measured
+// (`mario-executor profile --neighbours N`, or `--partition-sms K` on a GPU: docs/gpu.md#profiles).
+// SM partitions share the GPU's HBM, L2 cache and power budget, and the threads of a CPU run
+// its cores and caches; a stage measured alone runs faster than the same stage beside working
+// neighbours, which is how a run on shared hardware computes. Measured on an H100: a GEMM took
+// 2.51 ms alone on its partition and 3.14 ms with the other partition busy.
 //
 // Each neighbour is a thread with its own copy of the slice's weights and input, repeating
-// forward and backward on its partition's stream until the object is destroyed.
+// forward and backward (on its partition's stream, on a GPU) until the object is destroyed.
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -24,10 +24,11 @@ namespace mario::exec {
 
 class BusyNeighbours {
 public:
-    // One neighbour per stream, each running `slice` on (input, targets) in `dtype` on `device`.
-    // Returns once every neighbour has queued its first step, so measurements start loaded.
+    // `count` neighbours, each running `slice` on (input, targets) in `dtype` on `device`, on
+    // streams[i] where given (a GPU's partitions; empty on the CPU). Returns once every
+    // neighbour has queued its first step, so measurements start loaded.
     BusyNeighbours(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
-                   const torch::Tensor& targets, const torch::Device& device, torch::ScalarType dtype,
+                   const torch::Tensor& targets, const torch::Device& device, torch::ScalarType dtype, int count,
                    const std::vector<c10::Stream>& streams);
     // Stops the neighbours and waits until the GPU has finished their work.
     ~BusyNeighbours();

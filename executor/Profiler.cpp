@@ -208,6 +208,13 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     if (options.repeats < 1) return makeError("--repeats must be at least 1");
     if (options.micro_batch_size < 1) return makeError("--micro-batch-size must be at least 1");
     if (options.partitions < 0) return makeError("--partition-sms must be at least 1");
+    if (options.neighbours < 0) return makeError("--neighbours must be at least 0");
+    if (options.partitions > 0 && options.neighbours > 0 && options.neighbours != options.partitions - 1)
+        return makeError("--neighbours " + std::to_string(options.neighbours) + " with --partition-sms " +
+                         std::to_string(options.partitions) + ": the neighbours are the other " +
+                         std::to_string(options.partitions - 1) + " partitions");
+    // The devices measured beside: the other partitions of a GPU, or threads on the CPU.
+    const int neighbourCount = options.partitions > 0 ? options.partitions - 1 : options.neighbours;
     // Measure what one device thread of a run does: one intra-op thread, one BLAS thread.
     at::set_num_threads(1);
     useOneBlasThread();
@@ -227,8 +234,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     const GptModel model(spec, options.seed, device);
     const int B = options.micro_batch_size;
     torch::manual_seed(options.seed + 1);
-    // --partition-sms K: the measurements run on partition 0 of K, the other K−1 busy with the
-    // same slice (BusyNeighbours.h). Made before any tensor, so it outlives them all.
+    if (device.is_cuda() && options.partitions == 0 && neighbourCount > 0)
+        return makeError("--neighbours on a GPU needs --partition-sms (each neighbour on its own SMs)");
+    // --partition-sms K: the measurements run on partition 0 of K, alone and with the other K−1
+    // busy with the same slice (BusyNeighbours.h). Made before any tensor, so it outlives them all.
     std::unique_ptr<GreenContexts> partitions;
     std::vector<c10::Stream> streams;
     if (options.partitions > 0) {
@@ -252,23 +261,36 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     // The step the run takes (`run --optimizer`); a small rate keeps the weights, and so the
     // timings, where they started over the repeats.
     const Optimizer optimizer(1e-6, options.adam, /*snapshot=*/false);
-    auto loaded = [&](const LayerSlice& slice, const torch::Tensor& input) {
-        std::optional<BusyNeighbours> busy;
-        if (!neighbours.empty()) busy.emplace(model, slice, input, targets, device, dtype, neighbours);
+    auto alone = [&](const LayerSlice& slice, const torch::Tensor& input) {
+        return measure(model, slice, input, targets, options.repeats, device, dtype, optimizer);
+    };
+    auto beside = [&](const LayerSlice& slice, const torch::Tensor& input) {
+        const BusyNeighbours busy(model, slice, input, targets, device, dtype, neighbourCount, neighbours);
         const Measured m = measure(model, slice, input, targets, options.repeats, device, dtype, optimizer);
-        if (busy)
-            if (auto why = busy->failure()) throw std::runtime_error(*why);
+        if (auto why = busy.failure()) throw std::runtime_error(*why);
         return m;
+    };
+    // Every timed phase of a stage, for the contention's time-weighted ratio.
+    auto phases = [](const Measured& m) {
+        return m.forward_ms + m.backward_ms + m.recompute_ms + m.input_ms + m.weight_ms + m.optimizer_ms;
     };
 
     ProfileResult result;
     std::vector<double> xs, f, bw, rc, act, st, bi, bwt, opt, wg, work;
+    double aloneMs = 0, busyMs = 0;
     Measured embed, head;
     try {
         for (int x = 1; x <= options.max_blocks; ++x) {
-            const Measured m = loaded(LayerSlice{0, x, false, false}, hidden);
-            result.points.push_back(
-                {x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes, m.optimizer_ms});
+            const Measured m = alone(LayerSlice{0, x, false, false}, hidden);
+            if (neighbourCount > 0) {
+                const Measured b = beside(LayerSlice{0, x, false, false}, hidden);
+                result.busy_points.push_back(
+                    {x, b.forward_ms, b.backward_ms, b.recompute_ms, 0, 0, b.optimizer_ms, b.input_ms, b.weight_ms});
+                aloneMs += phases(m);
+                busyMs += phases(b);
+            }
+            result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes,
+                                     m.optimizer_ms, m.input_ms, m.weight_ms});
             xs.push_back(x);
             f.push_back(m.forward_ms);
             bw.push_back(m.backward_ms);
@@ -281,8 +303,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
             wg.push_back(m.weight_grad_bytes);
             work.push_back(m.working_bytes);
         }
-        embed = loaded(LayerSlice{0, 0, true, false}, inputs);
-        head = loaded(LayerSlice{0, 0, false, true}, hidden);
+        embed = alone(LayerSlice{0, 0, true, false}, inputs);
+        head = alone(LayerSlice{0, 0, false, true}, hidden);
     } catch (const std::exception& e) {
         return makeError(std::string("measuring on ") + options.device + " failed: " + e.what());
     }
@@ -333,6 +355,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     // A transient is one block's at a time (the largest temporary of its backward), so it does
     // not grow with the blocks: the largest measured, not a fit.
     fits.working_bytes = work.empty() ? 0.0 : *std::max_element(work.begin(), work.end());
+    if (neighbourCount > 0 && aloneMs > 0) result.contention = std::max(0.0, (busyMs / aloneMs - 1) / neighbourCount);
+    fits.contention = result.contention;
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);
@@ -347,9 +371,14 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     j["notes"] =
         "Measured on " + place + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
         std::to_string(torch::get_num_threads()) + " intra-op threads): `" + options.command_line + "`. " +
-        (partitions ? "The other partitions ran the same blocks meanwhile, so shared HBM, L2 and power are in "
-                      "the numbers. "
-                    : "") +
+        (neighbourCount > 0
+             ? "Every block stage was measured alone, which the fits are, and again while " +
+                   std::to_string(neighbourCount) +
+                   (partitions ? " other partitions ran the same blocks (sharing HBM, L2 and power)"
+                               : " other threads ran the same blocks (sharing cores and caches)") +
+                   "; contention is (busy time / alone time - 1) / neighbours over all their timed phases, "
+                   "source.contention has the busy points. "
+             : std::string()) +
         "Stages of 1.." + std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
         std::to_string(options.repeats) + " runs after one warm-up, " +
         (device.is_cuda() ? "timed by CUDA events on the measuring stream (GPU time, no host waits between phases)"
@@ -376,6 +405,19 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     nlohmann::json r2 = nlohmann::json::object();
     for (const auto& [name, value] : fitQualities(result)) r2[name] = value;
     j["source"] = {{"tool", "mario-executor profile"}, {"r2", r2}, {"points", points}};
+    if (neighbourCount > 0) {
+        nlohmann::json busy = nlohmann::json::array();
+        for (const auto& p : result.busy_points)
+            busy.push_back({{"blocks", p.blocks},
+                            {"forward_ms", p.forward_ms},
+                            {"backward_ms", p.backward_ms},
+                            {"backward_input_ms", p.backward_input_ms},
+                            {"backward_weight_ms", p.backward_weight_ms},
+                            {"recompute_ms", p.recompute_ms},
+                            {"optimizer_ms", p.optimizer_ms}});
+        j["source"]["contention"] = {
+            {"neighbours", neighbourCount}, {"per_neighbour", result.contention}, {"busy_points", busy}};
+    }
     return result;
 }
 

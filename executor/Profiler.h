@@ -24,9 +24,13 @@ struct ProfileOptions {
     int micro_batch_size = 1;
     int max_blocks = 4;  // stages of 1..max_blocks blocks are measured
     int repeats = 5;     // timings are the median of `repeats` runs after one warm-up
-    // --partition-sms K (K >= 1, CUDA only): measure on SM partition 0 of K equal partitions
-    // while the other K−1 run the same blocks; 0: the whole device, nothing else running.
+    // --partition-sms K (K >= 1, CUDA only): measure on SM partition 0 of K equal partitions, alone
+    // and while the other K−1 run the same blocks; 0: the whole device.
     int partitions = 0;
+    // --neighbours N: measure alone and beside N threads running the same blocks (the other
+    // devices of an N + 1-device run on this CPU), for the profile's contention. On a GPU it
+    // comes with --partition-sms (N = K − 1). 0: alone only.
+    int neighbours = 0;
     bool adam = false;  // the optimizer step measured: Adam, or SGD (as `run --optimizer`, whose default is SGD)
     std::uint64_t seed = 0;
     std::string command_line;  // recorded in the profile's notes
@@ -42,6 +46,8 @@ struct ProfilePoint {
     double activation_bytes = 0;
     double static_bytes = 0;
     double optimizer_ms = 0;
+    double backward_input_ms = 0;  // a split backward's I and W
+    double backward_weight_ms = 0;
 };
 
 struct LineFit {
@@ -56,6 +62,10 @@ LineFit fitLine(const std::vector<double>& xs, const std::vector<double>& ys);
 
 struct ProfileResult {
     std::vector<ProfilePoint> points;
+    std::vector<ProfilePoint> busy_points;  // the same stages beside busy neighbours (times only)
+    // Slowdown per busy neighbour: (Σ busy / Σ alone − 1) / neighbours over every measured phase
+    // of the block stages, at least 0 (StageCost::contention); 0 without neighbours.
+    double contention = 0;
     nlohmann::json profile;  // the "mario-profile" v1 document
     LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight, optimizer, weightGrad;
 };

@@ -11,9 +11,10 @@
 // repeat (executor/StepDump.h): one iteration, float64, one process.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
 //                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam]
-//                          [--partition-sms K] -o OUT.profile.json
+//                          [--partition-sms K] [--neighbours N] -o OUT.profile.json
 // profile measures stages of 1..K blocks on the CPU or a GPU (--partition-sms K: on one of K SM
-// partitions while the others run the same blocks) and writes a "mario-profile" v1 document
+// partitions; --neighbours N: alone and again beside N threads running the same blocks, or the
+// other partitions, for the stages' contention) and writes a "mario-profile" v1 document
 // (core/io/ProfileJson.h); one summary line on stdout with every fit's R², a warning line
 // on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
 //   mario-executor capabilities      (or --capabilities)
@@ -63,7 +64,7 @@ constexpr const char* kRunUsage =
 constexpr const char* kProfileUsage =
     "usage: mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R] "
     "[--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam] [--partition-sms K] "
-    "-o OUT.profile.json";
+    "[--neighbours N] -o OUT.profile.json";
 
 int usage(const std::string& why) {
     std::cerr << "mario-executor: " << why << "\n" << kRunUsage << "\n";
@@ -125,6 +126,8 @@ int profileMain(int argc, char** argv) {
                 options.adam = *adam;
             } else if (arg == "--partition-sms") {
                 options.partitions = checked(integerOption(arg, value(), 1, 1024));
+            } else if (arg == "--neighbours") {
+                options.neighbours = checked(integerOption(arg, value(), 0, 1024));
             } else if (arg == "-o" || arg == "--output") out = value();
             else return profileUsage("unknown option " + arg);
         }
@@ -149,6 +152,7 @@ int profileMain(int argc, char** argv) {
                                 {"blocks", result->points.size()},
                                 {"forward_ms", p["forward_ms"]},
                                 {"backward_ms", p["backward_ms"]},
+                                {"contention", result->contention},
                                 {"r2", p["source"]["r2"]}}
                      .dump()
               << std::endl;

@@ -132,6 +132,13 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
                       sim.recompute_ms, 100 * sim.recomputeHiddenShare());
         std::cout << line;
     }
+    if (sim.contention_rounds > 0) {
+        std::snprintf(line, sizeof line,
+                      "contention   %.4g ms of compute added by devices that share hardware (the stages' "
+                      "contention; settled in %d timing rounds)\n",
+                      sim.contention_ms, sim.contention_rounds);
+        std::cout << line;
+    }
     if (prepared.hide_bound && prepared.hide_bound->bound_ms > 0) {
         const RecomputeBound& bound = *prepared.hide_bound;
         const std::string chain = chainPhrase(bound);
@@ -192,6 +199,7 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
         devices.push_back({{"index", device.index},
                            {"busy", device.busy_ms},
                            {"idle", device.idle_ms},
+                           {"contention_ms", device.contention_ms},
                            {"peak_memory_bytes", device.peak_bytes},
                            {"static_bytes", device.static_bytes}});
     nlohmann::json passes = nlohmann::json::array();
@@ -220,6 +228,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             // Not applicable (null) when nothing is recomputed, rather than a perfect 1.
             {"recompute_hidden",
              sim.recompute_ms > 0 ? nlohmann::json(sim.recomputeHiddenShare()) : nlohmann::json(nullptr)},
+            {"contention_ms", sim.contention_ms},
+            {"contention_rounds", sim.contention_rounds},
             {"throughput", sim.samples_per_s},
             {"samples_per_s", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},

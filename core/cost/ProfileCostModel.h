@@ -40,6 +40,9 @@ struct ProfileFits {
     std::optional<LinearFit> backward_input_ms, backward_weight_ms;  // measured I and W, when split
     std::optional<LinearFit> weight_grad_bytes;                      // measured bytes I keeps until W
     double working_bytes = 0;  // the largest transient of a block slice (not a fit)
+    // Slowdown per other device computing at once, the times above being alone (measured with
+    // neighbours busy: StageCost::contention); 0 when measured without neighbours.
+    double contention = 0;
     double checkpoint_bytes = 0;
     double send_bytes = 0;
     ProfileExtra embedding, head;
@@ -75,6 +78,7 @@ private:
     std::optional<LinearFit> backward_weight_ms_;
     std::optional<LinearFit> weight_grad_bytes_;
     double working_bytes_ = 0;
+    double contention_ = 0;
     double checkpoint_bytes_ = 0;
     double send_bytes_ = 0;
     ProfileExtra embedding_;

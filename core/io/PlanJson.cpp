@@ -46,7 +46,8 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
          {std::pair{"activation_bytes", &c.activation_bytes}, std::pair{"checkpoint_bytes", &c.checkpoint_bytes},
           std::pair{"static_bytes", &c.static_bytes}, std::pair{"send_bytes", &c.send_bytes},
           std::pair{"reduce_grad_ms", &c.reduce_grad_ms}, std::pair{"optimizer_ms", &c.optimizer_ms},
-          std::pair{"forward_flops", &c.forward_flops}, std::pair{"working_bytes", &c.working_bytes}})
+          std::pair{"forward_flops", &c.forward_flops}, std::pair{"working_bytes", &c.working_bytes},
+          std::pair{"contention", &c.contention}})
         in.number(key, *target, Need::Optional, Check::NonNegative);
     for (auto [key, target] :
          {std::pair{"backward_input_ms", &c.backward_input_ms}, std::pair{"backward_weight_ms", &c.backward_weight_ms},
@@ -259,6 +260,7 @@ nlohmann::json writePlan(const Plan& plan) {
         if (c.weight_grad_bytes) node["weight_grad_bytes"] = *c.weight_grad_bytes;
         if (c.forward_flops > 0) node["forward_flops"] = c.forward_flops;
         if (c.working_bytes > 0) node["working_bytes"] = c.working_bytes;
+        if (c.contention > 0) node["contention"] = c.contention;
         if (stage.layers) node["layers"] = {stage.layers->first, stage.layers->second};
         root["stages"].push_back(std::move(node));
     }

@@ -40,6 +40,7 @@ constexpr std::string_view kProfileKeys[] = {"format",
                                              "backward_weight_ms",
                                              "weight_grad_bytes",
                                              "working_bytes",
+                                             "contention",
                                              "embedding",
                                              "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
@@ -135,6 +136,7 @@ Result<ProfileFits> profileFromJson(const json& object, const std::string& path)
     in.number("checkpoint_bytes", p.checkpoint_bytes, Need::Required, Check::NonNegative);
     in.number("send_bytes", p.send_bytes, Need::Required, Check::NonNegative);
     in.number("working_bytes", p.working_bytes, Need::Optional, Check::NonNegative);
+    in.number("contention", p.contention, Need::Optional, Check::NonNegative);
     if (in.error()) return *in.error();
     // Braced lists evaluate in order, so the first error reported is the first in the file's schema.
     for (const auto& error :
@@ -174,6 +176,7 @@ json profileToJson(const ProfileFits& fits) {
     if (fits.backward_weight_ms) out["backward_weight_ms"] = fitJson(*fits.backward_weight_ms);
     if (fits.weight_grad_bytes) out["weight_grad_bytes"] = fitJson(*fits.weight_grad_bytes);
     if (fits.working_bytes > 0) out["working_bytes"] = fits.working_bytes;
+    if (fits.contention > 0) out["contention"] = fits.contention;
     return out;
 }
 

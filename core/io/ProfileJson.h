@@ -10,6 +10,8 @@
 //                 without them each is half the backward),
 //              "weight_grad_bytes": {..}  (what I keeps until W; without it half the activations),
 //              "working_bytes": ..  (an instruction's transient bytes above what it keeps),
+//              "contention": ..  (how much slower a stage computes per other device computing at
+//                 once, the times being alone: StageCost::contention),
 //              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
 #include <string>
 

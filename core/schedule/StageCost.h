@@ -23,6 +23,12 @@ struct StageCost {
     // (autograd's temporaries: eager attention's score gradients). A device's peak adds the
     // largest of its stages' (sim/ProgramMemory.h), since its level peaks where a backward starts.
     double working_bytes = 0;
+    // How much slower this stage computes for each other device of the plan computing at the same
+    // time, as a fraction of its times above (which are its times alone): pipeline devices that
+    // share one GPU's HBM and power (SM partitions) or one CPU's cores and caches slow each other.
+    // 0 for devices of their own. The simulator stretches every compute instruction by
+    // 1 + contention × (how many other devices compute meanwhile, on average): sim/SharedHardware.h.
+    double contention = 0;
     // Model FLOPs of one micro-batch's forward on this stage, per GPU (0: unknown). The
     // simulator counts F, B and R with it for TFLOP/s, MFU and HFU.
     double forward_flops = 0;

@@ -45,8 +45,9 @@ public:
         add(ins.overlapped);
     }
     void add(const StageCost& c) {
-        for (double v : {c.forward_ms, c.backward_ms, c.recompute_ms, c.reduce_grad_ms, c.optimizer_ms,
-                         c.activation_bytes, c.checkpoint_bytes, c.static_bytes, c.send_bytes, c.working_bytes})
+        for (double v :
+             {c.forward_ms, c.backward_ms, c.recompute_ms, c.reduce_grad_ms, c.optimizer_ms, c.activation_bytes,
+              c.checkpoint_bytes, c.static_bytes, c.send_bytes, c.working_bytes, c.contention})
             add(v);
         add(c.backward_input_ms);
         add(c.backward_weight_ms);

@@ -30,6 +30,8 @@ struct DeviceStats {
     // before the message's arrival); SimResult's recompute totals are their sums.
     double recompute_ms = 0;
     double recompute_hidden_ms = 0;
+    // Compute time added by devices that share hardware (StageCost::contention); in busy_ms.
+    double contention_ms = 0;
     double static_bytes = 0;
     double peak_dynamic_bytes = 0;
     double peak_bytes = 0;                   // static + peak dynamic
@@ -61,6 +63,10 @@ struct SimResult {
     // device would otherwise have waited for a receive (hidden in a bubble).
     double recompute_ms = 0;
     double recompute_hidden_ms = 0;
+    // Compute time the devices' contention added, over all devices, and the timing rounds its
+    // stretch took to settle (0: no contention; sim/SharedHardware.h).
+    double contention_ms = 0;
+    int contention_rounds = 0;
     // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
     double recomputeHiddenShare() const { return recompute_ms > 0 ? recompute_hidden_ms / recompute_ms : 1.0; }
     double samples_per_step = 0;

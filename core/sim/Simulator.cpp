@@ -14,6 +14,7 @@
 #include "core/sim/LowerBound.h"
 #include "core/sim/MessageSlots.h"
 #include "core/sim/ProgramMemory.h"
+#include "core/sim/SharedHardware.h"
 
 namespace mario {
 namespace {
@@ -85,9 +86,8 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
     return makeError(field + ": " + shown + " makes the step's times or memory overflow (not a finite number)");
 }
 
-}  // namespace
-
-Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
+// One timing of the plan, every compute instruction's time multiplied by `stretch` where given.
+Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const ComputeStretch* stretch) {
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
@@ -208,6 +208,11 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
                     break;
                 default: duration = computeMs(plan, program, i); break;
             }
+            if (stretch) {
+                const double alone = duration;
+                duration *= (*stretch)[d][i];
+                stats.contention_ms += duration - alone;
+            }
             if (ins.op == Op::Recompute) {
                 RecomputeRun& run = recomputeRun[d];
                 if (run.duration == 0) run.start = t;
@@ -244,6 +249,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.busiest_device_ms = std::max(result.busiest_device_ms, stats.busy_ms);
         result.recompute_ms += stats.recompute_ms;
         result.recompute_hidden_ms += stats.recompute_hidden_ms;
+        result.contention_ms += stats.contention_ms;
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {
@@ -259,6 +265,38 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
         result.flops = stepFlops(plan, result.deadlocked ? 0 : result.makespan_ms);
     }
     if (auto overflow = checkFinite(plan, result)) return *overflow;
+    return result;
+}
+
+}  // namespace
+
+// Devices that share hardware: the fixed point of sim/SharedHardware.h. Each round times the plan
+// with the stretch the last round's timeline implies, moved halfway there (a full step can
+// swing two devices' instructions past each other and back); it stops once no instruction's
+// stretch moves by more than kSettled, or after kMaxRounds, where it keeps the last.
+Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
+    if (!options.contention || !sharesHardware(plan)) return timePlan(plan, options, nullptr);
+    constexpr int kMaxRounds = 60;
+    constexpr double kSettled = 1e-6;
+    ComputeStretch stretch = aloneStretch(plan);
+    int rounds = 0;
+    while (rounds < kMaxRounds) {
+        auto timeline = timePlan(plan, SimOptions::timelineOnly(), &stretch);
+        if (!timeline) return timeline.error();
+        ++rounds;
+        if (timeline->deadlocked) break;
+        const ComputeStretch implied = contentionStretch(plan, *timeline);
+        double moved = 0;
+        for (std::size_t d = 0; d < stretch.size(); ++d)
+            for (std::size_t i = 0; i < stretch[d].size(); ++i) {
+                const double step = implied[d][i] - stretch[d][i];
+                moved = std::max(moved, std::abs(step));
+                stretch[d][i] += rounds == 1 ? step : step / 2;
+            }
+        if (moved <= kSettled) break;
+    }
+    auto result = timePlan(plan, options, &stretch);
+    if (result) result->contention_rounds = rounds;
     return result;
 }
 

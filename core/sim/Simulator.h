@@ -16,9 +16,14 @@ struct SimOptions {
     // The lower bounds (critical chain, pipeline bound) and throughput; a pass that simulates
     // thousands of trials needs only the timeline, the makespan and the peaks.
     bool summary = true;
+    // Devices that share hardware stretch each other's compute (StageCost::contention,
+    // sim/SharedHardware.h), solved by re-timing the plan until the stretch settles.
+    bool contention = true;
+    // For the passes' trials: no summary, and every instruction timed alone.
     static SimOptions timelineOnly() {
         SimOptions options;
         options.summary = false;
+        options.contention = false;
         return options;
     }
 };

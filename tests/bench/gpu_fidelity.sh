@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Simulated vs measured on one GPU cut into SM partitions (issue 15, docs/gpu.md#fidelity): one
-# command on a GPU node builds mario-executor, profiles the model on a P-way partition with the
-# other partitions busy, and for 1F1B, ZB-H1 and Chimera, without and with Mario's passes, on 2 and 4
+# command on a GPU node builds mario-executor, profiles the model on a P-way partition, alone and
+# with the other partitions busy (the stages' contention: sim/SharedHardware.h), and for 1F1B, ZB-H1 and Chimera, without and with Mario's passes, on 2 and 4
 # partitions, plans with that profile (`mario plan`), simulates (`mario simulate --json`), runs
 # (`mario-executor run --backend cuda --partition-sms`) and prints one row each: simulated and
 # measured step time (median of the iterations after warm-up, and their spread) and each
@@ -106,8 +106,9 @@ fi
 rows=()
 for pp in $partitions; do
   profile="$work/p$pp.profile.json"
-  # Measured on one of pp partitions while the other pp − 1 run the same blocks, with the
-  # optimizer step the runs take (Adam).
+  # Measured on one of pp partitions, alone and while the other pp − 1 run the same blocks (the
+  # simulation stretches each instruction by the neighbours busy beside it), with the optimizer
+  # step the runs take (Adam).
   to "$work/p$pp.profile.out" "$executor" profile --model "$model" --device cuda:0 --dtype "$dtype" \
     --partition-sms "$pp" --optimizer adam --max-blocks 4 --repeats "$repeats" -o "$profile"
   for scheme in $schemes; do

@@ -37,6 +37,7 @@ Plan planWithEveryField() {
         stage.cost.backward_weight_ms = 0.5;
         stage.cost.weight_grad_bytes = 300;
         stage.cost.working_bytes = 13;
+        stage.cost.contention = 0.0625;
         stage.cost.reduce_grad_ms = 0.25;
         stage.cost.optimizer_ms = 0.125;
         stage.cost.static_bytes = 7;

@@ -146,6 +146,65 @@ TEST(Profiler, ApiRejectsBadOptions) {
     mario::exec::ProfileOptions options;
     options.max_blocks = 0;
     EXPECT_FALSE(mario::exec::profileModel(options));
+    // The neighbours of a partitioned profile are the other partitions, no more and no fewer.
+    options.max_blocks = 1;
+    options.partitions = 2;
+    options.neighbours = 3;
+    auto refused = mario::exec::profileModel(options);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("the other 1 partitions"), std::string::npos) << refused.error().message;
+}
+
+// --neighbours N: every block stage measured alone (the fits) and beside N busy threads; the
+// contention is the busy time over the alone time of every timed phase, less one, per neighbour,
+// recomputed here from the points the profile records.
+TEST(Profiler, NeighboursGiveTheStagesTheirContentionWithTheFitsAlone) {
+    mario::exec::ProfileOptions options;
+    auto spec = mario::exec::parseModelSpec("tiny");
+    ASSERT_TRUE(spec);
+    options.model = *spec;
+    options.max_blocks = 2;
+    options.repeats = 3;
+    options.neighbours = 1;
+    auto result = mario::exec::profileModel(options);
+    ASSERT_TRUE(result) << result.error().message;
+    const nlohmann::json& doc = result->profile;
+    const auto& alone = doc["source"]["points"];
+    const auto& busy = doc["source"]["contention"]["busy_points"];
+    ASSERT_EQ(alone.size(), 2u);
+    ASSERT_EQ(busy.size(), 2u);
+    EXPECT_EQ(doc["source"]["contention"]["neighbours"], 1);
+    double aloneMs = 0, busyMs = 0;
+    for (const char* phase :
+         {"forward_ms", "backward_ms", "recompute_ms", "backward_input_ms", "backward_weight_ms", "optimizer_ms"})
+        for (std::size_t i = 0; i < 2; ++i) {
+            aloneMs += alone[i][phase].get<double>();
+            busyMs += busy[i][phase].get<double>();
+            EXPECT_GT(busy[i][phase].get<double>(), 0) << phase;
+        }
+    const double expected = std::max(0.0, busyMs / aloneMs - 1);
+    EXPECT_NEAR(result->contention, expected, 1e-12);
+    if (expected > 0) {
+        EXPECT_NEAR(doc["contention"].get<double>(), expected, 1e-12);
+    } else {
+        EXPECT_FALSE(doc.contains("contention"));
+    }
+    EXPECT_NE(doc["notes"].get<std::string>().find("other threads ran the same blocks"), std::string::npos);
+    // The fits are the alone points': two points, one line through both.
+    const double f1 = alone[0]["forward_ms"].get<double>(), f2 = alone[1]["forward_ms"].get<double>();
+    if (f2 >= f1) {
+        EXPECT_NEAR(doc["forward_ms"]["a"].get<double>(), f2 - f1, 1e-9);
+        EXPECT_NEAR(doc["forward_ms"]["b"].get<double>(), 2 * f1 - f2, 1e-9);
+    }
+    // Through core's reader and cost model to every stage of a plan.
+    auto fits = mario::profileFromJson(doc, "");
+    ASSERT_TRUE(fits) << fits.error().message;
+    mario::Config config;
+    config.model.sequence_length = 16;
+    config.parallel.micro_batch_size = 1;
+    auto costs = mario::ProfileCostModel(*fits).stageCosts(config, {{0, 1, true, false}, {1, 2, false, true}});
+    ASSERT_TRUE(costs) << costs.error().message;
+    for (const auto& cost : *costs) EXPECT_NEAR(cost.contention, expected, 1e-12);
 }
 
 TEST(Profiler, BadArgumentsExitTwoWithOneLine) {

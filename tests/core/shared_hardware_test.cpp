@@ -1,0 +1,137 @@
+// Devices that share hardware (sim/SharedHardware.h): every compute instruction stretched by
+// 1 + contention × the average number of other devices computing meanwhile. Expected timelines
+// are worked by hand on GPipe 2×2 (forward 1, backward 2), and the stretch of two unequal
+// instructions side by side is the root of the quadratic it solves.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/io/PlanJson.h"
+#include "core/sim/SharedHardware.h"
+#include "tests/core/TestPlans.h"
+
+namespace mario {
+namespace {
+
+// The timing of `action` ("0F1") on `device`.
+InstructionTiming timingOf(const Plan& plan, const SimResult& sim, int device, const char* action) {
+    const auto wanted = parseAction(action);
+    const auto& program = plan.devices[device].program;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i] == *wanted) return sim.devices[device].timings[i];
+    ADD_FAILURE() << action << " is not on device " << device;
+    return {};
+}
+
+Plan gpipe2x2(double contention) {
+    Plan plan = test::unitPlan(Scheme::GPipe, 2, 2);
+    for (auto& stage : plan.stages) stage.cost.contention = contention;
+    return plan;
+}
+
+TEST(SharedHardware, InstructionsSideBySideStretchEachOther) {
+    // Alone: device 0 F0 [0,1] F1 [1,2], device 1 F0 [1,2] F1 [2,3] B0 [3,5] B1 [5,7], device 0
+    // B0 [5,7] B1 [7,9]: step 9. Side by side: device 0's F1 and device 1's F0 (from 1) and
+    // device 1's B1 and device 0's B0 (from 5.5); each pair takes 1.5× its time.
+    const Plan alone = gpipe2x2(0);
+    EXPECT_DOUBLE_EQ(test::simulate(alone).makespan_ms, 9);
+    const Plan plan = gpipe2x2(0.5);
+    const SimResult sim = test::simulate(plan);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 0, "0F0").end, 1);  // device 1 waits: alone
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 0, "0F1").end, 2.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 1, "1F0").end, 2.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 1, "1F1").start, 2.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 1, "1F1").end, 3.5);  // device 0 waits for B1: alone
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 1, "1B0").end, 5.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 1, "1B1").end, 8.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 0, "0B0").end, 8.5);
+    EXPECT_DOUBLE_EQ(timingOf(plan, sim, 0, "0B1").end, 10.5);
+    EXPECT_DOUBLE_EQ(sim.makespan_ms, 10.5);
+    EXPECT_DOUBLE_EQ(sim.contention_ms, 0.5 + 0.5 + 1 + 1);
+    EXPECT_DOUBLE_EQ(sim.devices[0].contention_ms, 1.5);
+    EXPECT_DOUBLE_EQ(sim.devices[0].busy_ms, 6 + 1.5);
+    EXPECT_GE(sim.contention_rounds, 2);
+    EXPECT_LE(sim.lower_bound_ms, sim.makespan_ms);
+
+    // The passes time plans alone.
+    auto trial = Simulator::run(plan, SimOptions::timelineOnly());
+    ASSERT_TRUE(trial);
+    EXPECT_DOUBLE_EQ(trial->makespan_ms, 9);
+    EXPECT_DOUBLE_EQ(trial->contention_ms, 0);
+}
+
+TEST(SharedHardware, TheLongerOfTwoIsStretchedOnlyWhileTheShorterRuns) {
+    // Stage 0 forwards in 10 ms, stage 1 in 4, contention 0.2. From t = 10 device 1's F0 runs
+    // wholly beside device 0's F1: y = 4·1.2 = 4.8. Device 0's F1 has a neighbour for y of its
+    // x ms: x = 10·(1 + 0.2·y/x), so x² − 10x − 0.2·10·y = 0 and x = 5 + √(25 + 9.6).
+    Plan plan = gpipe2x2(0.2);
+    plan.stages[0].cost.forward_ms = 10;
+    plan.stages[1].cost.forward_ms = 4;
+    const SimResult sim = test::simulate(plan);
+    const double x = 5 + std::sqrt(25 + 9.6);
+    EXPECT_NEAR(timingOf(plan, sim, 1, "1F0").end - timingOf(plan, sim, 1, "1F0").start, 4.8, 1e-5);
+    EXPECT_NEAR(timingOf(plan, sim, 0, "0F1").end - timingOf(plan, sim, 0, "0F1").start, x, 1e-5);
+    // What the stretch is made of, read off the settled timeline.
+    const auto busy = busyNeighbours(plan, sim);
+    const auto& program = plan.devices[0].program;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i] == *parseAction("0F1")) {
+            EXPECT_NEAR(busy[0][i], 4.8 / x, 1e-5);
+        }
+}
+
+TEST(SharedHardware, APipelineThatNeverComputesTwiceAtOnceCostsNothingMore) {
+    // One micro-batch: F on device 0, F and B on device 1, B on device 0, never side by side.
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 1);
+    const double alone = test::simulate(plan).makespan_ms;
+    for (auto& stage : plan.stages) stage.cost.contention = 0.7;
+    const SimResult sim = test::simulate(plan);
+    EXPECT_DOUBLE_EQ(sim.makespan_ms, alone);
+    EXPECT_DOUBLE_EQ(sim.contention_ms, 0);
+    // One device alone has no neighbours whatever its contention.
+    Plan single = test::unitPlan(Scheme::OneFOneB, 1, 4);
+    single.stages[0].cost.contention = 0.7;
+    EXPECT_FALSE(sharesHardware(single));
+    EXPECT_EQ(test::simulate(single).contention_rounds, 0);
+}
+
+TEST(SharedHardware, EveryDeviceBusyTheWholeTimeIsTheBusyTimeOfAll) {
+    // 1F1B 4×32: in the steady state all four devices compute, so a settled contention of κ
+    // makes each steady instruction 1 + 3κ as long; the step lies between the alone step and
+    // the alone step stretched by 1 + 3κ everywhere.
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 32);
+    const double alone = test::simulate(plan).makespan_ms;
+    for (auto& stage : plan.stages) stage.cost.contention = 0.1;
+    const SimResult sim = test::simulate(plan);
+    EXPECT_GT(sim.makespan_ms, alone * 1.2);
+    EXPECT_LT(sim.makespan_ms, alone * 1.3);
+    const auto busy = busyNeighbours(plan, sim);
+    // Device 0's 16th backward sits in the steady state: three neighbours all along.
+    const auto& program = plan.devices[0].program;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i] == *parseAction("0B15")) {
+            EXPECT_NEAR(busy[0][i], 3, 1e-9);
+        }
+}
+
+TEST(SharedHardware, PlanFilesCarryTheContention) {
+    Plan plan = gpipe2x2(0.25);
+    const nlohmann::json written = writePlan(plan);
+    EXPECT_DOUBLE_EQ(written["stages"][1]["contention"].get<double>(), 0.25);
+    auto back = readPlan(written);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_DOUBLE_EQ(back->stages[1].cost.contention, 0.25);
+    EXPECT_DOUBLE_EQ(test::simulate(*back).makespan_ms, test::simulate(plan).makespan_ms);
+    // Devices of their own write nothing: files from before read as they did.
+    EXPECT_FALSE(writePlan(gpipe2x2(0))["stages"][0].contains("contention"));
+    nlohmann::json negative = written;
+    negative["stages"][1]["contention"] = -0.5;
+    auto refused = readPlan(negative);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("stages[1].contention"), std::string::npos) << refused.error().message;
+}
+
+}  // namespace
+}  // namespace mario
