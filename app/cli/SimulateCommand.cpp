@@ -135,8 +135,9 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     if (sim.contention_rounds > 0) {
         std::snprintf(line, sizeof line,
                       "contention   %.4g ms of compute added by devices that share hardware (the stages' "
-                      "contention; settled in %d timing rounds)\n",
-                      sim.contention_ms, sim.contention_rounds);
+                      "contention; %s %d timing rounds)\n",
+                      sim.contention_ms, sim.contention_settled ? "settled in" : "still moving, budget spent after",
+                      sim.contention_rounds);
         std::cout << line;
     }
     if (prepared.hide_bound && prepared.hide_bound->bound_ms > 0) {
@@ -230,6 +231,7 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
              sim.recompute_ms > 0 ? nlohmann::json(sim.recomputeHiddenShare()) : nlohmann::json(nullptr)},
             {"contention_ms", sim.contention_ms},
             {"contention_rounds", sim.contention_rounds},
+            {"contention_settled", sim.contention_settled},
             {"throughput", sim.samples_per_s},
             {"samples_per_s", sim.samples_per_s},
             {"tokens_per_s", sim.tokens_per_s},

@@ -1,13 +1,13 @@
 #include "core/sim/SharedHardware.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace mario {
 
 bool sharesHardware(const Plan& plan) {
     if (plan.devices.size() < 2) return false;
-    return std::any_of(plan.stages.begin(), plan.stages.end(), [](const StageSpec& s) { return s.cost.contention > 0; });
+    return std::any_of(plan.stages.begin(), plan.stages.end(),
+                       [](const StageSpec& s) { return s.cost.contention > 0; });
 }
 
 ComputeStretch aloneStretch(const Plan& plan) {
@@ -27,21 +27,26 @@ bool computes(const Instruction& ins, const InstructionTiming& t) {
 class BusyCount {
 public:
     BusyCount(const Plan& plan, const SimResult& timeline) {
-        std::vector<std::pair<double, int>> edges;
+        std::vector<double> starts, ends;
         for (std::size_t d = 0; d < plan.devices.size(); ++d) {
             const auto& program = plan.devices[d].program;
             const auto& timings = timeline.devices[d].timings;
             for (std::size_t i = 0; i < program.size() && i < timings.size(); ++i)
                 if (computes(program[i], timings[i]))
-                    edges.push_back({timings[i].start, +1}), edges.push_back({timings[i].end, -1});
+                    starts.push_back(timings[i].start), ends.push_back(timings[i].end);
         }
-        std::sort(edges.begin(), edges.end());
+        // Two sorted lists of plain numbers merge faster than one of (time, ±1) pairs sorts
+        // (a 385 152-instruction plan re-times its stretch in every round).
+        std::sort(starts.begin(), starts.end());
+        std::sort(ends.begin(), ends.end());
         int count = 0;
         double area = 0;
-        for (std::size_t k = 0; k < edges.size();) {
-            const double t = edges[k].first;
+        std::size_t a = 0, b = 0;
+        while (a < starts.size() || b < ends.size()) {
+            const double t = b == ends.size() || (a < starts.size() && starts[a] < ends[b]) ? starts[a] : ends[b];
             if (!times_.empty()) area += counts_.back() * (t - times_.back());
-            while (k < edges.size() && edges[k].first == t) count += edges[k++].second;
+            while (a < starts.size() && starts[a] == t) ++count, ++a;
+            while (b < ends.size() && ends[b] == t) --count, ++b;
             times_.push_back(t);
             counts_.push_back(count);
             areas_.push_back(area);

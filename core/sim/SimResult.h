@@ -67,6 +67,7 @@ struct SimResult {
     // stretch took to settle (0: no contention; sim/SharedHardware.h).
     double contention_ms = 0;
     int contention_rounds = 0;
+    bool contention_settled = true;  // false: the rounds' budget ran out first (Simulator.cpp)
     // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
     double recomputeHiddenShare() const { return recompute_ms > 0 ? recompute_hidden_ms / recompute_ms : 1.0; }
     double samples_per_step = 0;

@@ -56,6 +56,33 @@ void simulateGpt3ChimeraWithMemoryCurve(benchmark::State& state) {
 }
 BENCHMARK(simulateGpt3ChimeraWithMemoryCurve)->Unit(benchmark::kMicrosecond);
 
+// Devices that share hardware (sim/SharedHardware.h): the same plan at 64 and 2048 micro-batches
+// with every stage's contention 0.01 per busy neighbour (31 neighbours: up to 31% slower), solved
+// by re-timing rounds; beside it the alone simulation of the same plan (Arg 0 of each size).
+void simulateSharedHardware(benchmark::State& state) {
+    InputFile input = load("gpt3-13b-chimera.config.json");
+    Config config = *input.config;
+    config.microbatches = static_cast<int>(state.range(0));
+    auto plan = buildPlan(config);
+    if (!plan) std::abort();
+    for (auto& stage : plan->stages) stage.cost.contention = state.range(1) ? 0.01 : 0.0;
+    int rounds = 0;
+    for (auto _ : state) {
+        auto result = Simulator::run(*plan);
+        if (!result) std::abort();
+        rounds = result->contention_rounds;
+        benchmark::DoNotOptimize(result);
+    }
+    state.counters["instructions"] = static_cast<double>(plan->instructionCount());
+    state.counters["rounds"] = rounds;
+}
+BENCHMARK(simulateSharedHardware)
+    ->Args({64, 0})
+    ->Args({64, 1})
+    ->Args({2048, 0})
+    ->Args({2048, 1})
+    ->Unit(benchmark::kMillisecond);
+
 // The window's result cache looks a state up by its fingerprint on the GUI thread at every
 // change (pass toggle, undo): it must stay far below a frame. Beside it, the whole computation
 // the cache saves (prepareSchedule with the base and memory curves, as the window asks).
