@@ -67,6 +67,17 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
         }
         // Measured, or half the activations (StageCost's default); never more than F kept.
         if (weight_grad_bytes_) c.weight_grad_bytes = std::min(weightGrad, c.activation_bytes);
+        // A measured split backward is mario-executor's, whose first stage of a chain has no
+        // input gradient to make (its input is the token ids): its I does nothing and keeps the
+        // whole graph, and its W runs the whole backward (DeviceWorker::backwardInput). Costed
+        // as I + W of the blocks, ZB-H1's device 0 was 14% above its measured step with the
+        // passes on an H200 (docs/gpu.md#fidelity); on the CPU its I took 0.001 ms, W 7.85
+        // against a whole backward of 7.32.
+        if (layout.has_embedding && backward_input_ms_) {
+            c.backward_input_ms = 0.0;
+            c.backward_weight_ms = c.backward_ms;
+            c.weight_grad_bytes = c.activation_bytes;
+        }
         costs.push_back(c);
     }
     return costs;

@@ -13,7 +13,15 @@ compared with the median measured step after the warm-up. κ = 0 is the simulati
 neighbours). An H100 GEMM took 2.51 ms alone on its partition and 3.14 ms beside one busy
 neighbour, κ = 0.25 (docs/gpu.md#partitions).
 
-  python3 tests/bench/contention_refit.py [BUILD_DIR] [--data DIR] [--kappa 0,0.1,0.2]
+--replan makes each plan again from its config and profile (kept beside it) with this build's
+`mario plan`, so cost-model changes since the runs count too; without it the plans are the
+ones that ran.
+
+--require K:LIMIT exits 1 unless every run's error at κ = K is within LIMIT (ctest
+`bench.h200_runs` holds the cost model to these measured runs: 0.25:0.05).
+
+  python3 tests/bench/contention_refit.py [BUILD_DIR] [--mario PATH] [--data DIR] [--kappa 0,0.1,0.2]
+                                          [--replan] [--require K:LIMIT]
 """
 import argparse
 import json
@@ -48,14 +56,36 @@ def simulate(mario, plan, scratch):
     return json.loads(out.stdout)["makespan"]
 
 
+def plan_of(mario, data, name, replan, scratch):
+    """The run's plan: as it ran, or made again from its config ("NAME-P-PASSES")."""
+    if not replan:
+        with open(os.path.join(data, name + ".mario.json")) as f:
+            return json.load(f)
+    out = os.path.join(scratch, "replanned.mario.json")
+    passes = name.rsplit("-", 1)[1]
+    subprocess.run([mario, "plan", os.path.join(data, name + ".config.json"), "--passes", passes, "-o", out],
+                   capture_output=True, text=True, check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     parser.add_argument("--data", default=os.path.join(ROOT, "tests/bench/data/h200-2026-11-26"))
     parser.add_argument("--kappa", default="0,0.05,0.1,0.15,0.2,0.25,0.3")
+    parser.add_argument("--mario", help="the mario binary (default BUILD_DIR/app/mario)")
+    parser.add_argument("--replan", action="store_true")
+    parser.add_argument("--require", help="K:LIMIT")
     args = parser.parse_args()
-    mario = os.path.join(args.build, "app", "mario")
+    mario = args.mario or os.path.join(args.build, "app", "mario")
     kappas = [float(k) for k in args.kappa.split(",")]
+    required = None
+    if args.require:
+        k, limit = (float(x) for x in args.require.split(":"))
+        if k not in kappas:
+            kappas.append(k)
+        required = (k, limit)
     with open(os.path.join(args.data, "measured.json")) as f:
         measured = json.load(f)
     warmup = measured["warmup"]
@@ -66,8 +96,7 @@ def main():
             step = statistics.median(run["step_ms"][warmup:])
             row = f"{name:<16} {step:8.1f} "
             for k in kappas:
-                with open(os.path.join(args.data, name + ".mario.json")) as f:
-                    plan = json.load(f)
+                plan = plan_of(mario, args.data, name, args.replan, scratch)
                 error = (simulate(mario, recosted(plan, k), scratch) - step) / step
                 errors[k].append(error)
                 row += f" {100 * error:+7.1f}%"
@@ -77,6 +106,14 @@ def main():
     print(f"{'mean |error|':<26}" + "".join(f" {100 * statistics.mean(map(abs, errors[k])):7.1f}%" for k in kappas))
     best = min(kappas, key=lambda k: statistics.mean(map(abs, errors[k])))
     print(f"smallest mean |error| at κ = {best:g}")
+    if required:
+        k, limit = required
+        names = sorted(measured["runs"])
+        over = [f"{n} {100 * e:+.1f}%" for n, e in zip(names, errors[k]) if abs(e) > limit]
+        if over:
+            print(f"contention_refit.py: at κ = {k:g}, {len(over)} runs beyond {100 * limit:g}%: " + ", ".join(over),
+                  file=sys.stderr)
+            return 1
     return 0
 
 

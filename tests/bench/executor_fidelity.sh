@@ -26,8 +26,11 @@ IFS=, read -ra kv <<<"$model"
 declare -A m=([layers]=8 [hidden]=32 [heads]=4 [seq]=16 [vocab]=64)
 for pair in "${kv[@]}"; do m[${pair%%=*}]=${pair#*=}; done
 
+# Every row runs 2 devices: each stage is timed alone and beside 1 busy neighbour (its contention).
+neighbours=1
+[[ "$backend" == cuda ]] && neighbours=0  # one GPU's streams without partitions: gpu_fidelity.sh
 "$build/executor/mario-executor" profile --model "$model" --max-blocks 4 --repeats 5 --device "$device" \
-    --dtype "$dtype" -o "$work/cpu.profile.json" >/dev/null
+    --dtype "$dtype" --neighbours "$neighbours" -o "$work/cpu.profile.json" >/dev/null
 printf '%-26s %10s %10s %10s %8s %12s %12s %8s\n' schedule simulated measured spread error \
     'peak sim' 'peak meas' error
 for scheme in 1f1b:2:8 zb-h1:2:8 gpipe:2:8 chimera:2:8 1f1b:2:8:all zb-h1:2:8:all chimera:2:8:all; do
