@@ -103,6 +103,11 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
         text += tr("recompute %1, %2 hidden in bubbles<br>")
                     .arg(time(r.recompute_ms))
                     .arg(percent(r.recomputeHiddenShare()));
+    // Devices that share one GPU or CPU (sim/SharedHardware.h): what their contention cost.
+    if (r.contention_rounds > 0)
+        text += tr("devices share hardware: contention adds %1 of compute%2<br>")
+                    .arg(time(r.contention_ms))
+                    .arg(r.contention_settled ? QString() : tr(" (still settling when its budget ran out)"));
     text += tr("bubbles %1<br>").arg(percent(r.bubble_ratio));
     if (base == views::TimeBase::Units) text += tr("<i>unit costs: times are time units, not milliseconds</i><br>");
     else if (r.tokens_per_s > 0)

@@ -25,6 +25,7 @@
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
+#include "views/TimeBase.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -423,6 +424,36 @@ private slots:
         QVERIFY2(window.summary()->detailsText().contains("fits the 1.00 TB limit"),
                  qPrintable(window.summary()->detailsText()));
         QVERIFY(!window.summary()->detailsText().contains("card"));
+    }
+
+    // A plan whose devices share one GPU (an H200 fidelity run's plan, every stage's contention
+    // set): the summary says what contention added, the number the simulation reports.
+    void theSummarySaysWhatContentionAdded() {
+        QJsonObject plan = readJsonObject(MARIO_TEST_SOURCE_DIR "/tests/bench/data/h200-2026-11-26/1f1b-4-none.mario.json");
+        QJsonArray stages = plan["stages"].toArray();
+        for (auto&& stage : stages) {
+            QJsonObject s = stage.toObject();
+            s["contention"] = 0.25;
+            stage = s;
+        }
+        plan["stages"] = stages;
+        QTemporaryDir dir;
+        QFile file(dir.filePath("shared.mario.json"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(QJsonDocument(plan).toJson());
+        file.close();
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY2(window.openFile(kFigure2), qPrintable(window.errorText()));
+        QVERIFY(!window.summary()->detailsText().contains("contention"));
+        QVERIFY2(window.openFile(file.fileName()), qPrintable(window.errorText()));
+        const SimResult& result = window.document()->current().result;
+        QVERIFY(result.contention_rounds > 0);
+        QVERIFY(result.contention_ms > 0);
+        const QString details = window.summary()->detailsText();
+        QVERIFY2(details.contains("devices share hardware: contention adds " +
+                                  views::formatDuration(result.contention_ms, views::TimeBase::Milliseconds, 4)),
+                 qPrintable(details));
     }
 
     void screenshotModeWritesANonEmptyPng() {
