@@ -4,7 +4,8 @@
 # them with `mario simulate`, runs them with `mario-executor`, and prints one row per schedule:
 # simulated ms, measured ms (median of the iterations after the first, and their spread), error;
 # then the peak memory, simulated and measured (the executor's peak_allocated_bytes), of the
-# device where they differ most, and that error.
+# device where they differ most, and that error; under each row the contention the run itself
+# shows and what it costs beyond the profile alone (instruction_fidelity.py on its --events).
 # Devices run as threads, so keep devices <= cores for a fair number.
 #   bash tests/bench/executor_fidelity.sh [BUILD_DIR] [MODEL] [ITERATIONS]
 # BUILD_DIR holds app/mario and executor/mario-executor: `build` (Debian's LibTorch 1.13) or
@@ -46,7 +47,7 @@ JSON
   "$build/app/mario" plan "$work/c.config.json" --passes "${passes:-none}" -o "$work/p.mario.json" >/dev/null
   "$build/app/mario" simulate "$work/p.mario.json" --json >"$work/sim.json"
   "$build/executor/mario-executor" run "$work/p.mario.json" --backend "$backend" --dtype "$dtype" \
-      --model "$model" --iterations "$iterations" >"$work/run.json"
+      --model "$model" --iterations "$iterations" --events >"$work/run.json"
   python3 - "$work/run.json" "$work/sim.json" "$name ${pp}x$mb ${passes:-none}" <<'PY'
 import json, statistics, sys
 run = json.loads(open(sys.argv[1]).read().splitlines()[-1])
@@ -60,4 +61,6 @@ worst = max(peaks, key=lambda p: abs(p[0] - p[1]) / p[1])
 print(f"{sys.argv[3]:<26} {simulated:10.2f} {measured:10.2f} {100*spread:9.1f}% {100*(simulated-measured)/measured:+7.1f}%"
       f" {worst[0]/1e6:9.2f} MB {worst[1]/1e6:9.2f} MB {100*(worst[0]-worst[1])/worst[1]:+7.1f}%")
 PY
+  # The run's own contention and its offset from the profile (tests/bench/instruction_fidelity.py).
+  echo "    $(python3 "$(dirname "${BASH_SOURCE[0]}")/instruction_fidelity.py" "$work/p.mario.json" "$work/run.json" | tail -n 1)"
 done

@@ -6,7 +6,8 @@
 # (`mario-executor run --backend cuda --partition-sms`) and prints one row each: simulated and
 # measured step time (median of the iterations after warm-up, and their spread) and each
 # device's peak memory, with the error (simulated − measured) / measured, core/session/Fidelity's
-# formula. The target is within 5% for both.
+# formula. The target is within 5% for both. Then, per row, the contention the run itself shows
+# (instruction_fidelity.py on its --events; the whole table in WORK/*.instructions.txt).
 #   bash tests/bench/gpu_fidelity.sh [--dry-run] [--skip-build]
 # --dry-run prints every command it would run and every row it would fill, and runs nothing.
 # Overrides: BUILD (build-node), MODEL (layers=8,hidden=4096,heads=32,seq=2048,vocab=32000),
@@ -118,8 +119,10 @@ for pp in $partitions; do
       config "$scheme" "$pp" "$profile" "$stem.config.json"
       run "$mario" plan "$stem.config.json" --passes "$passes" -o "$stem.mario.json"
       to "$stem.sim.json" "$mario" simulate "$stem.mario.json" --json
+      # --events: every instruction's times, before the summary line, for instruction_fidelity.py.
       to "$stem.run.json" "$executor" run "$stem.mario.json" --backend cuda --partition-sms --dtype "$dtype" \
-        --model "$model" --optimizer adam --iterations "$iterations" || echo "$label: the run failed (exit $?)" >&2
+        --model "$model" --optimizer adam --iterations "$iterations" --events ||
+        echo "$label: the run failed (exit $?)" >&2
       rows+=("$label|$stem.sim.json|$stem.run.json")
     done
   done
@@ -129,4 +132,23 @@ printf '\n%-24s %9s %9s %7s %8s %8s %8s %8s\n' row "sim ms" "meas ms" spread "st
 for r in "${rows[@]}"; do
   IFS='|' read -r label sim measured <<<"$r"
   row "$label" "$sim" "$measured"
+done
+
+# Which instructions part from their costs, row by row (tests/bench/instruction_fidelity.py), each
+# table kept beside its run; here the run's own contention per busy neighbour and what it costs
+# beyond the profile alone, to hold against the profile's contention.
+echo
+for r in "${rows[@]}"; do
+  IFS='|' read -r label sim measured <<<"$r"
+  stem="${measured%.run.json}"
+  if ((dry)); then
+    echo "# instructions: python3 $root/tests/bench/instruction_fidelity.py $stem.mario.json $measured > $stem.instructions.txt"
+    continue
+  fi
+  if python3 "$root/tests/bench/instruction_fidelity.py" "$stem.mario.json" "$measured" --warmup "$warmup" \
+      >"$stem.instructions.txt" 2>&1; then
+    printf '%-24s %s\n' "$label" "$(tail -n 1 "$stem.instructions.txt")"
+  else
+    printf '%-24s no instruction events (%s)\n' "$label" "$(tail -n 1 "$stem.instructions.txt")"
+  fi
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/gpu_fidelity.sh --dry-run names everything a GPU session would run: the build, a
 # partitioned profile per partition count, and for every row (1F1B, ZB-H1 and Chimera, without and with
-# Mario's passes, on 2 and 4 partitions) its plan, simulation and partitioned run, then the row.
+# Mario's passes, on 2 and 4 partitions) its plan, simulation and partitioned run with its instruction
+# events, then the row and the instruction table made from those events.
 # The expected rows are listed here by hand, not read from the script.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -21,6 +22,8 @@ for pp in 2 4; do
       expect "mario plan $scratch/gpu-fidelity/$scheme-$pp-$passes.config.json --passes $passes"
       expect "mario simulate $scratch/gpu-fidelity/$scheme-$pp-$passes.mario.json --json"
       expect "mario-executor run $scratch/gpu-fidelity/$scheme-$pp-$passes.mario.json --backend cuda --partition-sms --dtype bfloat16"
+      expect "--iterations 12 --events > $scratch/gpu-fidelity/$scheme-$pp-$passes.run.json"
+      expect "instruction_fidelity.py $scratch/gpu-fidelity/$scheme-$pp-$passes.mario.json $scratch/gpu-fidelity/$scheme-$pp-$passes.run.json"
     done
   done
 done
