@@ -86,7 +86,8 @@ def line_fit(xs, ys):
 
 
 def analyse(plan, events):
-    """Rows per (op, stage) and the in-run contention fit: (rows, (slope, intercept, points))."""
+    """Rows per (op, stage), the in-run contention fit (slope, intercept, points) and the range of
+    busy neighbours it was fitted over."""
     stages = {s["index"]: s for s in plan["stages"]}
     busy = busy_neighbours(events)
     groups = {}
@@ -107,7 +108,8 @@ def analyse(plan, events):
                      "ratio": measured / cost if cost > 0 else None,
                      "busy_neighbours": statistics.mean(b for _, b in runs)})
     fit = line_fit(xs, ys) + (len(xs),) if xs else (0.0, 0.0, 0)
-    return rows, fit
+    spread = (min(xs), max(xs)) if xs else (0.0, 0.0)
+    return rows, fit, spread
 
 
 def main():
@@ -123,14 +125,16 @@ def main():
         print(f"instruction_fidelity.py: {args.run}: no instruction events after iteration {args.warmup - 1} "
               "(run mario-executor with --events)", file=sys.stderr)
         return 2
-    rows, (slope, intercept, points) = analyse(plan, events)
+    rows, (slope, intercept, points), (low, high) = analyse(plan, events)
     print(f"{'instruction':<20} {'count':>5} {'measured ms':>12} {'cost ms':>9} {'ratio':>7} {'busy nbrs':>9}")
     for r in rows:
         ratio = f"{r['ratio']:7.3f}" if r["ratio"] is not None else "      –"
         print(f"{r['op'] + ' stage ' + str(r['stage']):<20} {r['count']:5d} {r['measured_ms']:12.3f}"
               f" {r['cost_ms']:9.3f} {ratio} {r['busy_neighbours']:9.2f}")
+    # Where nearly every instruction has the same neighbours busy (a CPU 1F1B: about 1), slope and
+    # intercept cannot be told apart: the range says how far to trust them.
     print(f"in-run contention: measured / cost − 1 = {slope:.3f} × busy neighbours {intercept:+.3f}"
-          f" ({points} F, B, I, W, R instructions)")
+          f" ({points} F, B, I, W, R instructions, busy neighbours {low:.2f} to {high:.2f})")
     return 0
 
 

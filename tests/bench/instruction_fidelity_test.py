@@ -42,7 +42,9 @@ def main():
             failures.append(f"{what}: {got} instead of {want}")
 
     check("compute instructions after the warm-up", len(events), 5)
-    rows, (slope, intercept, points) = fidelity.analyse(plan, events)
+    rows, (slope, intercept, points), (low, high) = fidelity.analyse(plan, events)
+    check("fewest busy neighbours", low, 0.0)
+    check("most busy neighbours", high, 1.0)
     check("contention per busy neighbour", slope, 0.5)
     check("alone offset", intercept, 0.0)
     check("instructions in the fit", points, 5)
