@@ -23,6 +23,7 @@
 #include "executor/GreenContexts.h"
 #include "executor/InstructionClock.h"
 #include "executor/Optimizer.h"
+#include "executor/ProfileNotes.h"
 #include "executor/RunSetup.h"
 #include "executor/StageRuntime.h"
 
@@ -290,7 +291,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
                 busyMs += phases(b);
             }
             result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes,
-                                     m.optimizer_ms, m.input_ms, m.weight_ms});
+                                     m.optimizer_ms, m.input_ms, m.weight_ms, m.weight_grad_bytes, m.working_bytes});
             xs.push_back(x);
             f.push_back(m.forward_ms);
             bw.push_back(m.backward_ms);
@@ -324,19 +325,6 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     auto line = [](const LineFit& fit) { return LinearFit{fit.a, fit.b}; };
     const double boundary = double(B) * spec.seq * spec.hidden * hidden.element_size();
 
-    nlohmann::json points = nlohmann::json::array();
-    for (const auto& p : result.points)
-        points.push_back({{"blocks", p.blocks},
-                          {"forward_ms", p.forward_ms},
-                          {"backward_ms", p.backward_ms},
-                          {"backward_input_ms", bi[points.size()]},
-                          {"backward_weight_ms", bwt[points.size()]},
-                          {"recompute_ms", p.recompute_ms},
-                          {"optimizer_ms", p.optimizer_ms},
-                          {"activation_bytes", p.activation_bytes},
-                          {"weight_grad_bytes", wg[points.size()]},
-                          {"working_bytes", work[points.size()]},
-                          {"static_bytes", p.static_bytes}});
     // The numbers go through core's ProfileJson, which owns the format the simulator reads;
     // only the descriptive keys are added here.
     ProfileFits fits;
@@ -368,56 +356,9 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     j["name"] = options.name.empty() ? options.device + "-" + describe(spec) : options.name;
     j["model"] = describe(spec);
     j["hardware"] = place;
-    j["notes"] =
-        "Measured on " + place + " by mario-executor profile (LibTorch, " + options.dtype + ", " +
-        std::to_string(torch::get_num_threads()) + " intra-op threads): `" + options.command_line + "`. " +
-        (neighbourCount > 0
-             ? "Every block stage was measured alone, which the fits are, and again while " +
-                   std::to_string(neighbourCount) +
-                   (partitions ? " other partitions ran the same blocks (sharing HBM, L2 and power)"
-                               : " other threads ran the same blocks (sharing cores and caches)") +
-                   "; contention is (busy time / alone time - 1) / neighbours over all their timed phases, "
-                   "source.contention has the busy points. "
-             : std::string()) +
-        "Stages of 1.." + std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
-        std::to_string(options.repeats) + " runs after one warm-up, " +
-        (device.is_cuda() ? "timed by CUDA events on the measuring stream (GPU time, no host waits between phases)"
-                          : "timed by the steady clock on the CPU") +
-        "; forward is with grad, recompute is a forward with grad from the saved stage "
-        "input, backward is that forward's backward; backward_input_ms (I) and backward_weight_ms (W) are a "
-        "split backward as mario-executor runs it: I the input's gradient with the graph kept, then W the "
-        "parameters' gradients, which walks the graph again (I + W exceeds the whole backward); gradients stay "
-        "allocated between repeats, so every backward adds into them as all but a step's first micro-batch do; "
-        "optimizer_ms is one " +
-        std::string(options.adam ? "Adam" : "SGD") +
-        " step of the stage's weights (`run --optimizer`), zeroing the gradients after. activation_bytes: "
-        "bytes allocated on the measured device (live CPU bytes on the CPU) after the forward minus "
-        "before (autograd graph plus stage output), via c10's allocator memory-reporting hook; "
-        "weight_grad_bytes: what the split backward's I leaves allocated until W, over the level before "
-        "the forward; working_bytes: the most any phase (forward, backward, I, W) allocates above the level "
-        "it starts from (forward: above what it keeps), the largest over the block slices (embedding and head "
-        "their own), measured in the first repeat after the warm-up. static_bytes: "
-        "parameters x element size x " +
-        std::string(options.adam ? "4 (weight, gradient, two Adam moments)" : "2 (weight and gradient)") +
-        ". checkpoint_bytes and send_bytes: the "
-        "[micro_batch, seq, hidden] boundary tensor. embedding/head: those slices measured alone. "
-        "Fits are least squares y = a*blocks + b (negative slopes clamped to 0); source.r2 has every fit's R².";
-    nlohmann::json r2 = nlohmann::json::object();
-    for (const auto& [name, value] : fitQualities(result)) r2[name] = value;
-    j["source"] = {{"tool", "mario-executor profile"}, {"r2", r2}, {"points", points}};
-    if (neighbourCount > 0) {
-        nlohmann::json busy = nlohmann::json::array();
-        for (const auto& p : result.busy_points)
-            busy.push_back({{"blocks", p.blocks},
-                            {"forward_ms", p.forward_ms},
-                            {"backward_ms", p.backward_ms},
-                            {"backward_input_ms", p.backward_input_ms},
-                            {"backward_weight_ms", p.backward_weight_ms},
-                            {"recompute_ms", p.recompute_ms},
-                            {"optimizer_ms", p.optimizer_ms}});
-        j["source"]["contention"] = {
-            {"neighbours", neighbourCount}, {"per_neighbour", result.contention}, {"busy_points", busy}};
-    }
+    j["notes"] = profileNotes(options, {place, device.is_cuda(), partitions != nullptr,
+                                        static_cast<int>(torch::get_num_threads()), neighbourCount});
+    j["source"] = profileSource(result, neighbourCount);
     return result;
 }
 

@@ -48,6 +48,8 @@ struct ProfilePoint {
     double optimizer_ms = 0;
     double backward_input_ms = 0;  // a split backward's I and W
     double backward_weight_ms = 0;
+    double weight_grad_bytes = 0;  // what I keeps until W
+    double working_bytes = 0;      // the most a phase allocates above what it keeps
 };
 
 struct LineFit {

@@ -272,11 +272,11 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
 
 // Devices that share hardware: the fixed point of sim/SharedHardware.h. Each round times the plan
 // with the stretch the last round's timeline implies, moved kStep of the way there (a full step
-// can swing two devices' instructions past each other and back: 8 rounds instead of 6 on the
-// H200's 1F1B 2×8, 37 instead of 31 on GPT-3 13B Chimera 32×2048). It stops once no
-// instruction's stretch moves by more than kSettled, or when its rounds have re-timed
-// kRetimeBudget instructions (at least kMinRounds), keeping the last: that Chimera's step was
-// within 1e-5 of its fixed point after 8 rounds, 10 within its budget (0.4 s on one core).
+// can swing two devices' instructions past each other and back: GPT-3 13B Chimera 32×2048 at
+// contention 0.1 settled in 37 rounds so, in 31 at 0.7). It stops once no instruction's stretch
+// moves by more than kSettled, or when its rounds have re-timed kRetimeBudget instructions (at
+// least kMinRounds), keeping the last: that Chimera's step was within 1e-5 of its fixed point
+// after 8 rounds and stops after 10 (0.33 s on one core); the H200's 1F1B 2×8 settles in 6.
 Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     if (!options.contention || !sharesHardware(plan)) return timePlan(plan, options, nullptr);
     constexpr double kStep = 0.7;
