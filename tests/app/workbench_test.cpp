@@ -429,7 +429,8 @@ private slots:
     // A plan whose devices share one GPU (an H200 fidelity run's plan, every stage's contention
     // set): the summary says what contention added, the number the simulation reports.
     void theSummarySaysWhatContentionAdded() {
-        QJsonObject plan = readJsonObject(MARIO_TEST_SOURCE_DIR "/tests/bench/data/h200-2026-11-26/1f1b-4-none.mario.json");
+        QJsonObject plan =
+            readJsonObject(MARIO_TEST_SOURCE_DIR "/tests/bench/data/h200-2026-11-26/1f1b-4-none.mario.json");
         QJsonArray stages = plan["stages"].toArray();
         for (auto&& stage : stages) {
             QJsonObject s = stage.toObject();
