@@ -20,8 +20,10 @@ usage:
         tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
         hide_bound (with the hide pass: no placement of the Rs within its budget is faster),
         throughput (= samples_per_s), tokens_per_s, parameters, model_flops_per_step, gpus,
-        tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), simulate_us,
-        passes_us, devices[{index, busy, idle, peak_memory_bytes}].
+        tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), contention_ms,
+        contention_rounds, contention_settled, alone_makespan (devices that share hardware:
+        what their contention added, and the step timed alone), simulate_us, passes_us,
+        devices[{index, busy, idle, contention_ms, peak_memory_bytes}].
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
   mario export FILE --chrome-trace OUT            a Perfetto / chrome://tracing trace

@@ -68,6 +68,7 @@ private:
 
 std::vector<std::vector<double>> busyNeighbours(const Plan& plan, const SimResult& timeline) {
     const BusyCount busy(plan, timeline);
+    const double others = static_cast<double>(plan.devices.size()) - 1;
     std::vector<std::vector<double>> out;
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& program = plan.devices[d].program;
@@ -77,7 +78,8 @@ std::vector<std::vector<double>> busyNeighbours(const Plan& plan, const SimResul
             const InstructionTiming& t = timings[i];
             if (!computes(program[i], t)) continue;
             const double span = t.end - t.start;
-            row[i] = std::max(0.0, (busy.areaUntil(t.end) - busy.areaUntil(t.start)) / span - 1.0);
+            // Clamped to what can be: rounding in a difference of large areas over a tiny span.
+            row[i] = std::clamp((busy.areaUntil(t.end) - busy.areaUntil(t.start)) / span - 1.0, 0.0, others);
         }
     }
     return out;

@@ -67,8 +67,12 @@ struct SimResult {
     // stretch took to settle (0: no contention; sim/SharedHardware.h).
     double contention_ms = 0;
     int contention_rounds = 0;
+    // The step with every device timed alone, set when contention was solved: what the passes
+    // optimise and hide's bound (sim/RecomputeBound.h) is a bound on. aloneMakespan() reads it.
+    double alone_makespan_ms = 0;
     bool contention_settled = true;  // false: the rounds' budget ran out first (Simulator.cpp)
     // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
+    double aloneMakespan() const { return contention_rounds > 0 ? alone_makespan_ms : makespan_ms; }
     double recomputeHiddenShare() const { return recompute_ms > 0 ? recompute_hidden_ms / recompute_ms : 1.0; }
     double samples_per_step = 0;
     double samples_per_s = 0;

@@ -75,7 +75,7 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
               std::pair{"activation_bytes", c.activation_bytes}, std::pair{"checkpoint_bytes", c.checkpoint_bytes},
               std::pair{"weight_grad_bytes", c.weight_grad_bytes.value_or(0)},
               std::pair{"static_bytes", c.static_bytes}, std::pair{"send_bytes", c.send_bytes},
-              std::pair{"working_bytes", c.working_bytes}})
+              std::pair{"working_bytes", c.working_bytes}, std::pair{"contention", c.contention}})
             if (value > largest) {
                 largest = value;
                 field = "stages[" + std::to_string(s) + "]." + name;
@@ -288,11 +288,15 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     ComputeStretch stretch = aloneStretch(plan);
     int rounds = 0;
     bool settled = false;
+    double aloneMakespan = 0;
     while (!settled && rounds < maxRounds) {
         auto timeline = timePlan(plan, SimOptions::timelineOnly(), &stretch);
         if (!timeline) return timeline.error();
-        ++rounds;
-        if (timeline->deadlocked) break;
+        if (++rounds == 1) aloneMakespan = timeline->makespan_ms;  // the first round is alone
+        if (timeline->deadlocked) {
+            settled = true;  // no step to settle: the deadlock is the result
+            break;
+        }
         const ComputeStretch implied = contentionStretch(plan, *timeline);
         double moved = 0;
         for (std::size_t d = 0; d < stretch.size(); ++d)
@@ -307,6 +311,7 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
     if (result) {
         result->contention_rounds = rounds;
         result->contention_settled = settled;
+        result->alone_makespan_ms = aloneMakespan;
     }
     return result;
 }

@@ -82,7 +82,8 @@ label, sim_path, run_path, warmup = sys.argv[1], sys.argv[2], sys.argv[3], int(s
 sim = json.load(open(sim_path))
 try:
     run = json.loads(open(run_path).read().splitlines()[-1])
-except (IndexError, ValueError):
+    run["step_ms"]  # a run that failed mid-way ends with an instruction event, not its summary
+except (IndexError, ValueError, KeyError):
     sys.exit(print(f"{label:<24} {sim['makespan']:9.1f}  the run wrote no summary (see its stderr above)"))
 steps = run["step_ms"][warmup:] or run["step_ms"]
 measured = statistics.median(steps)

@@ -42,7 +42,9 @@ def cost_of(stage, op):
 
 
 def read_events(path, warmup):
-    """The run's compute instructions after the warm-up iterations: (device, iteration, stage, op, start, end)."""
+    """The run's compute instructions after the warm-up iterations: (device, iteration, stage, op,
+    start, end); with data parallelism the device is (replica, device), since a plan's contention
+    counts the devices of its own pipeline."""
     out = []
     with open(path) as f:
         for line in f:
@@ -54,7 +56,8 @@ def read_events(path, warmup):
             match = ACTION.match(event["instruction"])
             if not match or match.group(2) not in COMPUTE:
                 continue
-            out.append((event["device"], event["iteration"], int(match.group(1)), match.group(2),
+            device = (event.get("replica", 0), event["device"])
+            out.append((device, event["iteration"], int(match.group(1)), match.group(2),
                         event["start_us"] / 1000.0, event["end_us"] / 1000.0))
     return out
 
@@ -62,8 +65,8 @@ def read_events(path, warmup):
 def busy_neighbours(events):
     """For each event, the other devices' compute time inside it over its length (same iteration)."""
     by_iteration = {}
-    for e in events:
-        by_iteration.setdefault(e[1], []).append(e)
+    for e in events:  # (replica, iteration): other replicas are not the plan's devices
+        by_iteration.setdefault((e[0][0], e[1]), []).append(e)
     result = []
     for e in events:
         device, iteration, _, _, start, end = e
@@ -72,7 +75,7 @@ def busy_neighbours(events):
             result.append(0.0)
             continue
         inside = sum(max(0.0, min(end, o[5]) - max(start, o[4]))
-                     for o in by_iteration[iteration] if o[0] != device)
+                     for o in by_iteration[(device[0], iteration)] if o[0] != device)
         result.append(inside / span)
     return result
 

@@ -15,14 +15,18 @@
 namespace mario {
 namespace {
 
-// The timing of `action` ("0F1") on `device`.
-InstructionTiming timingOf(const Plan& plan, const SimResult& sim, int device, const char* action) {
+// Where `action` ("0F1") stands in `device`'s program; a failure when it is not there.
+std::size_t indexOf(const Plan& plan, int device, const char* action) {
     const auto wanted = parseAction(action);
     const auto& program = plan.devices[device].program;
     for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i] == *wanted) return sim.devices[device].timings[i];
+        if (program[i] == *wanted) return i;
     ADD_FAILURE() << action << " is not on device " << device;
-    return {};
+    return 0;
+}
+
+InstructionTiming timingOf(const Plan& plan, const SimResult& sim, int device, const char* action) {
+    return sim.devices[device].timings[indexOf(plan, device, action)];
 }
 
 Plan gpipe2x2(double contention) {
@@ -53,6 +57,7 @@ TEST(SharedHardware, InstructionsSideBySideStretchEachOther) {
     EXPECT_DOUBLE_EQ(sim.devices[0].contention_ms, 1.5);
     EXPECT_DOUBLE_EQ(sim.devices[0].busy_ms, 6 + 1.5);
     EXPECT_GE(sim.contention_rounds, 2);
+    EXPECT_DOUBLE_EQ(sim.aloneMakespan(), 9);  // what hide's bound is compared with
     EXPECT_LE(sim.lower_bound_ms, sim.makespan_ms);
 
     // The passes time plans alone.
@@ -76,12 +81,7 @@ TEST(SharedHardware, TheLongerOfTwoIsStretchedOnlyWhileTheShorterRuns) {
     EXPECT_NEAR(timingOf(plan, sim, 0, "0F1").end - timingOf(plan, sim, 0, "0F1").start, x, 1e-3);
     EXPECT_TRUE(sim.contention_settled);
     // What the stretch is made of, read off the settled timeline.
-    const auto busy = busyNeighbours(plan, sim);
-    const auto& program = plan.devices[0].program;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i] == *parseAction("0F1")) {
-            EXPECT_NEAR(busy[0][i], 4.8 / x, 1e-4);
-        }
+    EXPECT_NEAR(busyNeighbours(plan, sim)[0][indexOf(plan, 0, "0F1")], 4.8 / x, 1e-4);
 }
 
 TEST(SharedHardware, APipelineThatNeverComputesTwiceAtOnceCostsNothingMore) {
@@ -109,13 +109,17 @@ TEST(SharedHardware, EveryDeviceBusyTheWholeTimeIsTheBusyTimeOfAll) {
     const SimResult sim = test::simulate(plan);
     EXPECT_GT(sim.makespan_ms, alone * 1.2);
     EXPECT_LT(sim.makespan_ms, alone * 1.3);
-    const auto busy = busyNeighbours(plan, sim);
     // Device 0's 16th backward sits in the steady state: three neighbours all along.
-    const auto& program = plan.devices[0].program;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i] == *parseAction("0B15")) {
-            EXPECT_NEAR(busy[0][i], 3, 1e-9);
-        }
+    EXPECT_NEAR(busyNeighbours(plan, sim)[0][indexOf(plan, 0, "0B15")], 3, 1e-9);
+}
+
+TEST(SharedHardware, AContentionThatOverflowsTheStepIsNamed) {
+    // Stretched times beyond a double are an error naming the cost that made them (issue 30's
+    // rule), not the largest other cost.
+    Plan plan = gpipe2x2(1e308);
+    auto result = Simulator::run(plan);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.error().message.find(".contention: 1e+308"), std::string::npos) << result.error().message;
 }
 
 TEST(SharedHardware, PlanFilesCarryTheContention) {

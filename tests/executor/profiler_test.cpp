@@ -195,6 +195,9 @@ TEST(Profiler, NeighboursGiveTheStagesTheirContentionWithTheFitsAlone) {
     if (f2 >= f1) {
         EXPECT_NEAR(doc["forward_ms"]["a"].get<double>(), f2 - f1, 1e-9);
         EXPECT_NEAR(doc["forward_ms"]["b"].get<double>(), 2 * f1 - f2, 1e-9);
+    } else {  // timing noise: a falling line is clamped flat at the mean (fitLine)
+        EXPECT_EQ(doc["forward_ms"]["a"].get<double>(), 0);
+        EXPECT_NEAR(doc["forward_ms"]["b"].get<double>(), (f1 + f2) / 2, 1e-9);
     }
     // Through core's reader and cost model to every stage of a plan.
     auto fits = mario::profileFromJson(doc, "");
