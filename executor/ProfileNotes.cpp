@@ -68,7 +68,8 @@ nlohmann::json profileSource(const ProfileResult& result, int neighbours) {
     if (neighbours > 0) {
         nlohmann::json busy = nlohmann::json::array();
         for (const auto& p : result.busy_points) busy.push_back(timesOf(p));
-        source["contention"] = {{"neighbours", neighbours}, {"per_neighbour", result.contention}, {"busy_points", busy}};
+        source["contention"] = {
+            {"neighbours", neighbours}, {"per_neighbour", result.contention}, {"busy_points", busy}};
     }
     return source;
 }
