@@ -30,14 +30,6 @@
 namespace mario::exec {
 namespace {
 
-struct Measured {
-    double forward_ms = 0, backward_ms = 0, recompute_ms = 0, activation_bytes = 0, static_bytes = 0;
-    double input_ms = 0, weight_ms = 0;  // a split backward's I and W (0: the input is not differentiable)
-    double optimizer_ms = 0;
-    double weight_grad_bytes = 0;  // what I keeps until W (the recomputed forward's graph)
-    double working_bytes = 0;      // the most any phase allocates above what it keeps
-};
-
 // Live bytes and their peak since the last phase(), from c10's allocator reports.
 struct LiveBytes {
     std::int64_t live = 0, peak = 0;
@@ -56,15 +48,15 @@ struct LiveBytes {
 // the GPU between the phases it times. Activation bytes: the bytes this thread's allocations
 // hold after the forward (graph and output alive) minus before, from c10's allocator reports
 // (AllocationTracker.h), counted on the measured device only.
-Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
-                 const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype,
-                 const Optimizer& optimizer) {
+ProfilePoint measure(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
+                     const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype,
+                     const Optimizer& optimizer) {
     StageRuntime stage;  // what the optimizer steps: the slice's weights and, with Adam, moments
     stage.params = model.cloneSlice(slice);
     ParamMap& params = stage.params;
     for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
     InstructionClock clock(device, std::chrono::steady_clock::now());
-    Measured m;
+    ProfilePoint m;  // blocks: the caller's
     // What a run keeps per weight: the weight and its gradient, and with Adam its two moments
     // (a flat 4 copies overstated SGD runs' static memory by half: 26.7 MB simulated against
     // 23.7 MB measured for a whole 4-block device, activations included).
@@ -148,10 +140,24 @@ Measured measure(const GptModel& model, const LayerSlice& slice, const torch::Te
     m.forward_ms = median(fwd);
     m.backward_ms = median(bwd);
     m.recompute_ms = median(rec);
-    m.input_ms = median(in);
-    m.weight_ms = median(wt);
+    m.backward_input_ms = median(in);  // 0 where the input is not differentiable
+    m.backward_weight_ms = median(wt);
     m.optimizer_ms = median(opt);
     return m;
+}
+
+// Slowdown per busy neighbour over every timed phase of the block stages, time-weighted:
+// (Σ busy / Σ alone − 1) / neighbours, at least 0 (StageCost::contention).
+double contentionOf(const std::vector<ProfilePoint>& alone, const std::vector<ProfilePoint>& busy, int neighbours) {
+    auto phases = [](const ProfilePoint& p) {
+        return p.forward_ms + p.backward_ms + p.recompute_ms + p.backward_input_ms + p.backward_weight_ms +
+               p.optimizer_ms;
+    };
+    double aloneMs = 0, busyMs = 0;
+    for (const ProfilePoint& p : alone) aloneMs += phases(p);
+    for (const ProfilePoint& p : busy) busyMs += phases(p);
+    if (neighbours <= 0 || busy.empty() || aloneMs <= 0) return 0;
+    return std::max(0.0, (busyMs / aloneMs - 1) / neighbours);
 }
 
 }  // namespace
@@ -267,58 +273,45 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     };
     auto beside = [&](const LayerSlice& slice, const torch::Tensor& input) {
         const BusyNeighbours busy(model, slice, input, targets, device, dtype, neighbourCount, neighbours);
-        const Measured m = measure(model, slice, input, targets, options.repeats, device, dtype, optimizer);
+        const ProfilePoint m = measure(model, slice, input, targets, options.repeats, device, dtype, optimizer);
         if (auto why = busy.failure()) throw std::runtime_error(*why);
         return m;
     };
-    // Every timed phase of a stage, for the contention's time-weighted ratio.
-    auto phases = [](const Measured& m) {
-        return m.forward_ms + m.backward_ms + m.recompute_ms + m.input_ms + m.weight_ms + m.optimizer_ms;
-    };
 
     ProfileResult result;
-    std::vector<double> xs, f, bw, rc, act, st, bi, bwt, opt, wg, work;
-    double aloneMs = 0, busyMs = 0;
-    Measured embed, head;
+    ProfilePoint embed, head;
     try {
         for (int x = 1; x <= options.max_blocks; ++x) {
-            const Measured m = alone(LayerSlice{0, x, false, false}, hidden);
+            const LayerSlice blocks{0, x, false, false};
+            result.points.push_back(alone(blocks, hidden));
+            result.points.back().blocks = x;
             if (neighbourCount > 0) {
-                const Measured b = beside(LayerSlice{0, x, false, false}, hidden);
-                result.busy_points.push_back(
-                    {x, b.forward_ms, b.backward_ms, b.recompute_ms, 0, 0, b.optimizer_ms, b.input_ms, b.weight_ms});
-                aloneMs += phases(m);
-                busyMs += phases(b);
+                result.busy_points.push_back(beside(blocks, hidden));
+                result.busy_points.back().blocks = x;
             }
-            result.points.push_back({x, m.forward_ms, m.backward_ms, m.recompute_ms, m.activation_bytes, m.static_bytes,
-                                     m.optimizer_ms, m.input_ms, m.weight_ms, m.weight_grad_bytes, m.working_bytes});
-            xs.push_back(x);
-            f.push_back(m.forward_ms);
-            bw.push_back(m.backward_ms);
-            rc.push_back(m.recompute_ms);
-            act.push_back(m.activation_bytes);
-            st.push_back(m.static_bytes);
-            bi.push_back(m.input_ms);
-            bwt.push_back(m.weight_ms);
-            opt.push_back(m.optimizer_ms);
-            wg.push_back(m.weight_grad_bytes);
-            work.push_back(m.working_bytes);
         }
         embed = alone(LayerSlice{0, 0, true, false}, inputs);
         head = alone(LayerSlice{0, 0, false, true}, hidden);
     } catch (const std::exception& e) {
         return makeError(std::string("measuring on ") + options.device + " failed: " + e.what());
     }
-    result.forward = fitLine(xs, f);
-    result.backward = fitLine(xs, bw);
-    result.recompute = fitLine(xs, rc);
-    result.activation = fitLine(xs, act);
-    result.statics = fitLine(xs, st);
-    result.backwardInput = fitLine(xs, bi);
-    result.backwardWeight = fitLine(xs, bwt);
-    result.optimizer = fitLine(xs, opt);
-    result.weightGrad = fitLine(xs, wg);
-    auto extra = [](const Measured& m) {
+    // Every quantity's line through the points, y = a·blocks + b.
+    auto fit = [&points = result.points](double ProfilePoint::*quantity) {
+        std::vector<double> xs, ys;
+        for (const ProfilePoint& p : points) xs.push_back(p.blocks), ys.push_back(p.*quantity);
+        return fitLine(xs, ys);
+    };
+    result.forward = fit(&ProfilePoint::forward_ms);
+    result.backward = fit(&ProfilePoint::backward_ms);
+    result.recompute = fit(&ProfilePoint::recompute_ms);
+    result.activation = fit(&ProfilePoint::activation_bytes);
+    result.statics = fit(&ProfilePoint::static_bytes);
+    result.backwardInput = fit(&ProfilePoint::backward_input_ms);
+    result.backwardWeight = fit(&ProfilePoint::backward_weight_ms);
+    result.optimizer = fit(&ProfilePoint::optimizer_ms);
+    result.weightGrad = fit(&ProfilePoint::weight_grad_bytes);
+    result.contention = contentionOf(result.points, result.busy_points, neighbourCount);
+    auto extra = [](const ProfilePoint& m) {
         return ProfileExtra{m.forward_ms,   m.backward_ms,  m.recompute_ms, m.activation_bytes,
                             m.static_bytes, m.optimizer_ms, m.working_bytes};
     };
@@ -342,8 +335,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     fits.weight_grad_bytes = line(result.weightGrad);
     // A transient is one block's at a time (the largest temporary of its backward), so it does
     // not grow with the blocks: the largest measured, not a fit.
-    fits.working_bytes = work.empty() ? 0.0 : *std::max_element(work.begin(), work.end());
-    if (neighbourCount > 0 && aloneMs > 0) result.contention = std::max(0.0, (busyMs / aloneMs - 1) / neighbourCount);
+    for (const ProfilePoint& p : result.points) fits.working_bytes = std::max(fits.working_bytes, p.working_bytes);
     fits.contention = result.contention;
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;

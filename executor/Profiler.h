@@ -37,7 +37,8 @@ struct ProfileOptions {
     std::string name;          // optional profile name
 };
 
-// One measured stage of `blocks` transformer blocks (no embedding, no head).
+// One measured stage of `blocks` transformer blocks (no embedding, no head; the embedding and
+// head slices are measured into one too, with blocks 0).
 struct ProfilePoint {
     int blocks = 0;
     double forward_ms = 0;
