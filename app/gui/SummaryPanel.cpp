@@ -91,13 +91,12 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
         text += tr("pipeline bound %1, %2 above it<br>").arg(time(r.tight_lower_bound_ms)).arg(percent(tightGap));
     // With hide: no placement of the Rs within hide's budget beats this (sim/RecomputeBound.h).
     // Under it, the devices whose Rs set that bound, in the order the chain of work runs.
-    // Hide's bound is on the step timed alone (devices that share hardware add their contention).
-    if (s.hide_bound && s.hide_bound->reachedBy(r.aloneMakespan()))
+    if (s.hide_bound && s.hide_bound->reachedBy(r))
         text += tr("best placement of Rs ≥ %1: reached<br>").arg(time(s.hide_bound->bound_ms));
     else if (s.hide_bound && s.hide_bound->bound_ms > 0)
         text += tr("best placement of Rs ≥ %1, %2 above it<br>")
                     .arg(time(s.hide_bound->bound_ms))
-                    .arg(percent(r.aloneMakespan() / s.hide_bound->bound_ms - 1));
+                    .arg(percent(s.hide_bound->above(r)));
     if (s.hide_bound && s.hide_bound->bound_ms > 0)
         text += tr("&nbsp;&nbsp;set along %1<br>").arg(QString::fromStdString(chainPhrase(*s.hide_bound)));
     if (r.recompute_ms > 0)
@@ -138,9 +137,9 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
     if (r.flops.mfu > 0) parts << tr("MFU %1").arg(percent(r.flops.mfu));
     if (r.recompute_ms > 0) parts << tr("recompute %1 hidden").arg(percent(r.recomputeHiddenShare()));
     // Whether hide's placement can still improve, in the words of the summary's bound line.
-    if (s.hide_bound && s.hide_bound->reachedBy(r.aloneMakespan())) parts << tr("Rs placed optimally");
+    if (s.hide_bound && s.hide_bound->reachedBy(r)) parts << tr("Rs placed optimally");
     else if (s.hide_bound && s.hide_bound->bound_ms > 0)
-        parts << tr("%1 above the best placement of Rs").arg(percent(r.aloneMakespan() / s.hide_bound->bound_ms - 1));
+        parts << tr("%1 above the best placement of Rs").arg(percent(s.hide_bound->above(r)));
     parts << headlinePeak(fit);
     headline_ = parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
     rows_->setSchedule(shown, base);

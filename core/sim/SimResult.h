@@ -71,8 +71,8 @@ struct SimResult {
     // optimise and hide's bound (sim/RecomputeBound.h) is a bound on. aloneMakespan() reads it.
     double alone_makespan_ms = 0;
     bool contention_settled = true;  // false: the rounds' budget ran out first (Simulator.cpp)
-    // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
     double aloneMakespan() const { return contention_rounds > 0 ? alone_makespan_ms : makespan_ms; }
+    // recompute_hidden_ms / recompute_ms, 1 when nothing is recomputed.
     double recomputeHiddenShare() const { return recompute_ms > 0 ? recompute_hidden_ms / recompute_ms : 1.0; }
     double samples_per_step = 0;
     double samples_per_s = 0;
