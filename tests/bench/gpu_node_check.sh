@@ -88,7 +88,7 @@ wanted profile && step profile-whole-gpu "$limit" "$executor" profile --model la
   --device cuda:0 --dtype bfloat16 --optimizer adam --max-blocks 4 --repeats 10 -o "$results/whole-gpu.profile.json"
 
 # NCCL: two ranks, one killed mid-run; the survivor must end and name it (README, "Running a plan").
-# NCCL needs a GPU per rank: on a one-GPU machine both ranks name the GPU they share and end.
+# NCCL needs a GPU per rank, so each rank gets its own (LOCAL_RANK) and one GPU skips the check.
 nccl_kill() {
   local plan="$results/nccl.mario.json" start pid0 pid1 rc0 gpus
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
@@ -98,7 +98,7 @@ nccl_kill() {
   unit_config "$results/nccl.config.json" 1f1b 2 4
   "$mario" plan "$results/nccl.config.json" --passes none -o "$plan" || return 1
   for r in 0 1; do
-    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$((r % (gpus > 0 ? gpus : 1))) MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
+    RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=29517 \
       "$executor" run "$plan" --backend cuda --iterations 100000 --dtype float32 \
       --model layers=4,hidden=1024,heads=16,seq=512,vocab=1000 >"$results/nccl-rank$r.out" 2>&1 &
     eval "pid$r=$!"
