@@ -6,8 +6,8 @@
 # (torch.utils.cmake_prefix_path) as its last line, and links it as VENV/cmake-prefix, the path
 # the `torch2` preset builds against (so that path names no Python version).
 #   bash packaging/install-torch.sh && cmake --preset torch2 && cmake --build build-torch2 -j2
-# It also installs torchtitan (pinned, with only the packages its config and pipeline code
-# import), so the tests can check exported torchtitan settings against torchtitan itself.
+# It also installs torchtitan (pinned, with the packages its train entry point imports to parse
+# its command line), so the tests can check exported torchtitan settings against torchtitan itself.
 # Idempotent: with the pinned version already in the environment it installs nothing. The wheels
 # are kept in a cache of their own (pip's HTTP cache keeps nothing when the index sends no caching
 # headers, as the one these machines reach does), so a fresh environment on the same machine,
@@ -22,11 +22,20 @@ set -euo pipefail
 # The newest 2.x on the index when this was pinned; raise it on purpose, not by drift.
 torch_version="2.15.0"
 # torchtitan, for the tests that check exported settings against its own rules (tests/pytorch):
-# the wheel and the few packages its config and pipeline modules import, without dependencies,
-# so that its training stack (datasets, tensorboard, wandb, ...) stays out; and NumPy, which
-# PyTorch's object collectives (the pipeline stages' shape exchange) need.
+# the wheel and the packages that `python -m torchtitan.train` imports before it parses its
+# command line (its trainer config names the data loader, tokenizer, validator and metrics, so
+# their modules load: tensorboard, datasets, tokenizers, torchdata and what they import), each
+# found needed by removing it; without dependencies, so that nothing else (wandb, the rest of
+# their stacks) comes in. NumPy is also what PyTorch's object collectives (the pipeline
+# stages' shape exchange) need.
 peers=("torchtitan==0.3.0" "spmd_types==0.2.3" "tyro==1.0.17" "docstring_parser==0.18.0" "typeguard==4.6.1"
-       "numpy==2.4.6")
+       "numpy==2.4.6"
+       "tensorboard==2.21.0" "protobuf==7.36.2" "absl-py==2.5.1"
+       "torchdata==0.11.0" "tokenizers==0.23.3"
+       "datasets==5.2.0" "multiprocess==0.70.19" "dill==0.4.1" "pandas==3.1.1" "python-dateutil==4.0.0"
+       "pyarrow==26.0.1" "xxhash==4.1.0" "tqdm==4.70.1" "pyyaml==6.0.3" "packaging==26.3"
+       "huggingface-hub==2.4.0" "httpx2==2.16.2" "httpcore2==2.16.2" "h11==0.16.0" "idna==3.20"
+       "truststore==0.10.5")
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="${MARIO_TORCH_VENV:-$root/.venv-torch}"
