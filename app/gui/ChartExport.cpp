@@ -1,5 +1,6 @@
 #include "app/gui/ChartExport.h"
 
+#include <QBuffer>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
@@ -43,6 +44,11 @@ bool exportCsv(const QString& path, const ScheduleInput& input, const ComputedSc
     return true;
 }
 
+bool refuse(const QString& path, const QString& kind, QString* error) {
+    *error = path + QObject::tr(": cannot render %1").arg(kind);
+    return false;
+}
+
 }  // namespace
 
 bool exportSchedule(const QString& path, const ScheduleInput& input, const ComputedSchedule& schedule, QWidget* charts,
@@ -59,40 +65,44 @@ bool exportSchedule(const QString& path, const ScheduleInput& input, const Compu
         if (!written) *error = QString::fromStdString(written.error().message);
         return written.ok();
     }
+    // Images are rendered into memory and written by core's one writer, like every other
+    // output: a link stays a link, a device is written through, a failed write keeps the old file.
+    QBuffer image;
+    image.open(QIODevice::WriteOnly);
+    QString kind;
     if (lower.endsWith(".png")) {
-        if (charts->grab().save(path, "PNG")) return true;
-        *error = path + QObject::tr(": cannot write the image");
-        return false;
-    }
-    if (lower.endsWith(".svg")) {
+        kind = QObject::tr("the image");
+        if (!charts->grab().save(&image, "PNG")) return refuse(path, kind, error);
+    } else if (lower.endsWith(".svg")) {
+        kind = QObject::tr("the SVG");
         QSvgGenerator svg;
-        svg.setFileName(path);
+        svg.setOutputDevice(&image);
         svg.setSize(charts->size());
         svg.setViewBox(QRect(QPoint(0, 0), charts->size()));
         svg.setTitle(QString::fromStdString(schedule.plan.info.name));
         QPainter painter;
-        if (!painter.begin(&svg)) {
-            *error = path + QObject::tr(": cannot write the SVG");
-            return false;
-        }
+        if (!painter.begin(&svg)) return refuse(path, kind, error);
         charts->render(&painter);
-        return painter.end();
-    }
-    if (lower.endsWith(".pdf")) {
-        QPdfWriter pdf(path);
+        if (!painter.end()) return refuse(path, kind, error);
+    } else if (lower.endsWith(".pdf")) {
+        kind = QObject::tr("the PDF");
+        QPdfWriter pdf(&image);
         pdf.setPageSize(QPageSize(QSizeF(charts->width(), charts->height()), QPageSize::Point));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
         pdf.setResolution(72);
         QPainter painter;
-        if (!painter.begin(&pdf)) {
-            *error = path + QObject::tr(": cannot write the PDF");
-            return false;
-        }
+        if (!painter.begin(&pdf)) return refuse(path, kind, error);
         charts->render(&painter);
-        return painter.end();
+        if (!painter.end()) return refuse(path, kind, error);
+    } else {
+        *error = path + QObject::tr(": unknown export format (use .png, .svg, .pdf, .json or .csv)");
+        return false;
     }
-    *error = path + QObject::tr(": unknown export format (use .png, .svg, .pdf, .json or .csv)");
-    return false;
+    const QByteArray& bytes = image.data();
+    auto written =
+        writeTextFile(path.toStdString(), std::string_view(bytes.constData(), bytes.size()), kind.toStdString());
+    if (!written) *error = QString::fromStdString(written.error().message);
+    return written.ok();
 }
 
 }  // namespace mario::gui

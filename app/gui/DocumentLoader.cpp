@@ -1,12 +1,12 @@
 #include "app/gui/DocumentLoader.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <exception>
 #include <new>
 
 #include "app/gui/AutosaveFile.h"
 #include "core/io/PresetLibrary.h"
+#include "core/io/TextFile.h"
 #include "core/session/ScheduleFiles.h"
 
 namespace mario::gui {
@@ -15,12 +15,14 @@ namespace {
 LoadedDocument load(const QString& path, const PresetLibrary& presets) {
     LoadedDocument out;
     if (AutosaveFile::isAutosavePath(path)) {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly)) {
-            out.error = path + QStringLiteral(": cannot open the file");
+        // Through core's bounded reader, as every other file: an autosave named on the command
+        // line could be a device or a pipe.
+        auto text = readTextFile(path.toStdString());
+        if (!text) {
+            out.error = QString::fromStdString(text.error().message);
             return out;
         }
-        auto session = AutosaveFile::parse(file.readAll(), path, presets, &out.error);
+        auto session = AutosaveFile::parse(QByteArray::fromStdString(*text), path, presets, &out.error);
         if (!session) return out;
         out.state = std::move(session->state);
         out.path = session->originalPath;

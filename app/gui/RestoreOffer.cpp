@@ -1,21 +1,20 @@
 #include "app/gui/RestoreOffer.h"
 
-#include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <nlohmann/json.hpp>
 
+#include "core/io/TextFile.h"
+
 namespace mario::gui {
 
 QString describeAutosave(const QString& autosavePath) {
     QString original;
-    QFile file(autosavePath);
-    if (file.open(QIODevice::ReadOnly)) {
-        const QByteArray bytes = file.readAll();
-        const auto root =
-            nlohmann::json::parse(bytes.constBegin(), bytes.constEnd(), nullptr, /*allow_exceptions=*/false);
+    // Bounded like every read: the autosave folder is the user's and may hold anything.
+    if (const auto bytes = readTextFile(autosavePath.toStdString())) {
+        const auto root = nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
         if (root.is_object() && root.contains("original_path") && root["original_path"].is_string())
             original = QString::fromStdString(root["original_path"].get<std::string>());
     }

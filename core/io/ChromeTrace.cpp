@@ -1,10 +1,10 @@
 #include "core/io/ChromeTrace.h"
 
+#include "core/io/TextFile.h"
 #include "core/schedule/CheckpointedForwards.h"
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -225,18 +225,17 @@ Result<bool> writeChromeTrace(const Plan& plan, const SimResult& result, const s
                          std::to_string(result.devices.size()) + " devices but the plan has " +
                          std::to_string(plan.devices.size()));
     const json trace = chromeTrace(plan, result);
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return makeError("cannot open \"" + path + "\" for writing the Chrome trace");
-    // One event per line: still one JSON document, but diffable and greppable.
-    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+    // One event per line: still one JSON document, but diffable and greppable. Built whole and
+    // written by the one writer, so a failed write never leaves the old trace truncated.
+    std::string text = "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     const auto& events = trace["traceEvents"];
-    for (std::size_t i = 0; i < events.size(); ++i)
+    for (std::size_t i = 0; i < events.size(); ++i) {
         // replace: a plan name with invalid UTF-8 must not make dump() throw.
-        out << events[i].dump(-1, ' ', false, json::error_handler_t::replace) << (i + 1 < events.size() ? ",\n" : "\n");
-    out << "]}\n";
-    out.close();
-    if (!out) return makeError("cannot write the Chrome trace to \"" + path + "\"");
-    return true;
+        text += events[i].dump(-1, ' ', false, json::error_handler_t::replace);
+        text += i + 1 < events.size() ? ",\n" : "\n";
+    }
+    text += "]}\n";
+    return writeTextFile(path, text, "the Chrome trace");
 }
 
 }  // namespace mario

@@ -100,6 +100,7 @@ Result<bool> readInfo(const json& root, Plan& plan) {
     in.integerIn("tensor_parallel", info.tensor_parallel, Need::Optional, 1, limits::kMaxTensorParallel);
     in.number("peak_tflops", info.peak_tflops, Need::Optional, Check::NonNegative);
     in.number("model_parameters", info.model_parameters, Need::Optional, Check::NonNegative);
+    in.boolean("unit_costs", info.unit_costs, Need::Optional);
     if (in.ok() && in.has("passes_applied")) {
         const json& passes = root["passes_applied"];
         if (!passes.is_array()) return makeError("passes_applied: expected an array of pass names");
@@ -237,6 +238,7 @@ nlohmann::json writePlan(const Plan& plan) {
     if (plan.info.peak_tflops > 0) root["peak_tflops"] = plan.info.peak_tflops;
     if (plan.info.model_parameters > 0) root["model_parameters"] = plan.info.model_parameters;
     root["passes_applied"] = plan.info.passes_applied;
+    if (plan.info.unit_costs) root["unit_costs"] = true;
     if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
     if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
     root["link"] = {{"latency_ms", plan.link.latency_ms}, {"bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s}};
@@ -273,7 +275,14 @@ nlohmann::json writePlan(const Plan& plan) {
 }
 
 Result<bool> writePlanFile(const Plan& plan, const std::string& path) {
-    return writeTextFile(path, writePlan(plan).dump(1) + "\n", "the plan");
+    // What a tool writes, its readers accept: a plan file over the readers' limit is refused here,
+    // with the numbers, instead of being written for `validate` and the window to refuse.
+    const std::string text = writePlan(plan).dump(1) + "\n";
+    if (static_cast<std::int64_t>(text.size()) > limits::kMaxFileBytes)
+        return makeError("cannot write the plan to \"" + path + "\": it would be " + std::to_string(text.size() >> 20) +
+                         " MiB, and plan files are read up to " + std::to_string(limits::kMaxFileBytes >> 20) +
+                         " MiB (" + std::to_string(plan.instructionCount()) + " instructions)");
+    return writeTextFile(path, text, "the plan");
 }
 
 }  // namespace mario

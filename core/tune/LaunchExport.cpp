@@ -3,12 +3,12 @@
 #include "core/tune/LaunchExport.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <string_view>
 #include <system_error>
 
 #include "core/io/PlanJson.h"
+#include "core/io/TextFile.h"
 #include "core/model/RankLayout.h"
 
 namespace mario {
@@ -294,29 +294,6 @@ std::string slurmScript(const Config& config, const TuneCandidate& candidate, co
     return out.str();
 }
 
-namespace {
-
-Result<bool> writeText(const std::filesystem::path& path, const std::string& text, bool executable) {
-    {
-        std::ofstream file(path, std::ios::binary | std::ios::trunc);
-        if (!file) return makeError(path.string() + ": cannot write the file");
-        file << text;
-        if (!file) return makeError(path.string() + ": writing failed");
-    }
-    if (executable) {
-        namespace fs = std::filesystem;
-        std::error_code error;
-        fs::permissions(path,
-                        fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
-                            fs::perms::others_exec,
-                        fs::perm_options::replace, error);
-        if (error) return makeError(path.string() + ": cannot make it executable: " + error.message());
-    }
-    return true;
-}
-
-}  // namespace
-
 Result<std::string> writeLaunchBundle(const std::string& directory, const Config& config,
                                       const TuneCandidate& candidate, const Plan& plan, const LaunchOptions& options) {
     namespace fs = std::filesystem;
@@ -331,16 +308,21 @@ Result<std::string> writeLaunchBundle(const std::string& directory, const Config
 
     const std::string planName = "plan.mario.json";
     if (auto written = writePlanFile(plan, (dir / planName).string()); !written.ok()) return written.error();
-    if (auto written = writeText(dir / "megatron_args.txt", megatronArguments(config, candidate), false); !written.ok())
+    if (auto written = writeTextFile((dir / "megatron_args.txt").string(), megatronArguments(config, candidate),
+                                     "the Megatron-LM arguments");
+        !written.ok())
         return written.error();
     // Scripts that would only refuse are not written; the plan and Megatron's arguments still help.
     if (auto executable = executorLayout(candidate, options); !executable)
         return "plan and Megatron-LM arguments; no launch scripts: " + executable.error().message;
     if (auto written =
-            writeText(dir / "launch_torchrun.sh", torchrunScript(config, candidate, planName, options), true);
+            writeTextFile((dir / "launch_torchrun.sh").string(), torchrunScript(config, candidate, planName, options),
+                          "the torchrun script", {.executable = true});
         !written.ok())
         return written.error();
-    if (auto written = writeText(dir / "launch_slurm.sh", slurmScript(config, candidate, planName, options), true);
+    if (auto written =
+            writeTextFile((dir / "launch_slurm.sh").string(), slurmScript(config, candidate, planName, options),
+                          "the Slurm script", {.executable = true});
         !written.ok())
         return written.error();
     return std::string("plan, Megatron-LM arguments, torchrun and Slurm scripts");
