@@ -3,7 +3,9 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QTimer>
 #include <filesystem>
@@ -177,8 +179,28 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     for (QSpinBox* box : {pp_, dp_, tp_, chunks_, mbs_, global_, microbatches_})
         connect(box, &QSpinBox::valueChanged, this, &ConfigPanel::changed);
     connect(memory_, &QDoubleSpinBox::valueChanged, this, &ConfigPanel::changed);
+    // A spin box's line edit takes every Ctrl+Z for its own undo, which after an applied edit
+    // retyped the old number as a new change (the document's undo never ran).
+    for (QAbstractSpinBox* box :
+         std::initializer_list<QAbstractSpinBox*>{pp_, dp_, tp_, chunks_, mbs_, global_, microbatches_, memory_}) {
+        // The spin box hands the event to its line edit by a direct call, past the line
+        // edit's filters: both are watched, whichever has the focus.
+        box->installEventFilter(this);
+        if (auto* edit = box->findChild<QLineEdit*>()) edit->installEventFilter(this);
+    }
     WheelGuard::protect(this);
     showConfig(std::nullopt);
+}
+
+bool ConfigPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() != QEvent::ShortcutOverride) return QGroupBox::eventFilter(watched, event);
+    auto* key = static_cast<QKeyEvent*>(event);
+    const bool undoKey = key->matches(QKeySequence::Undo) || key->matches(QKeySequence::Redo);
+    // Typing still pending belongs to the field (its own undo takes it back, nothing reached the
+    // document); once applied, the change is a document step like any other.
+    if (!undoKey || debounce_->isActive()) return QGroupBox::eventFilter(watched, event);
+    event->ignore();  // not overridden: the window's Undo or Redo shortcut runs
+    return true;
 }
 
 void ConfigPanel::changed() {

@@ -34,6 +34,11 @@ public:
 signals:
     void configEdited(const mario::Config& config);
 
+protected:
+    // Ctrl+Z and Ctrl+Shift+Z in a number field: the field's own undo while its typing is not
+    // applied yet (the debounce runs), else the window's undo of the document (docs/window.md).
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     enum class CostMode { Analytical, Unit, Measured };
 

@@ -5,6 +5,7 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -29,8 +30,10 @@
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/SummaryPanel.h"
 #include "app/gui/TunerPanel.h"
+#include "core/io/PipeliningCsv.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
+#include "core/passes/PassRegistry.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/MemoryFit.h"
 #include "views/GanttOverview.h"
@@ -131,7 +134,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(passes_, &PassPanel::passToggled, &document_, &ScheduleDocument::setPassEnabled);
     connect(passes_, &PassPanel::paperPassesToggled, this, [this](bool on) {
         std::vector<PassId> passes;
-        if (on) passes = paperPasses();
+        const auto& applied = document_.state().source.info.passes_applied;  // already in the plan
+        if (on)
+            for (PassId pass : paperPasses())
+                if (std::find(applied.begin(), applied.end(), passInfo(pass).name) == applied.end())
+                    passes.push_back(pass);
         for (PassId pass : document_.state().passes)
             if (isBeyondPaper(pass)) passes.push_back(pass);
         document_.setPasses(passes, on ? tr("Enable all passes") : tr("Disable all passes"));
@@ -144,7 +151,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // A cancelled or failed change: the panels the user edited show the state shown again.
     connect(&document_, &ScheduleDocument::computationEnded, this, [this] {
         config_->showConfig(document_.state().config);
-        passes_->showPasses(document_.state().passes);
+        passes_->showPasses(document_.state().passes, document_.state().source.info.passes_applied);
     });
     buildMenus();
     progress_ = new ComputationProgress(&document_, this);
@@ -249,30 +256,43 @@ void MainWindow::showComputed() {
     summary_->showSchedule(shown, document_.timeBase());
     headline_->setText(summary_->headline());
     stepper_->setState(document_.sharedState());
-    passes_->showPasses(document_.state().passes);
+    passes_->showPasses(document_.state().passes, document_.state().source.info.passes_applied);
     config_->showConfig(document_.state().config);
     statusBar()->showMessage(
         tr("Simulated %1 instructions in %2 ms").arg(s.plan.instructionCount()).arg(s.total_ms, 0, 'f', 1), 5000);
 }
 
-// The stepper's snapshot replaces the charts' content while stepping; nullptr restores the
-// document's schedule. Drags are ignored meanwhile (the plan shown is not the document's).
+// The stepper's snapshot replaces the charts' content while stepping, and the summary and the
+// headline say what the charts show (they kept the final schedule's numbers beside a step's
+// chart); nullptr restores the document's schedule. Drags are ignored meanwhile (the plan shown
+// is not the document's).
 void MainWindow::showSnapshot(const PassStepSnapshot* snapshot) {
+    const SharedShown shown = document_.shown();
     if (!snapshot) {
         gantt_->setHighlights({});
         gantt_->setShadeBubbles(shadeBubbles_ && shadeBubbles_->isChecked());
-        if (const SharedShown shown = document_.shown(); shown && shown->schedule.ok) {
+        if (shown && shown->schedule.ok) {
             gantt_->setBoundChain(shown->boundChain);
             gantt_->setTimeline(shown->timeline);
             memory_->setMemory(shown->memory);
+            summary_->showSchedule(shown, document_.timeBase());
+            headline_->setText(summary_->headline());
         }
         return;
     }
     gantt_->setBoundChain({});  // a step of the passes, not the plan the bound was taken of
-    gantt_->setTimeline(views::buildTimeline(snapshot->plan, snapshot->result));
     gantt_->setHighlights(snapshot->highlights);
     gantt_->setShadeBubbles(true);
-    memory_->setMemory(snapshot->result, memoryFit(snapshot->result, snapshot->plan.info));
+    if (shown && shown->schedule.ok) {
+        const SharedShown step = shownForStep(*snapshot, *shown);
+        gantt_->setTimeline(step->timeline);
+        memory_->setMemory(step->memory);
+        summary_->showSchedule(step, document_.timeBase());
+        headline_->setText(tr("<b>pass step %1 of %2</b> &nbsp;·&nbsp; %3")
+                               .arg(stepper_->currentStep())
+                               .arg(stepper_->stepCount() - 1)
+                               .arg(summary_->headline()));
+    }
     statusBar()->showMessage(snapshot->caption, 30000);
 }
 
@@ -311,7 +331,40 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
     return compare_;
 }
 
+// What a CSV export would leave out of the schedule shown, in a sentence; empty when nothing.
+QString MainWindow::csvDropped() const {
+    const ComputedSchedule& s = document_.current();
+    const int rs = recomputeCount(s.plan);
+    QStringList passes;
+    for (PassId pass : document_.state().passes)
+        if (passInfo(pass).needs_checkpointing) passes << QString::fromUtf8(passInfo(pass).name.data());
+    if (rs == 0 && passes.isEmpty()) return {};
+    QString text = tr("PyTorch's schedule CSV has no recomputation (R). This schedule recomputes %n forward(s): "
+                      "the CSV leaves them out, so every forward keeps its activations until its backward.",
+                      nullptr, rs);
+    if (!passes.isEmpty())
+        text += tr(" %1 is left out too (its early forwards hold only a checkpoint), so the exported order needs "
+                   "more memory than the schedule shown.")
+                    .arg(passes.join(QStringLiteral(", ")));
+    return text;
+}
+
 bool MainWindow::exportTo(const QString& path) {
+    // The CLI refuses a CSV without R unless told --drop-recompute; the window asks the same.
+    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) && document_.hasSchedule())
+        if (const QString dropped = csvDropped(); !dropped.isEmpty()) {
+            QMessageBox box(QMessageBox::Question, tr("Export without recomputation?"), dropped, QMessageBox::Cancel,
+                            this);
+            box.setObjectName("csvDropQuestion");
+            QPushButton* without = box.addButton(tr("Export without them"), QMessageBox::AcceptRole);
+            without->setObjectName("exportWithout");
+            box.setDefaultButton(without);
+            box.exec();
+            if (box.clickedButton() != without) {
+                statusBar()->showMessage(tr("Export cancelled: %1 not written").arg(path), 8000);
+                return false;
+            }
+        }
     QString error, note;
     if (!exportSchedule(path, document_.state(), document_.current(), charts_, &error, &note)) {
         showError(error);

@@ -58,7 +58,8 @@ public:
     // message box) to Restore it, Discard it or decide Later. True when a restore started.
     bool offerRestore(const QString& directory, const RestoreAsker& ask = {});
     // Charts (Gantt + memory) as PNG, SVG or PDF by extension; Chrome trace (*.json) and
-    // PyTorch CSV (*.csv) from the core writers. Errors go to the banner.
+    // PyTorch CSV (*.csv) from the core writers. Errors go to the banner. A CSV of a schedule
+    // that recomputes asks first (a modal question): export without the Rs, or cancel.
     bool exportTo(const QString& path);
     // The File menu: save, revert and the question before unsaved work is dropped.
     FileMenu* fileMenu() const { return files_; }
@@ -82,6 +83,7 @@ private:
     void showNotice(const QString& message);
     void buildNotice();
     void finishOpen(const QString& path, bool ok, const QString& error);
+    QString csvDropped() const;
 
     ScheduleDocument document_;
     views::GanttView* gantt_;

@@ -6,25 +6,70 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "app/gui/SummaryText.h"
 #include "core/session/PassTrace.h"
+#include "core/sim/BubbleBreakdown.h"
 
 namespace mario::gui {
 
+namespace {
+
+// "Peak memory 4.00 KB → 1.03 KB." and what it is judged against: checkpointing trades time
+// for memory, so a caption that gave the time alone hid why the step was worth taking.
+QString memoryChange(const MemoryFit& before, const MemoryFit& after) {
+    QString text = QObject::tr(" Peak memory %1 → %2")
+                       .arg(bytesText(before.highest_peak_bytes), bytesText(after.highest_peak_bytes));
+    if (!after.budget_bytes) return text + QStringLiteral(".");
+    if (after.fits() && !before.fits()) return text + QObject::tr(", now within %1.").arg(budgetText(after));
+    if (!after.fits())
+        return text + QObject::tr(", %1 device(s) over %2.").arg(after.devices_over).arg(budgetText(after));
+    return text + QObject::tr(", within %1.").arg(budgetText(after));
+}
+
+}  // namespace
+
 std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state) {
     std::vector<PassStepSnapshot> steps;
+    MemoryFit previous;
     for (PassTraceStep& step : passTrace(state)) {
-        const QString units = state.config && state.config->unit_costs ? QObject::tr("time units") : QObject::tr("ms");
-        QString caption =
-            steps.empty()
-                ? QObject::tr("The schedule before any pass: step %1 %2. Press ▶ to apply the passes one at a time.")
-                      .arg(step.result.makespan_ms, 0, 'g', 5)
-                      .arg(units)
-                : QString::fromStdString(step.caption);
+        const bool unit = (state.config && state.config->unit_costs) || state.source.info.unit_costs;
+        const QString units = unit ? QObject::tr("time units") : QObject::tr("ms");
+        const MemoryFit fit = memoryFit(step.result, step.plan.info);
+        QString caption;
+        if (steps.empty()) {
+            QString memory = QObject::tr("peak memory %1").arg(bytesText(fit.highest_peak_bytes));
+            if (fit.budget_bytes)
+                memory += fit.fits() ? QObject::tr(", within %1").arg(budgetText(fit))
+                                     : QObject::tr(", %1 device(s) over %2").arg(fit.devices_over).arg(budgetText(fit));
+            caption = QObject::tr("The schedule before any pass: step %1 %2, %3. Press ▶ to apply the passes one at a "
+                                  "time.")
+                          .arg(step.result.makespan_ms, 0, 'g', 5)
+                          .arg(units, memory);
+        } else {
+            caption = QString::fromStdString(step.caption) + memoryChange(previous, fit);
+        }
+        previous = fit;
         std::vector<views::BoxRef> highlights;
         for (const auto& [device, index] : step.touched) highlights.push_back({device, index});
         steps.push_back({std::move(step.plan), std::move(step.result), std::move(caption), std::move(highlights)});
     }
     return steps;
+}
+
+SharedShown shownForStep(const PassStepSnapshot& step, const ShownSchedule& document) {
+    auto shown = std::make_shared<ShownSchedule>();
+    shown->input = document.input;
+    shown->fingerprint = document.fingerprint;
+    ComputedSchedule& s = shown->schedule;
+    s.plan = step.plan;
+    s.result = step.result;
+    s.base = document.schedule.base;
+    s.ok = true;
+    shown->timeline = std::make_shared<const views::Timeline>(views::buildTimeline(s.plan, s.result));
+    shown->fit = memoryFit(s.result, s.plan.info);
+    shown->memory = std::make_shared<const views::MemoryChartData>(views::prepareMemoryChart(s.result, shown->fit));
+    if (auto bubbles = bubbleBreakdown(s.plan, s.result)) shown->bubbles = std::move(*bubbles);
+    return shown;
 }
 
 PassStepper::PassStepper(QWidget* parent) : QGroupBox(tr("Pass stepper"), parent) {

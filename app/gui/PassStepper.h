@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/ShownSchedule.h"
 #include "core/session/ScheduleInput.h"
 #include "core/sim/SimResult.h"
 #include "views/Timeline.h"
@@ -23,8 +24,14 @@ struct PassStepSnapshot {
     std::vector<views::BoxRef> highlights;
 };
 
-// Step 0 is the source plan; step k the plan after the k-th pass step that changed it.
+// Step 0 is the source plan; step k the plan after the k-th pass step that changed it. Each
+// caption ends with the step's peak memory against the one before: the reason to checkpoint.
 std::vector<PassStepSnapshot> passStepSnapshots(const ScheduleInput& state);
+
+// The window's schedule as this step left it, so that the summary, the headline and the memory
+// chart say what the chart shows: the step's plan and simulation against the document's base,
+// its own peaks. No recompute bound: that was taken of the final plan, not of this step.
+SharedShown shownForStep(const PassStepSnapshot& step, const ShownSchedule& document);
 
 class PassStepper : public QGroupBox {
     Q_OBJECT

@@ -73,7 +73,9 @@ bool ScheduleDocument::saveAs(const QString& path, QString* error) {
 }
 
 views::TimeBase ScheduleDocument::timeBase() const {
-    return state_->config && state_->config->unit_costs ? views::TimeBase::Units : views::TimeBase::Milliseconds;
+    // A plan file records it (PlanInfo::unit_costs): a unit-cost plan reopened is still in units.
+    const bool unit = (state_->config && state_->config->unit_costs) || state_->source.info.unit_costs;
+    return unit ? views::TimeBase::Units : views::TimeBase::Milliseconds;
 }
 
 bool ScheduleDocument::canSaveInPlace() const {
@@ -153,7 +155,13 @@ bool ScheduleDocument::requestMove(int device, int programIndex, double dropTime
         emit statusMessage(*reason);
         return false;
     }
-    if (!*edit) return true;  // dropped where it was
+    if (!*edit) {  // dropped where it was: said, so that a drop that changed nothing is not a mystery
+        emit statusMessage(
+            tr("%1 on device %2 is already there: the drop leaves the schedule as it was")
+                .arg(QString::fromStdString(toActionString(s.plan.devices[device].program[programIndex])))
+                .arg(device));
+        return true;
+    }
     // The drag was on the schedule shown: a change still computing gives way to it.
     if (pending_) cancelComputation();
     ScheduleInput next = *state_;

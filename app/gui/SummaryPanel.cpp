@@ -37,6 +37,32 @@ QString headlinePeak(const MemoryFit& fit) {
                                                : QObject::tr("peak %1 of %2").arg(peak, bytesText(*fit.budget_bytes));
 }
 
+// What "vs base" compares with, and whether the base could run at all.
+struct BaseComparison {
+    MemoryFit baseFit;            // the base's peaks against the same limit or card
+    bool baseOver = false;        // the base does not fit: a slower step is what fitting costs
+    bool baseFitsAnyway = false;  // it fits, yet the schedule recomputes: checkpointing is a choice
+    bool fromPlanFile = false;    // the base is a plan file that already carries passes
+    QString applied;              // those passes, comma-separated
+};
+
+BaseComparison compareWithBase(const ShownSchedule& shown) {
+    const ComputedSchedule& s = shown.schedule;
+    BaseComparison out;
+    out.baseFit = memoryFit(s.base, s.plan.info);
+    static const std::vector<std::string> none;
+    const auto& applied = shown.input ? shown.input->source.info.passes_applied : none;
+    out.fromPlanFile = !applied.empty();
+    QStringList names;
+    for (const std::string& name : applied) names << QString::fromStdString(name);
+    out.applied = names.join(QStringLiteral(", "));
+    // A plan file's base already recomputes: whether it fits says nothing about checkpointing.
+    if (out.fromPlanFile || !out.baseFit.budget_bytes) return out;
+    out.baseOver = !out.baseFit.fits();
+    out.baseFitsAnyway = out.baseFit.fits() && s.result.recompute_ms > 0;
+    return out;
+}
+
 }  // namespace
 
 SummaryPanel::SummaryPanel(QWidget* parent) : QGroupBox(tr("Summary"), parent) {
@@ -77,12 +103,26 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
     const double change = s.base.makespan_ms > 0 ? r.makespan_ms / s.base.makespan_ms - 1 : 0;
     const double gap = r.lower_bound_ms > 0 ? r.makespan_ms / r.lower_bound_ms - 1 : 0;
     const MemoryFit& fit = shown->fit;
-    const double basePeak = memoryFit(s.base, std::nullopt).highest_peak_bytes;
+    const BaseComparison against = compareWithBase(*shown);
+    const double basePeak = against.baseFit.highest_peak_bytes;
     QString text;
-    text += tr("vs base schedule: <b>%1%2</b> (base %3)<br>")
-                .arg(change >= 0 ? "+" : "")
-                .arg(percent(change))
-                .arg(time(s.base.makespan_ms));
+    if (against.fromPlanFile)
+        text += tr("vs the file's plan (%1 already applied): <b>%2%3</b> (%4)<br>")
+                    .arg(against.applied)
+                    .arg(change >= 0 ? "+" : "")
+                    .arg(percent(change))
+                    .arg(time(s.base.makespan_ms));
+    else
+        text += tr("vs base schedule: <b>%1%2</b> (base %3)<br>")
+                    .arg(change >= 0 ? "+" : "")
+                    .arg(percent(change))
+                    .arg(time(s.base.makespan_ms));
+    if (against.baseOver)
+        text += tr("&nbsp;&nbsp;the base does not fit: %1 &gt; %2, so the change is what fitting costs<br>")
+                    .arg(bytesText(basePeak), budgetText(against.baseFit));
+    else if (against.baseFitsAnyway)
+        text += tr("&nbsp;&nbsp;the base already fits (%1 of %2): checkpointing is not needed for memory<br>")
+                    .arg(bytesText(basePeak), budgetText(against.baseFit));
     text += tr("lower bound %1, %2 above it<br>").arg(time(r.lower_bound_ms)).arg(percent(gap));
     // The pipeline bound adds the fill and drain each device must wait for; it is what a
     // reordering of the programs could still reach.
@@ -131,9 +171,21 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
     // The same numbers in one line for the strip above the charts: what a user judges a
     // schedule by, visible without scrolling the side panel.
     const double bound = std::max(r.lower_bound_ms, r.tight_lower_bound_ms);
-    QStringList parts{tr("<b>step %1</b>").arg(views::formatDuration(r.makespan_ms, base, 4)),
-                      tr("%1%2 vs base").arg(change >= 0 ? "+" : "").arg(percent(change)),
-                      tr("%1 above the bound").arg(percent(bound > 0 ? r.makespan_ms / bound - 1 : 0))};
+    QStringList parts{tr("<b>step %1</b>").arg(views::formatDuration(r.makespan_ms, base, 4))};
+    // Against a base that cannot run, a slower step is the price of fitting, not a regression.
+    const QString vsBase = tr("%1%2 vs %3")
+                               .arg(change >= 0 ? "+" : "")
+                               .arg(percent(change))
+                               .arg(against.fromPlanFile ? tr("the file's plan") : tr("base"));
+    if (against.baseOver)
+        parts << tr("base does not fit (%1 &gt; %2)")
+                     .arg(bytesText(basePeak), bytesText(against.baseFit.budget_bytes.value_or(0)));
+    else if (against.fromPlanFile && change == 0) parts << tr("%1 already applied in the file").arg(against.applied);
+    else parts << vsBase;
+    if (against.baseFitsAnyway)
+        parts << tr("base already fits (%1 of %2)")
+                     .arg(bytesText(basePeak), bytesText(against.baseFit.budget_bytes.value_or(0)));
+    parts << tr("%1 above the bound").arg(percent(bound > 0 ? r.makespan_ms / bound - 1 : 0));
     if (r.flops.mfu > 0) parts << tr("MFU %1").arg(percent(r.flops.mfu));
     if (r.recompute_ms > 0) parts << tr("recompute %1 hidden").arg(percent(r.recomputeHiddenShare()));
     // Whether hide's placement can still improve, in the words of the summary's bound line.

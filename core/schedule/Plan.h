@@ -55,6 +55,10 @@ struct PlanInfo {
     double model_parameters = 0;  // distinct parameters of the whole model (0: unknown)
     std::vector<std::string> passes_applied;
     std::string notes;
+    // Costed by a config's unit_costs (the paper's teaching model): its times are abstract time
+    // units, not milliseconds. Descriptive, so that a unit-cost plan reopened is still read in
+    // time units (the window showed "22 ms").
+    bool unit_costs = false;
 };
 
 struct Plan {

@@ -16,7 +16,11 @@ int dropInsertionIndex(const Plan& plan, const SimResult& result, int device, in
     const auto& timings = result.devices[device].timings;
     const auto [first, last] = movingGroup(program, programIndex);
     for (int i = 0; i < static_cast<int>(program.size()); ++i) {
-        if ((i >= first && i < last) || !isCompute(program[i].op) || timings[i].start < dropTimeMs) continue;
+        // Compared by centres: the window draws the dragged box centred on the cursor, so a drop
+        // on the left half of a box lands before it and on its right half after it, where the
+        // ghost shows it. Starts put a drop anywhere on a box after it (issue 39).
+        const double centre = (timings[i].start + timings[i].end) / 2;
+        if ((i >= first && i < last) || !isCompute(program[i].op) || centre < dropTimeMs) continue;
         return movingGroup(program, i).first;
     }
     return static_cast<int>(program.size());

@@ -14,9 +14,9 @@ namespace mario {
 // Index in `program` of `instruction` (compared by op, stage and micro-batch), or -1.
 int findInstruction(const std::vector<Instruction>& program, const Instruction& instruction);
 
-// The program index a box dropped at `dropTimeMs` goes before: the first other compute
-// instruction starting at or after the drop, before that instruction's own receives so the two
-// stay together; the program's size when nothing starts later.
+// The program index a box whose centre is dropped at `dropTimeMs` goes before: the first other
+// compute instruction whose centre is at or after the drop, before that instruction's own
+// receives so the two stay together; the program's size when none is centred later.
 int dropInsertionIndex(const Plan& plan, const SimResult& result, int device, int programIndex, double dropTimeMs);
 
 // The edit a drop makes on the shown `plan`, checked at once (dependencies, deadlock): an error

@@ -35,7 +35,8 @@ std::vector<PassTraceStep> passTrace(const ScheduleInput& input) {
     options.prepose_simulations = input.effort.prepose_simulations;  // the steps of the schedule shown
     options.hide_simulations = input.effort.hide_simulations;
     // Unit costs count abstract time, not milliseconds (as the window's axes say).
-    const std::string units = input.config && input.config->unit_costs ? "time units" : "ms";
+    const bool unit = (input.config && input.config->unit_costs) || input.source.info.unit_costs;
+    const std::string units = unit ? "time units" : "ms";
     options.on_step = [&steps, &units](const PassReport& step, const Plan& now) {
         auto sim = Simulator::run(now, {.record_memory_curve = true});
         if (!sim) return;

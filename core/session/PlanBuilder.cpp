@@ -94,6 +94,7 @@ Result<Plan> buildPlan(const Config& config) {
     plan.info.scheme = std::string(schemeName(config.parallel.scheme));
     plan.info.micro_batch_size = config.parallel.micro_batch_size;
     plan.info.sequence_length = config.unit_costs ? 0 : config.model.sequence_length;
+    plan.info.unit_costs = config.unit_costs.has_value();
     plan.info.data_parallel = config.parallel.dp;
     plan.info.memory_limit_bytes = config.memory_limit_bytes;
     // Unit costs count abstract bytes, which no card's gigabytes can judge.
