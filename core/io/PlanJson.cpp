@@ -101,7 +101,6 @@ Result<bool> readInfo(const json& root, Plan& plan) {
     in.number("peak_tflops", info.peak_tflops, Need::Optional, Check::NonNegative);
     in.number("model_parameters", info.model_parameters, Need::Optional, Check::NonNegative);
     in.boolean("unit_costs", info.unit_costs, Need::Optional);
-    in.boolean("unit_costs", info.unit_costs, Need::Optional);
     if (in.ok() && in.has("passes_applied")) {
         const json& passes = root["passes_applied"];
         if (!passes.is_array()) return makeError("passes_applied: expected an array of pass names");
@@ -239,7 +238,6 @@ nlohmann::json writePlan(const Plan& plan) {
     if (plan.info.peak_tflops > 0) root["peak_tflops"] = plan.info.peak_tflops;
     if (plan.info.model_parameters > 0) root["model_parameters"] = plan.info.model_parameters;
     root["passes_applied"] = plan.info.passes_applied;
-    if (plan.info.unit_costs) root["unit_costs"] = true;
     if (plan.info.unit_costs) root["unit_costs"] = true;
     if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
     if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
