@@ -10,10 +10,13 @@ namespace mario {
 
 namespace {
 
-// Adam in mixed precision: bf16 weight (2) + fp32 gradient accumulator (4) + fp32 master
-// weight, momentum and variance (12). A distributed optimizer shards the 12 over dp.
-constexpr double kAdamBytesPerParam = 18;
-constexpr double kReplicatedBytesPerParam = 6;
+// Adam in mixed precision (Megatron-LM's DistributedDataParallel and optimizer): the bf16
+// weight (2), the gradient buffer the backward accumulates into and the reduction reads, in its
+// dtype (fp32, 4, by default; bf16, 2, with --grad-reduce-in-bf16: Megatron-Core allocates its
+// grad buffer in the reduce dtype), and the fp32 master weight, momentum and variance (12),
+// which a distributed optimizer shards over dp (the buffers stay whole: the reduce-scatter runs
+// in place). Without a reduce dtype: 2 + 4 + 12 = 18 bytes.
+constexpr double kWeightBytesPerParam = 2;
 constexpr double kShardedBytesPerParam = 12;
 // One Adam step per parameter reads the fp32 gradient, master weight and two moments (16) and
 // writes the last three and the bf16 weight (14).
@@ -116,9 +119,11 @@ double AnalyticalCostModel::stageParameters(const StageLayout& layout) const {
            (layout.has_head ? headParameters() : 0);
 }
 
+double AnalyticalCostModel::gradientBytesPerParameter() const { return training_.grad_reduce_in_bf16 ? 2 : 4; }
+
 double AnalyticalCostModel::staticBytesPerParameter() const {
-    if (parallel_.distributed_optimizer) return kReplicatedBytesPerParam + kShardedBytesPerParam / parallel_.dp;
-    return kAdamBytesPerParam;
+    const double replicated = kWeightBytesPerParam + gradientBytesPerParameter();
+    return replicated + kShardedBytesPerParam / (parallel_.distributed_optimizer ? parallel_.dp : 1);
 }
 
 double AnalyticalCostModel::tensorParallelCommMs() const {
@@ -143,7 +148,7 @@ double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
 
 double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {
     if (replicas_ <= 1 || params <= 0) return 0;
-    const double gradBytes = params * (training_.grad_reduce_in_bf16 ? 2 : 4);
+    const double gradBytes = params * gradientBytesPerParameter();
     double ms = 0, gather = 0;
     if (parallel_.distributed_optimizer) {  // reduce-scatter the gradients, all-gather the bf16 weights
         ms = collectives_.reduceScatterMs(gradBytes, replicas_, data_parallel_bus_);

@@ -37,6 +37,8 @@ public:
 
     // Weights + gradients + optimizer state per parameter.
     double staticBytesPerParameter() const;
+    // The gradient buffer's bytes per parameter, in the reduction's dtype (grad_reduce_dtype).
+    double gradientBytesPerParameter() const;
 
     // Per block and direction: the tensor-parallel collectives (0 at tp 1).
     double tensorParallelCommMs() const;
