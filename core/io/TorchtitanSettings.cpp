@@ -92,6 +92,9 @@ std::vector<std::string> TorchtitanSettings::overrides(const std::string& csvPat
                       std::to_string(last_stage_less_layers));
     out.push_back("--parallelism.pipeline_parallel_microbatch_size=" + std::to_string(microbatch_size));
     out.push_back("--training.local_batch_size=" + std::to_string(local_batch_size));
+    // torchtitan's trainer config refuses pipeline parallelism while CUDA graphs are on, and
+    // they are on by default (torchtitan 0.3's Trainer.Config._validate_cuda_graphs).
+    out.push_back("--training.disable_cuda_graphs");
     out.push_back("--parallelism.pipeline_parallel_schedule_csv=" + csvPath);
     return out;
 }

@@ -119,6 +119,16 @@ TEST(TorchtitanSettings, FileEndsWithTheOverridesAndTheCsvPath) {
     EXPECT_EQ(torchtitanArgsPath("out/s.csv"), "out/s.torchtitan.args");
 }
 
+TEST(TorchtitanSettings, TurnsCudaGraphsOffAsTorchtitanRequiresWithPipelining) {
+    // torchtitan 0.3's trainer config refuses pipeline_parallel_degree > 1 unless
+    // training.disable_cuda_graphs is set (its default is off), so every file must set it.
+    for (const Plan& plan : {test::unitPlan(Scheme::OneFOneB, 2, 4), test::unitPlan(Scheme::Zbv, 4, 8),
+                             test::unitPlan(Scheme::Interleaved, 4, 8, 2)}) {
+        const auto lines = settingsOf(plan).overrides("s.csv");
+        EXPECT_EQ(std::count(lines.begin(), lines.end(), "--training.disable_cuda_graphs"), 1);
+    }
+}
+
 // Per device, the most micro-batches whose forward ran and whose backward (B or I) has not.
 int mostInFlight(const Plan& plan) {
     int most = 0;

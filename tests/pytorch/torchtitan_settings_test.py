@@ -1,17 +1,25 @@
 """torchtitan judges the settings `mario export --csv` writes beside a compute-only CSV.
 
 For every scheme torchtitan can run, at a few sizes and layer counts (even splits, uneven
-ones, more than two stages a rank), with and without Mario's passes: the `.torchtitan.args`
-file must parse with torchtitan's own config parser (tyro with torchtitan's registry), and
-torchtitan's own pipeline functions, given those settings, must
+ones, more than two stages a rank), with and without Mario's passes, and for the bundled
+examples exported as the README shows: the `.torchtitan.args` file must pass torchtitan's whole
+command-line path as `python -m torchtitan.train --module llama3 --config llama3_8b
+$(grep -v '^#' FILE)` runs it up to the start of training (train.py's imports, then its
+ConfigManager().parse_args: the llama3_8b config, tyro with torchtitan's registry over the whole
+trainer config, every section's __post_init__ validation, then _validate_config). The two
+sections the file sets must also parse alone (tyro over ParallelismConfig and TrainingConfig),
+and torchtitan's own pipeline functions, given the settings, must
   - build exactly the plan's number of stages (_get_pipeline_metadata),
   - deal the layers as the plan does, or as the file's note says (_generate_llm_fqn_per_model_part),
   - put on every rank exactly the stages the plan puts there (_get_pp_rank_to_stage_indices_mapping),
   - and build the schedule that loads the CSV (_build_pipeline_schedule: _PipelineScheduleRuntime
     with local_batch_size / microbatch_size micro-batches, then _load_csv), on stand-in stages.
 """
+import contextlib
 import dataclasses
+import io
 import json
+import os
 import re
 import types
 from collections import Counter
@@ -19,7 +27,9 @@ from collections import Counter
 from pytorch_peer import Checks, Mario, Scratch, exit_with, parse_args, stages_on_rank
 
 import torchtitan  # noqa: E402
+import torchtitan.train  # noqa: E402,F401  (what `python -m torchtitan.train` imports first)
 import tyro  # noqa: E402
+from torchtitan.config import ConfigManager  # noqa: E402
 from torchtitan.config import ParallelismConfig, TrainingConfig  # noqa: E402
 from torchtitan.config.manager import custom_registry  # noqa: E402
 from torchtitan.distributed import pipeline_parallel as titan  # noqa: E402
@@ -30,9 +40,14 @@ CASES = [
     ("zb-h1", 4, 1, 8, 16), ("zb-h2", 2, 1, 4, 6),
     ("interleaved", 4, 2, 8, 16), ("interleaved", 2, 4, 8, 16), ("interleaved", 2, 3, 6, 13),
     ("bfs", 2, 2, 4, 8), ("interleaved-zb", 4, 2, 8, 16), ("interleaved-zb", 2, 3, 6, 12),
-    ("zbv", 4, 1, 8, 16), ("zbv", 2, 1, 4, 10), ("dualpipev", 4, 1, 8, 16),
+    ("zbv", 4, 1, 8, 16), ("zbv", 2, 1, 4, 10), ("dualpipev", 4, 1, 8, 16), ("dualpipev", 2, 1, 5, 8),
 ]
 PASSES = ["none", "all"]
+# The README's command line: torchtitan's llama3 module and its 8B config.
+TRAIN_ARGS = ["--module", "llama3", "--config", "llama3_8b"]
+# Bundled examples the README's `mario export CONFIG --csv schedule.csv --drop-recompute` takes
+# (the others are Chimera, which export refuses, and a one-device CPU config).
+EXAMPLES = ["llama2-13b-1f1b.config.json", "llama2-13b-zbv.config.json"]
 
 
 @dataclasses.dataclass
@@ -68,6 +83,36 @@ def read_args(path):
     return overrides, note_split
 
 
+def args_tokens(path):
+    """The words `$(grep -v '^#' FILE)` gives the shell: the lines not starting with '#',
+    split at whitespace."""
+    with open(path) as handle:
+        return " ".join(line for line in handle if not line.startswith("#")).split()
+
+
+def train_parse(tokens):
+    """torchtitan.train's own parsing of its command line (main() up to config.build(), which
+    starts the process group and the training): (config, None), or (None, what it said)."""
+    said = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(said), contextlib.redirect_stdout(said):
+            return ConfigManager().parse_args(TRAIN_ARGS + tokens), None
+    except SystemExit:  # tyro prints the refusal and exits 2
+        lines = [line.strip(" │╭╮╰╯─") for line in said.getvalue().splitlines()]
+        text = " ".join(line for line in lines if line and not line.startswith("For full"))
+        return None, text[text.find("Error parsing"):] if "Error parsing" in text else text
+    except Exception as error:  # a section's __post_init__ or _validate_config
+        return None, f"{type(error).__name__}: {error}"
+
+
+def check_train_parse(checks, tally, case, args_path):
+    config, refusal = train_parse(args_tokens(args_path))
+    if checks.check(config is not None, case,
+                    "torchtitan.train's command-line parser (llama3_8b) takes the file", refusal or ""):
+        tally["train_parsed"] += 1
+    return config
+
+
 def plan_split(plan):
     stages = sorted(plan["stages"], key=lambda s: s["index"])
     return [s["layers"][1] - s["layers"][0] for s in stages]
@@ -86,13 +131,20 @@ def run_case(mario, checks, tally, scratch, scheme, pp, chunks, microbatches, la
     if not checks.check(code == 0 and "torchtitan:" in out, case, "export writes the settings", out + err):
         return
     tally["files"] += 1
-    overrides, note_split = read_args(csv.replace(".csv", ".torchtitan.args"))
+    args_path = csv.replace(".csv", ".torchtitan.args")
+    full = check_train_parse(checks, tally, case, args_path)
+    overrides, note_split = read_args(args_path)
     try:
         settings = tyro.cli(Settings, args=overrides, default=Settings(), registry=custom_registry)
     except SystemExit:
         checks.check(False, case, "torchtitan's parser takes every override", " ".join(overrides))
         return
     par, training = settings.parallelism, settings.training
+    if full is not None:
+        # What the trainer would build from: the same values as the two sections alone.
+        checks.check(full.parallelism == par and full.training.local_batch_size == training.local_batch_size,
+                     case, "the full config's settings = the two sections parsed alone",
+                     f"{full.parallelism} vs {par}")
     plan = mario.plan_json(plan_path)
     stages = len(plan["stages"])
     dims = types.SimpleNamespace(pp=par.pipeline_parallel_degree)
@@ -125,6 +177,17 @@ def run_case(mario, checks, tally, scratch, scheme, pp, chunks, microbatches, la
     tally[par.pipeline_parallel_schedule] += 1
 
 
+def run_example(mario, checks, tally, scratch, repo, example):
+    """The README's two commands on a bundled config: export, then torchtitan.train's parser."""
+    case = f"example {example}"
+    csv = scratch.file(example.replace(".config.json", ".csv"))
+    code, out, err = mario.run("export", os.path.join(repo, "resources", "examples", example),
+                               "--csv", csv, "--drop-recompute")
+    if checks.check(code == 0 and "torchtitan:" in out, case, "export writes the settings", out + err):
+        tally["files"] += 1
+        check_train_parse(checks, tally, case, csv.replace(".csv", ".torchtitan.args"))
+
+
 def main():
     args = parse_args(__doc__)
     mario = Mario(args.mario)
@@ -134,10 +197,13 @@ def main():
         for case in CASES:
             for passes in PASSES:
                 run_case(mario, checks, tally, scratch, *case, passes)
+        for example in EXAMPLES:
+            run_example(mario, checks, tally, scratch, args.repo, example)
     classes = ", ".join(f"{name} {tally[name]}" for name in sorted(tally)
                         if name[0].isupper() or name[0].isdigit())
     summary = (f"torchtitan {torchtitan.__version__ if hasattr(torchtitan, '__version__') else '0.3'}: "
-               f"{tally['files']} settings files; {tally['loaded']} rank schedules built and loaded; "
+               f"{tally['files']} settings files, {tally['train_parsed']} taken by torchtitan.train's parser; "
+               f"{tally['loaded']} rank schedules built and loaded; "
                f"split as the plan {tally['split_as_plan']}, as noted {tally['split_noted']}; classes: {classes}")
     exit_with(checks.finish(summary))
 
