@@ -13,7 +13,8 @@ namespace mario::views {
 struct GanttLegendExtras {
     bool shadeBubbles = false;
     bool criticalPath = false;
-    bool boundChain = false;  // the recompute bound's chain, drawn as the critical path is
+    bool boundChain = false;      // the recompute bound's chain, drawn as the critical path is
+    bool recomputeCover = false;  // Rs marked hidden, partly hidden or exposed (views/RecomputeCover.h)
 };
 
 void fillGanttLegend(QCPLegend* legend, const Timeline& timeline, ColorMode mode, const GanttLegendExtras& extras);

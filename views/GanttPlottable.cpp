@@ -1,5 +1,7 @@
 #include "views/GanttPlottable.h"
 
+#include "views/RecomputeCover.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -114,6 +116,7 @@ void GanttPlottable::draw(QCPPainter* painter) {
     }
     lastRectCount_ = batcher_.rectCount();
     drawLabels(painter);
+    drawRecomputeCover(painter);
     drawCriticalPath(painter);
     drawHighlights(painter);
     drawArrows(painter, arrows_, pixelMap(), kHalfHeight);
@@ -194,6 +197,30 @@ void GanttPlottable::drawCriticalPath(QCPPainter* painter) {
         }
     }
     drawArrows(painter, hops, pixelMap(), kHalfHeight);
+}
+
+// Over the visible recompute boxes, one by one (only while the View toggle is on): a hatch and
+// an outline in the cover's colour. Boxes under a pixel wide get the outline only.
+void GanttPlottable::drawRecomputeCover(QCPPainter* painter) {
+    if (!shadeRecompute_) return;
+    const QCPRange range = mKeyAxis->range();
+    const QRect clip = clipRect();
+    painter->setAntialiasing(false);
+    for (const auto& lane : timeline_->lanes) {
+        if (lane.empty()) continue;
+        const QRectF row = pixelRect(lane.front(), lane.front().start);
+        if (row.bottom() < clip.top() || row.top() > clip.bottom()) continue;
+        for (auto it = BoxBatcher::firstEndingAfter(lane, range.lower); it != lane.end() && it->start < range.upper;
+             ++it) {
+            if (it->cover == RecomputeCover::None) continue;
+            const QColor color = coverColor(it->cover);
+            const QRectF rect = pixelRect(*it, it->start);
+            painter->setPen(QPen(color, 1.5));
+            painter->setBrush(rect.width() >= 1 ? QBrush(color, Qt::BDiagPattern) : QBrush(Qt::NoBrush));
+            painter->drawRect(rect.adjusted(0.75, 0.75, -0.75, -0.75));
+        }
+    }
+    painter->setPen(Qt::NoPen);
 }
 
 void GanttPlottable::drawHighlights(QCPPainter* painter) {

@@ -43,6 +43,9 @@ public:
     void setCriticalPath(std::vector<BoxRef> boxes);
     const std::vector<BoxRef>& criticalPath() const { return criticalPath_; }
     bool shadeBubbles() const { return shadeBubbles_; }
+    // Recompute boxes marked hidden (in a bubble), partly hidden or exposed (TimelineBox::cover).
+    void setShadeRecompute(bool shade) { shadeRecompute_ = shade; }
+    bool shadeRecompute() const { return shadeRecompute_; }
     // The box being dragged, drawn translucent at a new start time (red when the drop would
     // be refused); nullopt hides it.
     void setGhost(std::optional<BoxRef> box, double start = 0, bool valid = true);
@@ -74,6 +77,7 @@ private:
     QRectF pixelRect(const TimelineBox& box, double start) const;
     void drawLabels(QCPPainter* painter);
     void drawHighlights(QCPPainter* painter);
+    void drawRecomputeCover(QCPPainter* painter);
     void drawGhost(QCPPainter* painter);
     const QStaticText& labelText(int microbatch);
     // Plot pixels of a (time, lane value) point, for drawArrows.
@@ -86,6 +90,7 @@ private:
     const Timeline* timeline_ = nullptr;
     std::vector<BoxRef> highlights_;
     bool shadeBubbles_ = false;
+    bool shadeRecompute_ = false;
     std::optional<BoxRef> ghost_;
     double ghostStart_ = 0;
     bool ghostValid_ = true;

@@ -132,6 +132,12 @@ void GanttView::setShadeBubbles(bool shade) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void GanttView::setShadeRecompute(bool shade) {
+    boxes_->setShadeRecompute(shade);
+    updateLegend();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void GanttView::setMinimumPlotHeight(int height) { plot_->axisRect()->setMinimumSize(0, height); }
 
 QCustomPlot* GanttView::plot() const { return plot_; }
@@ -212,7 +218,8 @@ void GanttView::updateLegend() {
     fillGanttLegend(plot_->legend, *timeline_, colorMode_,
                     {.shadeBubbles = shadeBubbles_,
                      .criticalPath = showCriticalPath_,
-                     .boundChain = !showCriticalPath_ && showBoundChain_ && !boundChain_.empty()});
+                     .boundChain = !showCriticalPath_ && showBoundChain_ && !boundChain_.empty(),
+                     .recomputeCover = boxes_->shadeRecompute()});
 }
 
 void GanttView::setColorMode(ColorMode mode) {

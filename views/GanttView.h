@@ -42,6 +42,9 @@ public:
     void setHighlights(const std::vector<BoxRef>& boxes);
     // Shade idle stretches of every lane (teaching: where the bubbles are).
     void setShadeBubbles(bool shade);
+    // Rs hidden in a bubble, partly hidden or exposed, hatched and outlined (View → Hidden and
+    // exposed Rs), with legend entries for those present.
+    void setShadeRecompute(bool shade);
     // What box colours mean: kind (default), micro-batch, chunk or direction; the legend follows.
     void setColorMode(ColorMode mode);
     ColorMode colorMode() const { return colorMode_; }

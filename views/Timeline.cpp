@@ -7,6 +7,7 @@
 #include "core/schedule/CheckpointedForwards.h"
 #include "core/schedule/PipelineTopology.h"
 #include "core/sim/CriticalPath.h"
+#include "views/RecomputeCover.h"
 
 namespace mario::views {
 
@@ -147,6 +148,7 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
             for (const InstructionRef& ref : path->computeInstructions())
                 timeline.criticalPath.push_back({ref.device, ref.program_index});
     }
+    markRecomputeCover(plan, result, timeline);  // needs the messages' arrival times
     return timeline;
 }
 

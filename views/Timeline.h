@@ -29,6 +29,11 @@ enum class BoxKind : std::uint8_t {
     Count
 };
 
+// For a recompute box: whether a bubble hid it (the device would have waited for a message
+// anyway), only part of it, or none (it ran while the data was there: the step waited for it).
+// views/RecomputeCover.h decides; None for every other box.
+enum class RecomputeCover : std::uint8_t { None, Hidden, Partly, Exposed };
+
 struct TimelineBox {
     double start = 0;
     double end = 0;
@@ -44,6 +49,7 @@ struct TimelineBox {
     std::int16_t direction = 0;
     // The instruction's op, so the box can name its action string ("1F3", "2RECV_B0").
     Op op = Op::Forward;
+    RecomputeCover cover = RecomputeCover::None;  // fits beside op: the box stays 48 bytes
     // Index into Timeline::notes: for a Wait box, what it waited for; for half of an
     // overlapped pair, the pair. -1 when none.
     std::int32_t note = -1;

@@ -118,6 +118,14 @@ void MainWindow::buildMenus() {
     shadeBubbles_->setObjectName("shadeBubbles");
     shadeBubbles_->setCheckable(true);
     connect(shadeBubbles_, &QAction::toggled, gantt_, &views::GanttView::setShadeBubbles);
+    QAction* cover = view->addAction(tr("&Hidden and exposed Rs"));
+    cover->setObjectName("recomputeCover");
+    cover->setCheckable(true);
+    cover->setShortcut(QKeySequence(Qt::Key_H));
+    cover->setToolTip(tr("Hidden and exposed Rs (H): green, a recomputation that ran while its device waited for a "
+                         "message anyway (free); red, one that ran with the data already there, so the step waited "
+                         "for it; amber, part of each"));
+    connect(cover, &QAction::toggled, gantt_, &views::GanttView::setShadeRecompute);
 
     QMenu* tools = menuBar()->addMenu(tr("&Tools"));
     tools->setObjectName("toolsMenu");

@@ -19,6 +19,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <functional>
+#include <qcustomplot.h>
 
 #include "app/gui/ConfigPanel.h"
 #include "app/gui/MainWindow.h"
@@ -29,6 +30,9 @@
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
+#include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
+#include "views/Timeline.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -311,6 +315,44 @@ private slots:
         click(passes->checkBox(PassId::Checkpoint));
         QVERIFY(passes->checkBox(PassId::Prepose)->isEnabled());
         QVERIFY(!passes->checkBox(PassId::Overlap)->isEnabled());
+    }
+
+    // Figure 2 with its passes: 12 Rs of one unit, 8 of them hidden by the simulator's count
+    // (DeviceStats::recompute_hidden_ms, summed in core). H marks each R box hidden or exposed;
+    // per device the hidden boxes add up to the simulator's hidden time and the exposed ones to
+    // the rest, and the legend names both.
+    void hTogglesRsMarkedHiddenOrExposed() {
+        MainWindow window;
+        QVERIFY(showFile(window, kFigure2));
+        const SimResult& result = window.document()->current().result;
+        QCOMPARE(result.recompute_ms, 12.0);
+        QCOMPARE(result.recompute_hidden_ms, 8.0);
+        const views::Timeline& timeline = window.gantt()->timeline();
+        for (std::size_t d = 0; d < timeline.lanes.size(); ++d) {
+            double hidden = 0, exposed = 0;
+            for (const views::TimelineBox& box : timeline.lanes[d]) {
+                QCOMPARE(box.cover != views::RecomputeCover::None, box.kind == views::BoxKind::Recompute);
+                QVERIFY(box.cover != views::RecomputeCover::Partly);  // whole units: all or nothing
+                (box.cover == views::RecomputeCover::Hidden ? hidden : exposed) +=
+                    box.cover == views::RecomputeCover::None ? 0 : box.end - box.start;
+            }
+            QCOMPARE(hidden, result.devices[d].recompute_hidden_ms);
+            QCOMPARE(exposed, result.devices[d].recompute_ms - result.devices[d].recompute_hidden_ms);
+        }
+        auto legend = [&window] {
+            QStringList texts;
+            for (QCPAbstractLegendItem* item : views::legendItems(window.gantt()->plot()->legend))
+                if (auto* swatch = qobject_cast<views::SwatchLegendItem*>(item)) texts << swatch->text();
+            return texts;
+        };
+        QVERIFY(!legend().contains("R hidden in a bubble"));
+        window.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&window));
+        QTest::keyClick(&window, Qt::Key_H);
+        QVERIFY2(legend().contains("R hidden in a bubble") && legend().contains("R exposed (the step waits for it)"),
+                 qPrintable(legend().join(", ")));
+        QTest::keyClick(&window, Qt::Key_H);
+        QVERIFY(!legend().contains("R hidden in a bubble"));
     }
 };
 
