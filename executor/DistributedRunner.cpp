@@ -12,6 +12,7 @@
 #include "executor/GptModel.h"
 #include "executor/LinkOrder.h"
 #include "executor/NcclSetup.h"
+#include "executor/RunRefusals.h"
 #include "executor/RunSetup.h"
 #include "executor/StepLoop.h"
 #include "executor/TcpTransport.h"
@@ -127,19 +128,9 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
     const int devices = topology.deviceCount();
-    // A plan tuned for tensor parallelism counts tp ranks per pipeline device in WORLD_SIZE;
-    // read as data parallelism they would train tp replicas of the whole model instead.
-    if (plan.info.tensor_parallel > 1)
-        return makeError(
-            "the plan was tuned for tensor parallelism (tp = " + std::to_string(plan.info.tensor_parallel) +
-            ") and the executor has none: run it with Megatron-LM (megatron_args.txt), or tune with tp 1");
-    if (env.world_size % devices != 0)
-        return makeError("WORLD_SIZE=" + std::to_string(env.world_size) + " is not a multiple of the plan's " +
-                         std::to_string(devices) + " pipeline devices (the executor has no tensor parallelism)");
+    // The CLI refuses these before the run (exit 2); the runner's other callers get the same line.
+    if (auto refused = launchRefusal(plan, options, env)) return makeError(*refused);
     const int replicas = env.world_size / devices;
-    if (options.data_parallel != 1 && options.data_parallel != replicas)
-        return makeError("--dp " + std::to_string(options.data_parallel) + " disagrees with WORLD_SIZE=" +
-                         std::to_string(env.world_size) + " over " + std::to_string(devices) + " devices");
     const RankPlace place = placeOf(env.rank, 1, replicas);
     auto rankOfDevice = [replicas, replica = place.replica](int device) {
         return rankOf({device, replica, 0}, 1, replicas);

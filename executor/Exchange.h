@@ -1,10 +1,14 @@
 #pragma once
 // Where the device threads of one process meet (CPU backend, single-GPU mode): SEND/RECV
 // mailboxes keyed by (replica, direction, receiving stage, micro-batch) and the REDUCE_GRAD
-// barrier keyed by layer slice. One mutex and
-// one condition variable: traffic is tiny, and a single abort flag then wakes every waiter, so a
-// failing device ends the whole run instead of leaving the others blocked. Every wait has a
-// deadline: a missing sender is an error naming the instruction, never a hang.
+// barrier keyed by layer slice. One mutex, and a condition variable per mailbox and per reduce
+// group: a message wakes only the thread that receives it. One condition variable shared by all
+// woke every waiting thread on every message, so a 4,096-device plan spent its time in wake-ups
+// (each of about 50,000 messages woke thousands of threads that went back to sleep) and its
+// receives passed the 30 s timeout, reported as a sender that never sent. A failure wakes every
+// waiter (each mailbox's and group's), so a failing device still ends the whole run instead of
+// leaving the others blocked. Every wait has a deadline: a missing sender is an error naming the
+// instruction, never a hang.
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -32,8 +36,10 @@ public:
     void post(int replica, Direction direction, int stage, int microbatch, torch::Tensor tensor) {
         auto ready = markReady(tensor);
         std::lock_guard lock(mutex_);
-        mail_[{replica, direction, stage, microbatch}] = {std::move(tensor), std::move(ready)};
-        wake_.notify_all();
+        Mailbox& box = mail_[{replica, direction, stage, microbatch}];
+        box.parcel = {std::move(tensor), std::move(ready)};
+        box.full = true;
+        box.wake.notify_all();  // its receiver, and nobody else
     }
 
     // Blocks until the tensor for (direction, stage, microbatch) arrives; throws on timeout.
@@ -43,8 +49,13 @@ public:
     torch::Tensor take(int replica, Direction direction, int stage, int microbatch, const std::string& waiter) {
         std::unique_lock lock(mutex_);
         const Key key{replica, direction, stage, microbatch};
+        // std::map keeps the node where it is while others come and go, so the reference holds
+        // across the wait; the box goes once its last waiter is done with it.
+        Mailbox& box = mail_[key];
+        ++box.waiters;
         waiting_.insert(waiter);
-        const bool ready = wake_.wait_for(lock, timeout_, [&] { return aborted_ || mail_.count(key) > 0; });
+        const bool ready = waitFor(box.wake, lock, [&] { return aborted_ || box.full; });
+        --box.waiters;
         // A waiter that timed out stays listed: it is still blocked while it reports, and another
         // device's report racing with it must name it.
         if (ready || aborted_) waiting_.erase(waiter);
@@ -52,8 +63,9 @@ public:
         if (!ready)
             throw std::runtime_error("no " + std::string(direction == Direction::Forward ? "activation" : "gradient") +
                                      " arrived within " + seconds() + " s (its sender never sent it)" + blockedList());
-        Parcel parcel = std::move(mail_[key]);
-        mail_.erase(key);
+        Parcel parcel = std::move(box.parcel);
+        box.full = false;
+        if (box.waiters == 0) mail_.erase(key);
         lock.unlock();
         awaitReady(parcel.ready, parcel.tensor);
         return parcel.tensor;
@@ -74,19 +86,23 @@ public:
         std::lock_guard lock(mutex_);
         Group& group = groups_[key];
         group.members.push_back(params);
-        if (++group.arrived == participants) sumInPlace(group);
-        wake_.notify_all();
+        if (++group.arrived == participants) {
+            sumInPlace(group);
+            group.wake.notify_all();  // only the group's collectors wait for this
+        }
     }
 
     void collect(const std::string& key, int participants) {
         std::unique_lock lock(mutex_);
         Group& group = groups_[key];
-        const bool ready = wake_.wait_for(lock, timeout_, [&] { return aborted_ || group.arrived >= participants; });
+        ++group.waiters;
+        const bool ready = waitFor(group.wake, lock, [&] { return aborted_ || group.arrived >= participants; });
+        --group.waiters;
         if (aborted_) throw RunAborted();
         if (!ready)
             throw std::runtime_error("only " + std::to_string(group.arrived) + " of " + std::to_string(participants) +
                                      " replicas reached REDUCE_GRAD within " + seconds() + " s" + blockedList());
-        if (++group.done == participants) groups_.erase(key);
+        if (++group.done == participants && group.waiters == 0) groups_.erase(key);
     }
 
     // Records the first failure and wakes every waiter.
@@ -94,12 +110,27 @@ public:
         std::lock_guard lock(mutex_);
         if (!aborted_) failure_ = message;
         aborted_ = true;
-        wake_.notify_all();
+        for (auto& [key, box] : mail_) box.wake.notify_all();
+        for (auto& [key, group] : groups_) group.wake.notify_all();
     }
 
     std::optional<std::string> failure() const {
         std::lock_guard lock(mutex_);
         return failure_;
+    }
+
+    // Receives waiting now (for the tests, which start posting once every receiver waits).
+    std::size_t waitingReceives() const {
+        std::lock_guard lock(mutex_);
+        return waiting_.size();
+    }
+
+    // How often a waiting receive or collect woke up, for the tests that check a message wakes
+    // only its receiver: one wake-up per message delivered to a waiting thread, plus the rare
+    // spurious one.
+    std::size_t wakeups() const {
+        std::lock_guard lock(mutex_);
+        return wakeups_;
     }
 
 private:
@@ -108,11 +139,34 @@ private:
         torch::Tensor tensor;
         std::shared_ptr<c10::Event> ready;  // GPU only: recorded on the sender's stream
     };
+    // One key's message and its receiver's condition variable. Made by whichever of the post and
+    // the take comes first; erased by the take, unless another take still waits on it (a plan
+    // that receives one key twice; the validator refuses such plans, this keeps them safe).
+    struct Mailbox {
+        Parcel parcel;
+        bool full = false;
+        int waiters = 0;
+        std::condition_variable wake;
+    };
     struct Group {
         std::vector<ParamMap> members;  // every replica's parameters, in arrival order
         int arrived = 0;
         int done = 0;
+        int waiters = 0;
+        std::condition_variable wake;
     };
+
+    // Waits on `wake` until `ready` or the timeout, counting the wake-ups (wakeups()).
+    template <class Ready>
+    bool waitFor(std::condition_variable& wake, std::unique_lock<std::mutex>& lock, Ready ready) {
+        std::size_t checks = 0;
+        const bool done = wake.wait_for(lock, timeout_, [&] {
+            ++checks;
+            return ready();
+        });
+        wakeups_ += checks - 1;  // the first check is before any wait
+        return done;
+    }
 
     // Each gradient summed into the first replica's that has it, then copied to the others;
     // a replica without one (no backward reached it) gets its own copy of the sum.
@@ -138,14 +192,17 @@ private:
         if (!group.members.front().empty()) finishCurrentStream(group.members.front().begin()->second);
     }
 
+    // The first kListedWaiters of them and how many more: a 4,096-device run's list of every
+    // blocked device made a 112 kB line.
     std::string blockedList() const {
         if (waiting_.empty()) return "";
         std::string list = "; also blocked: ";
-        bool first = true;
+        std::size_t listed = 0;
         for (const auto& w : waiting_) {
-            list += (first ? "" : ", ") + w;
-            first = false;
+            if (listed == kListedWaiters) break;
+            list += (listed++ ? ", " : "") + w;
         }
+        if (waiting_.size() > listed) list += " and " + std::to_string(waiting_.size() - listed) + " more";
         return list;
     }
 
@@ -156,14 +213,16 @@ private:
         return s;
     }
 
+    static constexpr std::size_t kListedWaiters = 16;
+
     std::chrono::duration<double> timeout_;
     mutable std::mutex mutex_;
-    std::condition_variable wake_;
-    std::map<Key, Parcel> mail_;
+    std::map<Key, Mailbox> mail_;
     std::map<std::string, Group> groups_;
     std::set<std::string> waiting_;
     bool aborted_ = false;
     std::optional<std::string> failure_;
+    std::size_t wakeups_ = 0;
 };
 
 }  // namespace mario::exec

@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include <c10/core/StreamGuard.h>
@@ -23,6 +24,7 @@
 #include "executor/RunSetup.h"
 #include "executor/StepDump.h"
 #include "executor/StepLoop.h"
+#include "executor/ThreadBudget.h"
 
 namespace mario::exec {
 namespace {
@@ -89,12 +91,23 @@ protected:
         // not wait for it by themselves.
         if (device_.is_cuda()) torch::cuda::synchronize(device_.index());
         std::vector<std::thread> threads;
-        for (std::size_t i = 0; i < workers.size(); ++i)
-            threads.emplace_back([&, i] {
-                std::optional<c10::StreamGuard> onStream;
-                if (i < streams_.size()) onStream.emplace(streams_[i]);
-                workers[i]->run();
-            });
+        threads.reserve(workers.size());
+        try {
+            for (std::size_t i = 0; i < workers.size(); ++i)
+                threads.emplace_back([&, i] {
+                    std::optional<c10::StreamGuard> onStream;
+                    if (i < streams_.size()) onStream.emplace(streams_[i]);
+                    workers[i]->run();
+                });
+        } catch (const std::system_error& e) {
+            // The machine ran out of threads below the budget (ThreadBudget.h: other processes
+            // took them meanwhile). The workers already started wait for ones that never will:
+            // the failure wakes them, and they are joined before the vector goes (a joinable
+            // std::thread destroyed is std::terminate, the abort this replaces).
+            transports_.front()->fail("cannot start the thread of worker " + std::to_string(threads.size() + 1) +
+                                      " of " + std::to_string(workers.size()) + ": " + e.what() +
+                                      " (lower --dp, or run one process per device under torchrun)");
+        }
         for (auto& t : threads) t.join();
     }
 
@@ -125,6 +138,9 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
         return makeError("plan has " + std::to_string(plan.devices.size()) + " programs for " +
                          std::to_string(topology.deviceCount()) + " devices");
     if (options.data_parallel < 1) return makeError("data-parallel degree must be at least 1");
+    // Before any weight: the CLI refuses the same run with exit 2 before it calls this.
+    if (auto refused = threadRefusal(topology.deviceCount(), options.data_parallel, threadLimit(readMachineThreads())))
+        return makeError(*refused);
     at::set_num_threads(1);
     useOneBlasThread();
     const int replicas = options.data_parallel;
@@ -178,9 +194,13 @@ Result<RunReport> runPlan(const Plan& plan, const ExecutorOptions& options) {
             TrackAllocations tracking(chargeTo(book, -1, device.type()));
             if (auto ran = steps.run(report); !ran) return ran.error();
         }
-        if (!options.dump_step_dir.empty())
-            writeStepDump(options.dump_step_dir, {model, options, topology, batch, stages, microbatches,
-                                                  std::max(1, plan.info.micro_batch_size), report});
+        if (!options.dump_step_dir.empty()) try {
+                writeStepDump(options.dump_step_dir, {model, options, topology, batch, stages, microbatches,
+                                                      std::max(1, plan.info.micro_batch_size), report});
+            } catch (const std::runtime_error& e) {
+                report.output_error = e.what();
+                return report;
+            }
         if (!options.reference) return report;
         std::vector<StageOutcome> outcomes;
         for (const auto& st : stages) outcomes.push_back({st.gradSnapshot, st.params});

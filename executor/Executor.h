@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/schedule/Plan.h"
 #include "core/util/Result.h"
 #include "executor/ModelSpec.h"
+#include "executor/TokenFile.h"
 
 namespace mario::exec {
 
@@ -22,6 +24,9 @@ struct ExecutorOptions {
     std::string dtype = "float64";  // float64 keeps pipeline and reference equal to ~1e-15
     int data_parallel = 1;          // replicas of the pipeline, as threads of this process
     std::string tokens_file;        // token ids (.bin uint16 or text); empty: synthetic tokens
+    // tokens_file as the CLI already read it (once: a pipe has nothing left for a second read);
+    // none: the run reads tokens_file itself.
+    std::shared_ptr<const TokenFile> tokens;
     int iterations = 1;
     std::uint64_t seed = 0;
     double lr = 0.01;
@@ -79,6 +84,9 @@ struct RunReport {
     int data_parallel = 1;
     int rank = 0;  // multi-process runs: this process's rank; only rank 0 holds the whole report
     int world = 1;
+    // Why the run's output (--dump-step) could not be written, in one line; empty when it was or
+    // none was asked for. Not a failed run: the CLI exits 2 for it, as `mario` does.
+    std::string output_error;
 };
 
 // Errors: the topology cannot be built, or a worker failed ("device D, instruction X: why").

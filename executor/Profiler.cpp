@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include <c10/core/StreamGuard.h>
 #include <torch/cuda.h>
@@ -23,12 +24,15 @@
 #include "executor/GreenContexts.h"
 #include "executor/InstructionClock.h"
 #include "executor/Optimizer.h"
+#include "executor/ProfileGuards.h"
 #include "executor/ProfileNotes.h"
 #include "executor/RunSetup.h"
 #include "executor/StageRuntime.h"
 
 namespace mario::exec {
 namespace {
+
+std::string firstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // Live bytes and their peak since the last phase(), from c10's allocator reports.
 struct LiveBytes {
@@ -238,7 +242,18 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     } catch (const std::exception& e) {
         return makeError(e.what());
     }
-    const GptModel model(spec, options.seed, device);
+    // Threads, memory, block count: refused before any weight (ProfileGuards.h).
+    if (auto refused = profileRefusal(options, device.is_cuda() ? std::optional<int>(device.index()) : std::nullopt))
+        return makeError(*refused);
+    std::optional<GptModel> built;
+    try {
+        built.emplace(spec, options.seed, device);
+    } catch (const c10::Error& e) {
+        // LibTorch's own message, without the C++ backtrace it carries (30 lines).
+        return makeError("building --model " + describe(spec) + " on " + options.device +
+                         " failed: " + firstLine(e.what_without_backtrace()));
+    }
+    const GptModel& model = *built;
     const int B = options.micro_batch_size;
     torch::manual_seed(options.seed + 1);
     if (device.is_cuda() && options.partitions == 0 && neighbourCount > 0)
@@ -281,6 +296,14 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     ProfileResult result;
     ProfilePoint embed, head;
     try {
+        // The time guard: one block, one repeat after the warm-up, timed on the wall clock (which
+        // waits for the GPU: measure reads its marks at the end), then the whole profile's
+        // estimate from it (ProfileGuards.h).
+        const auto probeStart = std::chrono::steady_clock::now();
+        measure(model, LayerSlice{0, 1, false, false}, hidden, targets, 1, device, dtype, optimizer);
+        const double probe = std::chrono::duration<double>(std::chrono::steady_clock::now() - probeStart).count();
+        const int cores = device.is_cuda() ? 0 : static_cast<int>(std::thread::hardware_concurrency());
+        if (auto refused = profileTimeRefusal(options, probe / 2, cores)) return makeError(*refused);
         for (int x = 1; x <= options.max_blocks; ++x) {
             const LayerSlice blocks{0, x, false, false};
             result.points.push_back(alone(blocks, hidden));
@@ -292,8 +315,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
         }
         embed = alone(LayerSlice{0, 0, true, false}, inputs);
         head = alone(LayerSlice{0, 0, false, true}, hidden);
+    } catch (const c10::Error& e) {
+        return makeError("measuring on " + options.device + " failed: " + firstLine(e.what_without_backtrace()));
     } catch (const std::exception& e) {
-        return makeError(std::string("measuring on ") + options.device + " failed: " + e.what());
+        return makeError("measuring on " + options.device + " failed: " + firstLine(e.what()));
     }
     // Every quantity's line through the points, y = a·blocks + b.
     auto fit = [&points = result.points](double ProfilePoint::*quantity) {

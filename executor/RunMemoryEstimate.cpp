@@ -285,9 +285,50 @@ Result<RunMemoryEstimate> estimateRunMemory(const Plan& plan, const ExecutorOpti
     return estimate;
 }
 
+RunMemoryEstimate estimateProfileMemory(const ProfileScope& scope) {
+    const ModelSpec& spec = scope.model;
+    const double dt = dtypeBytes(scope.dtype);
+    const SlotBytes slot{spec, double(std::max(1, scope.micro_batch_size)), dt};
+    const double moments = scope.adam ? 2 : 0;
+    RunMemoryEstimate estimate;
+    estimate.parameters = modelParameters(spec);
+    const double master = estimate.parameters * 8;
+    estimate.terms.push_back({"master", master, "float64 master copy " + humanBytes(master), true});
+    // Measured one slice at a time (Profiler.cpp's measure): the largest one's weights (cloned in
+    // float64, then in the dtype), gradients and moments, its graph (one at a time: the backward
+    // frees the forward's before the recompute makes its own), the split backward's input
+    // gradient and its temporaries; the optimizer step's of one tensor.
+    const LayerSlice blocks{0, scope.max_blocks, false, false};
+    const LayerSlice embedding{0, 0, true, false}, head{0, 0, false, true};
+    double slice = 0, activations = 0, tensors = 0;
+    for (const LayerSlice& s : {blocks, embedding, head}) {
+        const double p = sliceParameters(spec, s);
+        slice = std::max(slice, p * (8 + dt * (2 + moments)) + largestTensor(spec, s) * dt * (scope.adam ? 6 : 1));
+        activations = std::max(activations, slot.graph(s) + slot.hidden() + slot.temporaries(s));
+        tensors = std::max(tensors, sliceTensors(spec, s) * (3 + moments));
+    }
+    estimate.terms.push_back({"weights", slice, "measured slice's weights and gradients " + humanBytes(slice), true});
+    estimate.terms.push_back({"activations", activations, "activations " + humanBytes(activations), true});
+    // Each neighbour: its own copy of the block slice, gradients, and a forward's graph.
+    const double neighbours =
+        scope.neighbours * (sliceParameters(spec, blocks) * dt * 2 + slot.graph(blocks) + slot.temporaries(blocks));
+    if (scope.neighbours > 0)
+        estimate.terms.push_back({"neighbours", neighbours, "busy neighbours " + humanBytes(neighbours), true});
+    // The input hidden state (in float64 first), the tokens and their two slices.
+    const double inputs = slot.tokens() * spec.hidden * (8 + dt) + 3 * 8 * slot.tokens();
+    estimate.terms.push_back({"tokens", inputs, "inputs " + humanBytes(inputs), true});
+    const double bookkeeping = (sliceTensors(spec, {0, spec.layers, true, true}) + tensors) * kTensorBytes +
+                               (1 + scope.neighbours) * scope.max_blocks * kBlockGraphBytes;
+    estimate.terms.push_back(
+        {"bookkeeping", bookkeeping, "LibTorch's tensor and graph records " + humanBytes(bookkeeping), true});
+    if (scope.cuda)
+        for (auto& t : estimate.terms) t.host = t.name == "master" || t.name == "bookkeeping";
+    return estimate;
+}
+
 std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, const std::string& model,
-                                         const std::optional<MemoryLimit>& host,
-                                         const std::optional<MemoryLimit>& gpu) {
+                                         const std::optional<MemoryLimit>& host, const std::optional<MemoryLimit>& gpu,
+                                         const std::string& what) {
     // The GPU first: where both pass, its memory is the one the user must size the model for.
     const bool onGpu = std::any_of(estimate.terms.begin(), estimate.terms.end(), [](auto& t) { return !t.host; });
     for (const bool inHost : {false, true}) {
@@ -302,7 +343,7 @@ std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, cons
         for (std::size_t i = 0; i < terms.size() && i < 4; ++i) parts += (i ? ", " : "") + terms[i]->detail;
         if (terms.size() > 4) parts += ", ...";
         const std::string where = !onGpu ? "" : inHost ? " of host memory" : " on the GPU";
-        return "--model " + model + ": the run needs about " + humanBytes(needed) + where + " (" + parts +
+        return "--model " + model + ": " + what + " needs about " + humanBytes(needed) + where + " (" + parts +
                "), more than the " + humanBytes(limit->bytes) + " " + limit->what;
     }
     return std::nullopt;

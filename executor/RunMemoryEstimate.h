@@ -75,9 +75,29 @@ struct RunMemoryEstimate {
 // Errors: the plan's topology cannot be built (the run would say the same).
 Result<RunMemoryEstimate> estimateRunMemory(const Plan& plan, const ExecutorOptions& options, const RunScope& scope);
 
+// What `mario-executor profile` measures with (Profiler.cpp), by the same counts.
+struct ProfileScope {
+    ModelSpec model;  // layers already raised to max_blocks, as the profiler builds it
+    int max_blocks = 1;
+    int micro_batch_size = 1;
+    std::string dtype = "float64";
+    bool adam = false;
+    int neighbours = 0;  // threads or partitions running the largest slice beside it
+    bool cuda = false;
+};
+
+// The most a profile holds at once: GptModel's float64 master copy, the largest measured slice
+// (max_blocks blocks, or the head or embedding if larger) with its gradients, optimizer state and
+// one micro-batch's graph and temporaries, each neighbour's copy of the slice and its graph, the
+// input batch, LibTorch's records. `--micro-batch-size 65536` went past 6 GB of a tiny model's
+// activations, and a huge `--model` into LibTorch's allocator error, before this was checked.
+RunMemoryEstimate estimateProfileMemory(const ProfileScope& scope);
+
 // The one line that refuses the run (without the program's prefix), or none when the estimate
-// fits: the model, the estimate, its largest terms first, and the limit it passes.
+// fits: the model, the estimate, its largest terms first, and the limit it passes. `what` is
+// what needs the memory ("the run", "the profile").
 std::optional<std::string> memoryRefusal(const RunMemoryEstimate& estimate, const std::string& model,
-                                         const std::optional<MemoryLimit>& host, const std::optional<MemoryLimit>& gpu);
+                                         const std::optional<MemoryLimit>& host, const std::optional<MemoryLimit>& gpu,
+                                         const std::string& what = "the run");
 
 }  // namespace mario::exec

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 
@@ -81,11 +82,11 @@ std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& 
 Batch buildBatch(const GptModel& model, const ExecutorOptions& options, int microbatches, int microBatchSize,
                  int replicas, const torch::Device& device) {
     const int seq = model.spec().seq;
-    std::optional<TokenFile> file;
-    if (!options.tokens_file.empty()) {
+    std::shared_ptr<const TokenFile> file = options.tokens;
+    if (!file && !options.tokens_file.empty()) {
         auto read = readTokenFile(options.tokens_file);
         if (!read) throw std::runtime_error(read.error().message);
-        file = std::move(read).value();
+        file = std::make_shared<const TokenFile>(std::move(read).value());
     }
     Batch batch;
     for (int g = 0; g < replicas * microbatches; ++g) {

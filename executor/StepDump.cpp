@@ -4,20 +4,51 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "core/io/TextFile.h"
 
 namespace mario::exec {
 namespace {
 
-// One tensor's file and its index entry. Row-major and little-endian whatever the host, so the
-// reader needs nothing but the shape and dtype in the index.
+// The dump's files and its index entries. Row-major and little-endian whatever the host, so the
+// reader needs nothing but the shape and dtype in the index. Every file is first written whole
+// beside its name (".NAME.partial", through core's one writer) and the dump is renamed into
+// place only once every file of it is written: a write that fails (a full disk) removes what this
+// dump wrote and leaves what was in DIR before as it was, an earlier dump included, so the
+// PyTorch test never reads half of one (it left a truncated file and no step.json).
 class TensorFiles {
 public:
     explicit TensorFiles(std::filesystem::path dir) : dir_(std::move(dir)) {}
+    TensorFiles(const TensorFiles&) = delete;
+    TensorFiles& operator=(const TensorFiles&) = delete;
+    ~TensorFiles() {
+        std::error_code ignored;  // best effort: the write error is what gets reported
+        for (std::size_t i = renamed_; i < pending_.size(); ++i) std::filesystem::remove(pending_[i].first, ignored);
+    }
+
+    // Writes `bytes` for DIR/file; throws with the writer's one line.
+    void put(const std::string& file, std::string_view bytes) {
+        const auto partial = dir_ / ("." + file + ".partial");
+        pending_.emplace_back(partial, dir_ / file);  // before the write: a failed one may leave it
+        if (auto written = writeTextFile(partial.string(), bytes, "the step dump"); !written)
+            throw std::runtime_error("--dump-step: " + written.error().message);
+    }
+
+    // Every file is written: each takes its name, step.json last.
+    void finish() {
+        for (; renamed_ < pending_.size(); ++renamed_) {
+            const auto& [partial, final] = pending_[renamed_];
+            std::error_code error;
+            std::filesystem::rename(partial, final, error);
+            if (error) throw std::runtime_error("--dump-step: cannot write " + final.string() + ": " + error.message());
+        }
+    }
 
     // kind: "weight", "grad", "input" or "target"; `name` is the parameter's or the
     // micro-batch's ("3"); float tensors are written as float64, token ids as int64.
@@ -25,14 +56,12 @@ public:
         const bool ids = tensor.scalar_type() == torch::kInt64;
         const torch::Tensor cpu = tensor.detach().to(torch::kCPU, ids ? torch::kInt64 : torch::kFloat64).contiguous();
         const std::string file = kind + "." + name + ".bin";
-        std::vector<char> bytes(static_cast<std::size_t>(cpu.numel()) * 8);
+        std::string bytes(static_cast<std::size_t>(cpu.numel()) * 8, '\0');
         if (!bytes.empty()) std::memcpy(bytes.data(), cpu.data_ptr(), bytes.size());
         if constexpr (std::endian::native == std::endian::big)
             for (std::size_t i = 0; i < bytes.size(); i += 8)
                 for (std::size_t j = 0; j < 4; ++j) std::swap(bytes[i + j], bytes[i + 7 - j]);
-        std::ofstream out(dir_ / file, std::ios::binary);
-        out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (!out) throw std::runtime_error("--dump-step: cannot write " + (dir_ / file).string());
+        put(file, bytes);
         index_.push_back({{"kind", kind},
                           {"name", name},
                           {"shape", cpu.sizes().vec()},
@@ -45,6 +74,9 @@ public:
 private:
     std::filesystem::path dir_;
     nlohmann::json index_ = nlohmann::json::array();
+    // (partial, final) of every file written, in order; those from renamed_ on are still partial.
+    std::vector<std::pair<std::filesystem::path, std::filesystem::path>> pending_;
+    std::size_t renamed_ = 0;
 };
 
 // The gradient of `name` as the reference check reads it: the first stage holding it. Replicas
@@ -111,10 +143,9 @@ void writeStepDump(const std::string& dir, const StepDumpInputs& step) {
         {"stages", stagesJson(step)},
         {"tensors", files.index()},
     };
-    const auto path = std::filesystem::path(dir) / "step.json";
-    std::ofstream out(path);
-    out << header.dump(1) << "\n";
-    if (!out) throw std::runtime_error("--dump-step: cannot write " + path.string());
+    // The index last, renamed last: a step.json is only ever beside the files it names.
+    files.put("step.json", header.dump(1) + "\n");
+    files.finish();
 }
 
 }  // namespace mario::exec

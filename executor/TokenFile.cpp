@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "core/io/TextFile.h"
 
 namespace mario::exec {
 namespace {
@@ -74,13 +72,34 @@ Result<TokenFile> parseText(TokenFile file, const std::string& text) {
 
 }  // namespace
 
-Result<TokenFile> readTokenFile(const std::string& path) {
+std::int64_t tokenStreamBytes(const std::string& path, std::int64_t tokens) {
+    const std::int64_t perToken = isBin(path) ? 2 : 24;
+    const std::int64_t most = limits::kMaxFileBytes;
+    if (tokens >= most / perToken) return most;
+    // In whole MiB, as the reader states its limit, and at least one: a small token file piped
+    // in whole (`--tokens <(cat ids.txt)`) still reads, and /dev/zero stops within a millisecond.
+    constexpr std::int64_t kMiB = 1 << 20;
+    return (std::max<std::int64_t>(tokens, 1) * perToken + kMiB - 1) / kMiB * kMiB;
+}
+
+Result<TokenFile> readTokenFile(const std::string& path, std::int64_t streamBytes) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) return makeError("token file " + inQuotes(path) + " is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return makeError("cannot read token file " + inQuotes(path) + ": " + std::strerror(errno));
-    const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return makeError("cannot read token file " + inQuotes(path) + ": read error");
+    // A regular file is judged by its size before it is read; anything else is read up to what
+    // the run can use (TokenFile.h).
+    const bool regular = std::filesystem::is_regular_file(path, ec);
+    const std::int64_t limit = regular ? limits::kMaxFileBytes : std::min(streamBytes, limits::kMaxFileBytes);
+    auto read = readTextFile(path, limit);
+    if (!read) {
+        // The reader's line starts with the path; this one names the file as the others here do.
+        std::string why = read.error().message;
+        if (why.rfind(path + ": ", 0) == 0) why.erase(0, path.size() + 2);
+        why = "cannot read token file " + inQuotes(path) + ": " + why;
+        if (!regular && std::filesystem::exists(path, ec))
+            why += " (a pipe or device is read up to what this run can use)";
+        return makeError(why);
+    }
+    const std::string& content = *read;
 
     TokenFile file;
     file.path = path;
@@ -89,6 +108,16 @@ Result<TokenFile> readTokenFile(const std::string& path) {
     if (parsed->ids.empty()) return makeError("token file " + inQuotes(path) + " has no tokens");
     parsed->max_id = *std::max_element(parsed->ids.begin(), parsed->ids.end());
     return parsed;
+}
+
+Result<bool> TokenFile::checkSamples(std::int64_t count, int seq, int vocab) const {
+    // Sample i starts at (i · (seq + 1)) mod (n − seq): past n − seq indices the offsets repeat,
+    // so no more than that many need a look however many the run reads.
+    const auto starts = static_cast<std::int64_t>(ids.size()) - seq;
+    const std::int64_t distinct = starts > 0 ? std::min(count, starts) : std::min<std::int64_t>(count, 1);
+    for (std::int64_t index = 0; index < distinct; ++index)
+        if (auto read = sample(index, seq, vocab); !read) return read.error();
+    return true;
 }
 
 Result<std::vector<std::int64_t>> TokenFile::sample(std::int64_t index, int seq, int vocab) const {

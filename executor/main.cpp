@@ -24,14 +24,14 @@
 // The last stdout line is one JSON summary; --events streams JSON lines before it (a hello with
 // the protocol version, every instruction's start/end, a summary per iteration): the live-event
 // protocol, whose one owner is core/io/LiveEvents.h.
-// Exit codes (core/util/ExitCode.h, shared with `mario`): 0 ok, 2 usage, an unreadable,
-// malformed or out-of-range plan, or a run estimated to need more memory than there is
-// (RunMemoryEstimate.h; and the last-resort handler), 3 the plan deadlocks, 5 the run
-// started and a worker or rank failed (the line names the rank that failed first).
+// Exit codes (core/util/ExitCode.h, shared with `mario`; docs/exit-codes.md): 0 ok, 2 usage, an
+// unreadable, malformed or out-of-range plan or token file, a launch, thread count or memory
+// estimate the run cannot have (RunRefusals.h), an output that cannot be written, and the
+// last-resort handler; 3 the plan deadlocks; 5 the run started and a worker or rank failed (the
+// line names the rank that failed first). Every refusal is one line on stderr.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -41,18 +41,17 @@
 
 #include "core/io/LiveEvents.h"
 #include "core/io/PlanJson.h"
-#include "core/model/RankLayout.h"
+#include "core/io/TextFile.h"
 #include "core/sim/Validator.h"
 #include "core/util/ExitCode.h"
-#include "core/util/HumanBytes.h"
 #include "executor/Backend.h"
 #include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
 #include "executor/Executor.h"
 #include "executor/OptionValues.h"
+#include "executor/ProfileGuards.h"
 #include "executor/Profiler.h"
-#include "executor/RunMemoryEstimate.h"
-#include "executor/TokenFile.h"
+#include "executor/RunRefusals.h"
 #include "executor/dist/LaunchEnv.h"
 
 namespace {
@@ -66,8 +65,9 @@ constexpr const char* kProfileUsage =
     "[--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam] [--partition-sms K] "
     "[--neighbours N] -o OUT.profile.json";
 
+// One line, as every refusal (docs/exit-codes.md): the usage is what --help prints.
 int usage(const std::string& why) {
-    std::cerr << "mario-executor: " << why << "\n" << kRunUsage << "\n";
+    std::cerr << "mario-executor: " << why << " (mario-executor run --help prints the usage)" << std::endl;
     return mario::kBadInput;
 }
 
@@ -111,7 +111,8 @@ int profileMain(int argc, char** argv) {
                 options.model = *spec;
             } else if (arg == "--micro-batch-size")
                 options.micro_batch_size = checked(integerOption(arg, value(), 1, 65536));
-            else if (arg == "--max-blocks") options.max_blocks = checked(integerOption(arg, value(), 1, 4096));
+            else if (arg == "--max-blocks")
+                options.max_blocks = checked(integerOption(arg, value(), 1, mario::exec::kMaxProfileBlocks));
             else if (arg == "--repeats") options.repeats = checked(integerOption(arg, value(), 1, 100000));
             else if (arg == "--seed") options.seed = checked(seedOption(arg, value()));
             else if (arg == "--name") options.name = value();
@@ -139,9 +140,9 @@ int profileMain(int argc, char** argv) {
     if (out.empty()) return profileUsage("-o OUT.profile.json is required");
     auto result = mario::exec::profileModel(options);
     if (!result) return profileUsage(result.error().message);
-    std::ofstream file(out);
-    file << result->profile.dump(2) << "\n";
-    if (!file) return profileUsage("cannot write " + out);
+    // Through core's one writer: a write error leaves the old profile whole (TextFile.h).
+    if (auto written = mario::writeTextFile(out, result->profile.dump(2) + "\n", "the profile"); !written)
+        return profileUsage(written.error().message);
     const auto& p = result->profile;
     const auto fits = mario::exec::fitQualities(*result);
     for (const std::string& line : mario::exec::lowFitWarnings(fits))
@@ -174,35 +175,6 @@ int loadPlan(const std::string& path, mario::Plan& plan) {
     }
     plan = std::move(*read);
     return mario::kOk;
-}
-
-// The one line that refuses a run too large for the memory it would run in, before any weight
-// exists (RunMemoryEstimate.h): what this process would hold (a rank of a multi-process run holds
-// one device's share) against the host's available memory and, on CUDA, the GPU's free memory.
-// Ranks that share a machine each check their own share against the same available memory.
-std::optional<std::string> oversizedRun(const mario::Plan& plan, const mario::exec::ExecutorOptions& options,
-                                        mario::exec::Backend backend,
-                                        const std::optional<mario::dist::LaunchEnv>& launch) {
-    using namespace mario::exec;
-    RunScope scope{options.data_parallel, std::nullopt, options.reference, backend == Backend::Cuda};
-    const int devices = static_cast<int>(plan.devices.size());
-    if (launch && launch->world_size > 1) {
-        if (devices == 0 || launch->world_size % devices != 0) return std::nullopt;  // the runner says why
-        scope.replicas = launch->world_size / devices;
-        scope.device = mario::placeOf(launch->rank, 1, scope.replicas).device;
-        scope.reference = options.reference && launch->rank == 0;
-    }
-    auto estimate = estimateRunMemory(plan, options, scope);
-    if (!estimate) return std::nullopt;  // the runner reports the same error
-    std::optional<MemoryLimit> host, gpu;
-    if (auto limit = hostMemoryLimit()) host = *limit;
-    else if (options.on_notice)
-        options.on_notice("the run's memory (about " + mario::humanBytes(estimate->bytes(true)) +
-                          ") is not checked: " + limit.error().message);
-    // Without a usable GPU the run itself says why in one line (torchDevice).
-    if (scope.cuda)
-        if (auto limit = gpuMemoryLimit(launch ? launch->local_rank : 0)) gpu = *limit;
-    return memoryRefusal(*estimate, describe(options.model), host, gpu);
 }
 
 int runMain(int argc, char** argv) {
@@ -254,11 +226,6 @@ int runMain(int argc, char** argv) {
     if (!backend) return usage(backend.error().message);
     if (auto dtype = mario::exec::dtypeOption(options.dtype, *backend == mario::exec::Backend::Cuda); !dtype)
         return usage(dtype.error().message);
-    // A token file that cannot be used is bad input, found before any worker starts (it was a
-    // failed run, exit 5, from inside the run).
-    if (!options.tokens_file.empty())
-        if (auto tokens = mario::exec::readTokenFile(options.tokens_file); !tokens)
-            return usage(tokens.error().message);
     // Each replica is a thread per device and each iteration a whole step: bounds that no real
     // run reaches, so that a typo ends in one line instead of a machine out of threads or time.
     if (options.iterations < 1 || options.iterations > 1'000'000)
@@ -270,10 +237,6 @@ int runMain(int argc, char** argv) {
     if (!options.dump_step_dir.empty())
         if (auto fits = mario::exec::dumpStepFits(options.iterations, options.dtype); !fits)
             return usage(fits.error().message);
-    // A folder that cannot be made is bad input found now, not a failed run after the step.
-    if (std::error_code made;
-        !options.dump_step_dir.empty() && (std::filesystem::create_directories(options.dump_step_dir, made), made))
-        return usage("--dump-step: cannot create " + options.dump_step_dir + ": " + made.message());
     // torchrun / srun: one process per (device, replica). Without WORLD_SIZE (or a world of one)
     // every device runs in this process: threads on the CPU, or streams on one GPU.
     auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
@@ -297,10 +260,21 @@ int runMain(int argc, char** argv) {
     mario::Plan loaded;
     if (int code = loadPlan(planPath, loaded); code != mario::kOk) return code;
     const mario::Plan* plan = &loaded;
-    if (auto refused = oversizedRun(*plan, options, *backend, *launch)) {
+    // WORLD_SIZE against the plan, threads, memory, tokens: bad input found before anything of
+    // the run exists (RunRefusals.h); each was a failed run (exit 5) from inside it.
+    if (auto refused = mario::exec::refuseRun(*plan, options, *backend, *launch)) {
         std::cerr << "mario-executor: " << *refused << std::endl;
         return mario::kBadInput;
     }
+    // A folder that cannot be made is bad input found now, not a failed run after the step. One
+    // this run made goes again if the run writes nothing into it.
+    std::error_code made;
+    const bool newDumpDir = !options.dump_step_dir.empty() && !std::filesystem::exists(options.dump_step_dir, made);
+    if (!options.dump_step_dir.empty() && (std::filesystem::create_directories(options.dump_step_dir, made), made))
+        return usage("--dump-step: cannot create " + options.dump_step_dir + ": " + made.message());
+    const auto dropDumpDir = [&] {
+        if (newDumpDir) std::filesystem::remove(options.dump_step_dir, made);  // only if still empty
+    };
     if (events) {
         mario::LiveHello hello;
         hello.backend = mario::exec::backendName(*backend);
@@ -313,8 +287,15 @@ int runMain(int argc, char** argv) {
     auto report = distributed ? mario::exec::runDistributed(*plan, options, **launch, *backend)
                               : mario::exec::runPlan(*plan, options);
     if (!report) {
+        dropDumpDir();
         std::cerr << "mario-executor: " << report.error().message << std::endl;
         return mario::kRunFailed;
+    }
+    // The run worked and its output could not be written: bad output, as in `mario` (exit 2).
+    if (!report->output_error.empty()) {
+        dropDumpDir();
+        std::cerr << "mario-executor: " << report->output_error << std::endl;
+        return mario::kBadInput;
     }
     if (report->rank != 0) return mario::kOk;  // rank 0 prints the run's summary
     mario::LiveSummary summary;
@@ -349,7 +330,9 @@ int main(int argc, char** argv) {
         }
         return runMain(argc, argv);
     } catch (const std::exception& e) {
-        std::cerr << "mario-executor: internal error: " << e.what() << std::endl;
+        // One line even where the message has more: LibTorch's errors carry their C++ backtrace.
+        const std::string what = e.what();
+        std::cerr << "mario-executor: internal error: " << what.substr(0, what.find('\n')) << std::endl;
     } catch (...) {
         std::cerr << "mario-executor: internal error (an unknown exception)" << std::endl;
     }

@@ -128,7 +128,8 @@ TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
     mario::test::Ranks ranks(3, {"run", plan.string(), "--backend", "cpu"}, plan.parent_path());
     ASSERT_TRUE(ranks.wait(30));
     for (int r = 0; r < 3; ++r) {
-        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed);
+        // Bad input found before the run starts (docs/exit-codes.md), not a failed run.
+        EXPECT_EQ(ranks[r].exitCode, mario::kBadInput);
         EXPECT_NE(ranks.output(r).find("WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices"),
                   std::string::npos)
             << ranks.output(r);
