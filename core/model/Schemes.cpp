@@ -31,7 +31,10 @@ constexpr std::array<SchemeInfo, 11> kSchemes{{
     {Scheme::Zbv, "zbv", P::V, false, true, false, false, false, 0, false,
      "zero bubble V: two stages per device in a V, 1F1B's memory"},
     // DualPipe's steady phase runs m − p + h + 1 paired steps per leg (DualPipeV: N − 2p + r + 1).
-    {Scheme::DualPipeV, "dualpipev", P::V, false, true, false, true, false, 2, false,
+    // DualPipeV sends every micro-batch down and back up the one V, so any count from 2p runs
+    // (PyTorch's ScheduleDualPipeV builds odd ones); DualPipe halves the batch between its two
+    // directions, so its count must be even.
+    {Scheme::DualPipeV, "dualpipev", P::V, false, true, false, false, false, 2, false,
      "DeepSeek's DualPipe cut in half: V placement, one copy of the weights"},
     {Scheme::DualPipe, "dualpipe", P::TwoDirections, false, true, true, true, false, 2, false,
      "DeepSeek's DualPipe: two directions, two copies of the weights"},

@@ -148,6 +148,50 @@ TEST(DualPipe, KeepsPPPlusOneActivationSets) {
     }
 }
 
+// A program as PyTorch writes it: an overlapped forward and the backward after it are one
+// cell, "(0F3;3B1)".
+std::string asPyTorchCells(const std::vector<Instruction>& program) {
+    std::string text;
+    for (std::size_t i = 0; i < program.size(); ++i) {
+        if (!text.empty()) text += ',';
+        if (program[i].overlapped && i + 1 < program.size()) {
+            text += "(" + toActionString(program[i]) + ";" + toActionString(program[i + 1]) + ")";
+            ++i;
+        } else {
+            text += toActionString(program[i]);
+        }
+    }
+    return text;
+}
+
+// PyTorch's ScheduleDualPipeV builds any count from 2p, odd ones too: every micro-batch walks
+// the whole V, so nothing halves the batch. P = 2, M = 5, worked by hand through its eight
+// steps (_calculate_single_rank_operations). Rank 0 (stages 0 and 3): step 1 two F0s, step 2
+// one F0F1, step 3 one I1 W F1, step 4 M - 2P + 1 = 2 paired rounds, step 5 one B1 and pair,
+// step 6 B1 then (zero bubble from here) I0, step 7 W I0, step 8 W. Rank 1 (stages 1 and 2):
+// step 2 twice, step 4 three rounds (the first unpaired, rank P - 1), step 6 B1 B0 then I1 I0,
+// step 8 two Ws.
+TEST(DualPipe, VTakesAnOddMicrobatchCountAsPyTorchBuildsIt) {
+    ASSERT_TRUE(checkShape(ScheduleShape{Scheme::DualPipeV, 2, 1, 5}).ok());
+    auto order = generateComputeOrder(ScheduleShape{Scheme::DualPipeV, 2, 1, 5});
+    ASSERT_TRUE(order.ok()) << order.error().message;
+    ASSERT_EQ(order->size(), 2u);
+    EXPECT_EQ(asPyTorchCells((*order)[0]),
+              "0F0,0F1,0F2,3F0,3I0,3W0,3F1,(0F3;3B1),(3F2;0B0),(0F4;3B2),(3F3;0B1),3B3,(3F4;0B2),3B4,0I3,"
+              "0W3,0I4,0W4");
+    EXPECT_EQ(asPyTorchCells((*order)[1]),
+              "1F0,2F0,1F1,2F1,1F2,2B0,(2F2;1B0),(1F3;2B1),(2F3;1B1),(1F4;2B2),(2F4;1B2),2B3,1B3,2I4,1I4,2W4,"
+              "1W4");
+    // It validates and runs to the end.
+    simulate(test::unitPlan(Scheme::DualPipeV, 2, 5));
+    // Fewer than 2p are still refused, as PyTorch refuses them.
+    const auto few = checkShape(ScheduleShape{Scheme::DualPipeV, 2, 1, 3});
+    ASSERT_FALSE(few.ok());
+    EXPECT_NE(few.error().message.find("at least 4 micro-batches"), std::string::npos) << few.error().message;
+    // DualPipe halves the batch between its directions: odd counts stay refused there.
+    EXPECT_FALSE(checkShape(ScheduleShape{Scheme::DualPipe, 2, 1, 5}).ok());
+}
+
 TEST(Placement, VPutsStagesDAndTwoPMinusOneMinusDOnDeviceD) {
     const PipelineLayout layout = pipelineLayout(ScheduleShape{Scheme::Zbv, 4, 1, 8});
     ASSERT_EQ(layout.stage_device.size(), 8u);

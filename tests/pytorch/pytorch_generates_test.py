@@ -2,6 +2,12 @@
 sizes, dumped as PyTorch dumps it, must import into Mario (`mario import`), validate and
 simulate, with the placement PyTorch chose and the same per-rank order of computations.
 
+Mario writes, PyTorch writes the same: for the V classes (ZBVZeroBubble and DualPipeV, whose
+orders Mario generates from the same published algorithms) at 2 to 8 ranks and every
+micro-batch count from 2P to 2P + 5, odd ones included (PyTorch builds DualPipeV with any count
+from 2P), `mario plan` of the scheme must give every rank PyTorch's computations in PyTorch's
+order, overlapped pairs included.
+
 Where PyTorch's own validator refuses a class's order (Schedule1F1B's order for the timeline
 view starts the last rank at micro-batch 1), Mario must refuse it too (exit 2), and the test
 notices the day PyTorch fixes it.
@@ -11,7 +17,7 @@ import json
 
 from pytorch_peer import (Checks, Mario, Scratch, StandInStage, exit_with, parse_args,
                           parse_rows, plan_compute_order, plan_placement, read_csv_rows,
-                          schedules, stages_on_rank, style_placement)
+                          schedules, stages_on_rank, style_placement, unit_cost_config)
 
 S = schedules
 # (class, stages per rank, PyTorch's placement style, rule for the micro-batch counts it takes)
@@ -31,6 +37,12 @@ CLASSES = [
     (S.ScheduleLoopedBFS, 3, "loop"),
     (S.ScheduleInterleavedZeroBubble, 3, "loop"),
 ]
+
+
+# PyTorch's V classes and the Mario scheme generated from the same algorithm; the ranks and
+# micro-batch counts compared (every count from 2P to 2P + 5).
+GENERATED_ALIKE = [(S.ScheduleZBVZeroBubble, "zbv"), (S.ScheduleDualPipeV, "dualpipev")]
+GENERATED_RANKS = [2, 3, 4, 5, 8]
 
 
 def microbatch_counts(cls, ranks):
@@ -89,7 +101,8 @@ def main():
     args = parse_args(__doc__)
     mario = Mario(args.mario)
     checks = Checks("pytorch_generates", args.verbose)
-    counts = {"cases": 0, "csvs": 0, "imported": 0, "refused_as_pytorch_does": 0}
+    counts = {"cases": 0, "csvs": 0, "imported": 0, "refused_as_pytorch_does": 0,
+              "generated": 0, "generated_alike": 0, "generated_odd": 0}
     with Scratch(args.keep) as scratch:
         for cls, per_rank, style in CLASSES:
             for ranks in ((2,) if per_rank == 3 else (2, 4)):
@@ -104,10 +117,17 @@ def main():
                         continue
                     run_case(mario, checks, counts, scratch, case, name, schedule,
                              placement, ranks, per_rank * ranks, microbatches)
+        for cls, scheme in GENERATED_ALIKE:
+            for ranks in GENERATED_RANKS:
+                for microbatches in range(2 * ranks, 2 * ranks + 6):
+                    compare_generated(mario, checks, counts, scratch, cls, scheme, ranks,
+                                      microbatches)
     summary = (f"{counts['cases']} PyTorch schedules, {counts['csvs']} CSVs: "
                f"{counts['imported']} imported, validated and simulated by mario; "
                f"{counts['refused_as_pytorch_does']} refused by mario as PyTorch's own "
-               f"validator refuses them (Schedule1F1B's order)")
+               f"validator refuses them (Schedule1F1B's order); mario generates PyTorch's order "
+               f"for {counts['generated_alike']} of {counts['generated']} V schedules "
+               f"({counts['generated_odd']} with an odd micro-batch count)")
     exit_with(checks.finish(summary))
 
 
@@ -165,6 +185,28 @@ def run_case(mario, checks, counts, scratch, case, name, schedule, placement, ra
     # schedule must simulate alike.
     checks.check(len(set(makespans.values())) <= 1, case,
                  "both files simulate to the same makespan", str(makespans))
+
+
+def compare_generated(mario, checks, counts, scratch, cls, scheme, ranks, microbatches):
+    """`mario plan` of `scheme` on `ranks` x `microbatches` against PyTorch's own order."""
+    case = f"{cls.__name__} P={ranks} M={microbatches}: mario plan --scheme {scheme}"
+    counts["generated"] += 1
+    schedule, _ = build(cls, ranks, 2, "v", microbatches)
+    # PyTorch's order as its compute_only writer spells it (pairs as (F;B)OVERLAP_F_B).
+    path = scratch.file(f"gen-{scheme}-p{ranks}-m{microbatches}.csv")
+    schedule._dump_csv(path, format="compute_only")
+    theirs = {rank: [c for c in row if c] for rank, row in enumerate(read_csv_rows(path))}
+    config = unit_cost_config(scratch.file(f"gen-{scheme}-p{ranks}-m{microbatches}.config.json"),
+                              scheme, ranks, microbatches)
+    plan_path = scratch.file(f"gen-{scheme}-p{ranks}-m{microbatches}.mario.json")
+    rc, _, err = mario.run("plan", config, "--passes", "none", "-o", plan_path)
+    if not checks.check(rc == 0, case, "mario builds the count PyTorch builds", f"exit {rc}: {err.strip()}"):
+        return
+    mine = plan_compute_order(mario.plan_json(plan_path))
+    if checks.check(all(mine.get(r) == theirs[r] for r in theirs), case,
+                    "mario's generated order = PyTorch's, rank by rank", first_difference(mine, theirs)):
+        counts["generated_alike"] += 1
+        counts["generated_odd"] += microbatches % 2
 
 
 def first_difference(mine, theirs):
