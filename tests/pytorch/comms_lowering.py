@@ -119,6 +119,14 @@ def rendezvous_problem(rows, stage_rank):
             return "blocking send/recv deadlock: " + "; ".join(stuck)
 
 
+def _dry_run(rows, stage_rank, num_stages):
+    try:
+        S._simulate_comms_compute(rows, lambda s: stage_rank[s], num_stages)
+        return None
+    except Exception as error:  # it raises ValueError on a stall, others on bad input
+        return f"{type(error).__name__}: {error}"
+
+
 def pytorch_dry_run_problem(rows, stage_rank, num_stages):
     """PyTorch's own dry run (_simulate_comms_compute) of a compute+comms order. It knows
     compute, SEND/RECV and send waits only: FSDP and gradient-reduction cells (rank-local)
@@ -131,11 +139,15 @@ def pytorch_dry_run_problem(rows, stage_rank, num_stages):
             if kind(action) in local:
                 continue
             flat[rank].extend(action.sub_actions or (action,))
-    try:
-        S._simulate_comms_compute(flat, lambda s: stage_rank[s], num_stages)
-        return None
-    except Exception as error:  # it raises ValueError on a stall, others on bad input
-        return f"{type(error).__name__}: {error}"
+    return _dry_run(flat, stage_rank, num_stages)
+
+
+def pytorch_dry_run_as_written(rows, stage_rank, num_stages):
+    """The same dry run on the order as written: in PyTorch 2.15 it raises on the first cell
+    it does not know ("Unsupported action type 1REDUCE_GRAD", UNSHARD in PyTorch's own
+    lowering, KeyError -1 for an overlapped pair), so a compute+comms file, Mario's or
+    PyTorch's, only dry-runs without those cells. None if it ran."""
+    return _dry_run({rank: list(row) for rank, row in rows.items()}, stage_rank, num_stages)
 
 
 def recv_only_difference(mine, theirs, stage_rank):
