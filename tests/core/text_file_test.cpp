@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "core/io/TextFile.h"
+#include "tests/common/ScratchDir.h"
 
 namespace mario {
 namespace {
@@ -23,13 +24,6 @@ namespace fs = std::filesystem;
 
 class TextFileTest : public ::testing::Test {
 protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("mario-text-file-" + std::to_string(::getpid()));
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
     std::string slurp(const fs::path& path) {
         std::ifstream in(path, std::ios::binary);
         return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -43,7 +37,8 @@ protected:
     // Only the files the test made: a temporary file left behind would show here.
     int entries() { return static_cast<int>(std::distance(fs::directory_iterator(dir_), fs::directory_iterator())); }
 
-    fs::path dir_;
+    test::ScratchDir scratch_{"text_file"};
+    const fs::path dir_ = scratch_.path();
 };
 
 TEST_F(TextFileTest, ANewFileGetsTheUmasksModeAndNothingIsLeftBeside) {
