@@ -1,6 +1,7 @@
 #include "core/cost/AnalyticalCostModel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -21,9 +22,11 @@ constexpr double kShardedBytesPerParam = 12;
 // One Adam step per parameter reads the fp32 gradient, master weight and two moments (16) and
 // writes the last three and the bf16 weight (14).
 constexpr double kOptimizerBytesPerParam = 30;
-// Megatron-LM's gradient buckets (--ddp-bucket-size default, 40M parameters): with the overlap,
-// the bucket finished last is reduced after the backward.
+// Megatron-Core's gradient buckets with the overlap: max(40M, 1M · dp) parameters each
+// (DistributedDataParallelConfig.bucket_size's default, larger with dp so that collectives stay
+// bandwidth-bound); the bucket finished last is reduced after the backward.
 constexpr double kGradientBucketParams = 40e6;
+constexpr double kBucketParamsPerReplica = 1e6;
 
 int replicasOf(const ParallelConfig& p) {
     const bool twoCopies = p.scheme == Scheme::Chimera || p.scheme == Scheme::DualPipe;
@@ -148,19 +151,25 @@ double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
 
 double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {
     if (replicas_ <= 1 || params <= 0) return 0;
-    const double gradBytes = params * gradientBytesPerParameter();
-    double ms = 0, gather = 0;
+    // With the overlap each bucket is a collective of its own and pays its own ring latency, so
+    // the cost grows with dp per bucket, not once per stage; without it, one collective over the
+    // whole buffer (Megatron-Core makes no buckets then).
+    const double buckets =
+        training_.overlap_grad_reduce
+            ? std::ceil(params / std::max(kGradientBucketParams, kBucketParamsPerReplica * replicas_))
+            : 1;
+    const double bucketParams = params / buckets;
+    const double bucketBytes = bucketParams * gradientBytesPerParameter();
+    double bucketMs = 0, gather = 0;
     if (parallel_.distributed_optimizer) {  // reduce-scatter the gradients, all-gather the bf16 weights
-        ms = collectives_.reduceScatterMs(gradBytes, replicas_, data_parallel_bus_);
-        gather = collectives_.allGatherMs(2 * params, replicas_, data_parallel_bus_);
-        if (training_.overlap_param_gather) gather = 0;
+        bucketMs = collectives_.reduceScatterMs(bucketBytes, replicas_, data_parallel_bus_);
+        if (!training_.overlap_param_gather)
+            gather = buckets * collectives_.allGatherMs(2 * bucketParams, replicas_, data_parallel_bus_);
     } else {
-        ms = collectives_.allReduceMs(gradBytes, replicas_, data_parallel_bus_);
+        bucketMs = collectives_.allReduceMs(bucketBytes, replicas_, data_parallel_bus_);
     }
-    if (training_.overlap_grad_reduce) {
-        const double lastBucket = ms * std::min(1.0, kGradientBucketParams / params);
-        ms = std::max(ms - backwardMs, lastBucket);
-    }
+    double ms = buckets * bucketMs;
+    if (training_.overlap_grad_reduce) ms = std::max(ms - backwardMs, bucketMs);
     return ms + gather;
 }
 
