@@ -24,9 +24,16 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addWidget(plot_, 1);
-    auto* laneScroll = new QScrollBar(Qt::Vertical, this);
+    // The lane scroll bar lies over the plot's right margin, beside the lanes, not beside the
+    // plot: in the layout it narrowed the plot by its width whenever rows were zoomed tall, and
+    // the time axis then ended 12 px short of the memory chart's under it.
+    auto* laneScroll = new QScrollBar(Qt::Vertical, plot_);
     laneScroll->setObjectName("laneScroll");
-    layout->addWidget(laneScroll);
+    connect(plot_, &QCustomPlot::afterReplot, laneScroll, [this, laneScroll] {
+        const QRect lanes = plot_->axisRect()->rect();
+        const int width = std::max(6, std::min(kLaneScrollWidth, plot_->width() - lanes.right() - 2));
+        laneScroll->setGeometry(lanes.right() + 2, lanes.top(), width, lanes.height());
+    });
 
     plot_->setAutoAddPlottableToLegend(false);
     plot_->setMouseTracking(true);  // hover tooltips without a button held
@@ -64,6 +71,16 @@ GanttView::GanttView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(t
             return;
         }
         if (!fitting_) userZoomed_ = true;
+        // The hovered box moved under the pointer (W/S/A/D, wheel, the strip): its tooltip and
+        // arrows described where it was, and the same box under the pointer would never show
+        // its tooltip again (hover() ignores the box it thinks is shown). The next move shows
+        // whatever is under the pointer now.
+        if (hovered_) {
+            hovered_.reset();
+            boxes_->setArrows({});
+            QToolTip::hideText();
+            emit boxHovered(std::nullopt);
+        }
         emit timeRangeChanged(range.lower, range.upper);
     });
     // Lane labels thin out when lanes get shorter than a line of text; the axis rect's

@@ -151,7 +151,8 @@ private:
     std::optional<BoxDrag> drag_;
     std::optional<BoxRef> hovered_;
     bool shadeBubbles_ = false;
-    int laneTickStep_ = 0;  // the step the lane ticks were last built with; 0: rebuild
+    static constexpr int kLaneScrollWidth = 12;  // within the plot's 16 px right margin (PlotStyle)
+    int laneTickStep_ = 0;                       // the step the lane ticks were last built with; 0: rebuild
 };
 
 // Zooming or panning either chart moves the other: two schedules on one time axis

@@ -150,6 +150,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     memory_->setSuffix(" GB");
     memory_->setSpecialValueText(tr("no limit"));
     note_ = new QLabel(this);
+    note_->setObjectName("configNote");
     note_->setWordWrap(true);
     form->addRow(tr("model"), model_);
     form->addRow(tr("hardware"), hardware_);
@@ -205,8 +206,34 @@ bool ConfigPanel::eventFilter(QObject* watched, QEvent* event) {
 
 void ConfigPanel::changed() {
     if (showing_) return;
-    showCostMode(costMode());
+    const CostMode mode = costMode();
+    if ((mode == CostMode::Unit) != (shownMode_ == CostMode::Unit)) carryMicrobatches(mode);
+    else if (mode != shownMode_) switchNote_.clear();
+    shownMode_ = mode;
+    showCostMode(mode);
     debounce_->start();
+}
+
+// Unit costs count micro-batches; the other modes derive them from the global batch. A switch
+// between the two keeps the count the user sees (it silently went back to the global batch's),
+// and says which model and hardware now price the schedule (a unit-cost config has none).
+void ConfigPanel::carryMicrobatches(CostMode to) {
+    showing_ = true;
+    const int perMicrobatch = mbs_->value() * dp_->value();
+    if (to == CostMode::Unit) microbatches_->setValue(std::max(1, global_->value() / std::max(1, perMicrobatch)));
+    else global_->setValue(microbatches_->value() * perMicrobatch);
+    showing_ = false;
+    switchNote_ =
+        (to == CostMode::Unit ? tr("Unit costs: every forward costs 1, backward 2, recompute 1; %1 micro-batches.")
+                                    .arg(microbatches_->value())
+                              : tr("Costs now from %1 on %2 (choose the model and hardware above); %3 micro-batches, a "
+                                   "global batch of %4.")
+                                    .arg(model_->currentText(), hardware_->currentText())
+                                    .arg(microbatches_->value())
+                                    .arg(global_->value()));
+    switchNoteName_ = shown_ ? shown_->name : std::string();
+    switchNoteUnit_ = to == CostMode::Unit;
+    note_->setText(switchNote_);
 }
 
 ConfigPanel::CostMode ConfigPanel::costMode() const {
@@ -262,13 +289,21 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
     // the fields are hidden rather than left holding another schedule's or default values.
     auto* form = static_cast<QFormLayout*>(layout());
     for (int row = 0; row + 1 < form->rowCount(); ++row) form->setRowVisible(row, config.has_value());
-    note_->setText(config ? QString()
+    // The note on a cost-mode switch stays while the schedule shown is that switch's (the same
+    // config name, in the mode switched to); any other config drops it.
+    if (!config || config->name != switchNoteName_ || config->unit_costs.has_value() != switchNoteUnit_)
+        switchNote_.clear();
+    note_->setText(config ? switchNote_
                           : tr("No settings: a plan file fixes its own stages, costs and programs (the summary "
                                "and the timeline show them)."));
     if (config) {
         const ParallelConfig& p = config->parallel;
         choosePresetOrOwn(model_, config->model.name, config->model.layers > 0);
         choosePresetOrOwn(hardware_, config->hardware.name, config->hardware.peak_tflops > 0);
+        // A unit-cost config names no model: the boxes show the first presets, not whatever the
+        // previous file left there (which a switch to analytical costs then took silently).
+        if (config->model.layers <= 0 && model_->count() > 0) model_->setCurrentIndex(0);
+        if (config->hardware.peak_tflops <= 0 && hardware_->count() > 0) hardware_->setCurrentIndex(0);
         removeEntriesFromConfig(costs_);
         if (config->unit_costs) costs_->setCurrentIndex(kUnitIndex);
         else if (config->profile) costs_->setCurrentIndex(profileEntry(*config->profile));
@@ -284,7 +319,8 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
         memory_->setValue(config->memory_limit_bytes ? *config->memory_limit_bytes / 1e9 : 0);
         attention_->setCurrentIndex(attention_->findData(int(config->training.attention)));
         recompute_->setCurrentIndex(recompute_->findData(int(config->training.recompute)));
-        showCostMode(costMode());
+        shownMode_ = costMode();
+        showCostMode(shownMode_);
     }
     showing_ = false;
 }

@@ -45,6 +45,7 @@ private:
     void changed();
     CostMode costMode() const;
     void showCostMode(CostMode mode);
+    void carryMicrobatches(CostMode to);
     void addProfileEntry(const QString& path, bool fromConfig);
     int profileEntry(const std::string& path);
 
@@ -56,6 +57,10 @@ private:
     QLabel* note_;
     QTimer* debounce_;
     bool showing_ = false;
+    CostMode shownMode_ = CostMode::Analytical;
+    QString switchNote_;  // what a cost-mode switch carried over, while its schedule is shown
+    std::string switchNoteName_;
+    bool switchNoteUnit_ = false;  // the costs box's mode before the latest change
 };
 
 }  // namespace mario::gui

@@ -404,6 +404,14 @@ TunerPanel* MainWindow::tuner() {
     if (!tuner_) {
         tuner_ = new TunerPanel(&document_, this);
         tuner_->setWindowFlag(Qt::Window);
+        // Whole on the workbench's screen, centred: at its 1200×860 it opened partly off a
+        // 1024×768 screen, with its table and buttons out of reach.
+        if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen()) {
+            const QRect free = screen->availableGeometry();
+            const QSize size = tuner_->size().boundedTo(free.size() * 0.95);
+            tuner_->resize(size);
+            tuner_->move(free.center() - QPoint(size.width() / 2, size.height() / 2));
+        }
     }
     return tuner_;
 }

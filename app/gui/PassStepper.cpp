@@ -148,6 +148,12 @@ void PassStepper::go(int step) {
     position_->setText(current_ >= 0 ? tr("step %1 of %2").arg(current_).arg(stepCount() - 1) : QString());
     if (const PassStepSnapshot* shown = snapshot()) caption_->setText(shown->caption);
     else caption_->setText(tr("Step through the passes to see what each one changes."));
+    // When the summary makes the side panel scroll, the panel gives each widget its minimum
+    // height: the caption asks for the lines it wraps to at its width (the memory sentence made
+    // some six lines), never fewer than five, so it is never cut off.
+    const int width = caption_->width() > 0 ? caption_->width() : contentsRect().width();
+    caption_->setMinimumHeight(
+        std::max(caption_->fontMetrics().lineSpacing() * 5, width > 0 ? caption_->heightForWidth(width) : 0));
     emit showSnapshot(snapshot());
 }
 

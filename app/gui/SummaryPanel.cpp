@@ -161,9 +161,14 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
                     .arg(QLocale().toString(r.flops.model_tflops_per_gpu, 'f', 0))
                     .arg(percent(r.flops.mfu))
                     .arg(percent(r.flops.hfu));
-    if (s.plan.info.model_parameters > 0)
+    // Millions below a billion: the CPU examples' few million read "0.00 billion".
+    if (const double parameters = s.plan.info.model_parameters; parameters >= 1e9)
         text += tr("%1 billion parameters on %2 GPUs<br>")
-                    .arg(QLocale().toString(s.plan.info.model_parameters / 1e9, 'f', 2))
+                    .arg(QLocale().toString(parameters / 1e9, 'f', 2))
+                    .arg(QLocale().toString(r.flops.gpus, 'f', 0));
+    else if (parameters > 0)
+        text += tr("%1 million parameters on %2 GPUs<br>")
+                    .arg(QLocale().toString(parameters / 1e6, 'f', parameters < 1e7 ? 2 : 1))
                     .arg(QLocale().toString(r.flops.gpus, 'f', 0));
     text += tr("highest peak memory %1 (base %2)").arg(bytesText(fit.highest_peak_bytes), bytesText(basePeak));
     text += memoryVerdict(fit);

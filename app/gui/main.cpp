@@ -1,6 +1,7 @@
-// mario-workbench [FILE] [--screenshot OUT.png [--size WxH]]: the GUI. With --screenshot it renders the
-// window offscreen into a PNG and exits (tests, docs, the README's picture) with the exit
-// codes of core/util/ExitCode.h; it writes no autosave and offers none back.
+// mario-workbench [FILE] [--screenshot OUT.png [--size WxH] [--view NAMES]]: the GUI. With
+// --screenshot it renders the window offscreen into a PNG and exits (tests, docs, the README's
+// pictures) with the exit codes of core/util/ExitCode.h; it writes no autosave and offers none back.
+#include <QAction>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
@@ -54,6 +55,14 @@ int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser,
             return fail(kBadInput, QStringLiteral("--step: expected an integer in [0, 64]"));
         for (int i = 0; i <= steps; ++i) window.stepper()->next();
     }
+    // View toggles by their object names (criticalPath, boundChain, recomputeCover,
+    // shadeBubbles), so that every README screenshot renders offscreen, without a display.
+    for (const QString& name : parser.value("view").split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        auto* action = window.findChild<QAction*>(name.trimmed());
+        if (!action || !action->isCheckable() || !action->isEnabled())
+            return fail(kBadInput, QStringLiteral("--view: no View toggle \"%1\" for this schedule").arg(name));
+        action->setChecked(true);
+    }
     QSize size(1600, 1000);
     if (parser.isSet("size")) {
         // WxH, as small laptops and docs want it (1024x700: the smallest size the charts are tested at).
@@ -98,6 +107,10 @@ int main(int argc, char** argv) {
     parser.addOption({"screenshot", "Render the window into PNG file OUT and exit.", "OUT"});
     parser.addOption({"step", "With --screenshot: show pass step N of the pass stepper (0 = before any pass).", "N"});
     parser.addOption({"size", "With --screenshot: the window's size, WxH (default 1600x1000).", "WxH"});
+    parser.addOption({"view",
+                      "With --screenshot: turn these View toggles on, comma-separated (criticalPath, boundChain, "
+                      "recomputeCover, shadeBubbles).",
+                      "NAMES"});
     parser.addOption({"compare-base", "With --screenshot: render the compare window (this schedule vs the base one)."});
     parser.process(app);
 

@@ -196,7 +196,12 @@ private slots:
                                                                     .arg(width)));
                 }
                 auto* caption = window.stepper()->findChild<QLabel*>("stepCaption");
-                QVERIFY(caption->height() >= caption->heightForWidth(caption->width()));
+                QVERIFY2(caption->height() >= caption->heightForWidth(caption->width()),
+                         qPrintable(QStringLiteral("%1, step %2: caption %3 px high, needs %4")
+                                        .arg(example)
+                                        .arg(steps)
+                                        .arg(caption->height())
+                                        .arg(caption->heightForWidth(caption->width()))));
             }
             QVERIFY2(steps >= 3, example);
         }
