@@ -69,9 +69,13 @@ void printPassSteps(const std::vector<PassReport>& steps) {
 }
 
 // The memory line: against the limit when there is one, else against one card (the plan's
-// device_memory_bytes), else nothing to judge.
+// device_memory_bytes), else the peak alone with "no limit".
 void printMemoryVerdict(const MemoryFit& fit) {
-    if (!fit.budget_bytes) return;
+    if (!fit.judged()) {
+        std::cout << "memory       no limit (highest peak " << humanBytes(fit.highest_peak_bytes) << " on device "
+                  << fit.fullest_device << ")\n";
+        return;
+    }
     const std::string budget = budgetPhrase(fit.basis, humanBytes(*fit.budget_bytes));
     const bool card = fit.basis == MemoryFit::Basis::Card;
     std::cout << "memory       ";
@@ -209,7 +213,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
     return {{"memory_limit_bytes", optional(info.memory_limit_bytes)},
             {"device_memory_bytes", optional(info.device_memory_bytes)},
             {"memory_basis", std::string(basisName(fit.basis))},
-            {"fits_memory", fit.fits()},
+            // Null with nothing to judge against, never a verdict of true.
+            {"fits_memory", fit.judged() ? nlohmann::json(fit.fits()) : nlohmann::json(nullptr)},
             {"name", prepared.plan.info.name},
             {"scheme", prepared.plan.info.scheme},
             {"passes", passes},

@@ -3,6 +3,7 @@
 //                    [-o best.mario.json] [--export DIR]`
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -165,10 +166,23 @@ int tuneCommand(const Args& args, const std::string& executable) {
     if (auto error = readFilters(parsed, options)) return fail(error->code, error->message);
     if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
 
-    // A progress bar on a terminal only: logs and pipes get the table alone.
+    // A progress bar on a terminal; elsewhere (logs, pipes, --json) a plain line on stderr every
+    // kProgressEvery seconds, so a long search is never silent (a 65,536-device search ran 372 s
+    // without a word) while a short one prints nothing but its result.
     const bool bar = !parsed.has("json") && isatty(STDERR_FILENO);
-    auto result = Tuner::run(*config, options, [bar](const TuneProgress& p, const TuneOutcome&) {
-        if (!bar || (p.evaluated % 8 != 0 && p.evaluated != p.total)) return;
+    constexpr double kProgressEvery = 5;
+    const auto started = std::chrono::steady_clock::now();
+    double lastLine = 0;
+    auto result = Tuner::run(*config, options, [&](const TuneProgress& p, const TuneOutcome&) {
+        if (!bar) {
+            const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            if (now - lastLine < kProgressEvery) return;
+            lastLine = now;
+            std::fprintf(stderr, "tune: %d/%d candidates%s after %.0f s, best %.2f samples/s\n", p.evaluated, p.total,
+                         p.refining ? " (refining the best)" : "", now, p.best_samples_per_s);
+            return;
+        }
+        if (p.evaluated % 8 != 0 && p.evaluated != p.total) return;
         const int width = 30, filled = width * p.evaluated / std::max(1, p.total);
         std::fprintf(stderr, "\r[%s%s] %d/%d candidates, best %.2f samples/s", std::string(filled, '#').c_str(),
                      std::string(width - filled, ' ').c_str(), p.evaluated, p.total, p.best_samples_per_s);

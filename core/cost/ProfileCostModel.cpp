@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "core/model/ByteRules.h"
+
 namespace mario {
 
 ProfileCostModel::ProfileCostModel(const ProfileFits& f)
@@ -78,6 +80,16 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
             c.backward_weight_ms = c.backward_ms;
             c.weight_grad_bytes = c.activation_bytes;
         }
+        // The rule every plan reader applies (core/model/ByteRules.h): a profile whose checkpoint
+        // outgrows a small stage's activations gave plans that `mario validate` refused and
+        // autosaves that could not be restored (issue 39), so it is refused here, where it is made.
+        // (The config reader asks about an empty layout, no stage at all, for the profile's
+        // sequence length and tp alone.)
+        const bool stage = layout.layerCount() > 0 || layout.has_embedding || layout.has_head;
+        if (auto problem = checkpointBytesProblem(c.checkpoint_bytes, c.activation_bytes); stage && problem)
+            return makeError("stage " + std::to_string(costs.size()) + " (layers [" +
+                             std::to_string(layout.begin_layer) + ", " + std::to_string(layout.end_layer) +
+                             ")): checkpoint_bytes " + *problem);
         costs.push_back(c);
     }
     return costs;

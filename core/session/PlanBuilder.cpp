@@ -1,6 +1,8 @@
 #include "core/session/PlanBuilder.h"
 
+#include <cstdio>
 #include <optional>
+#include <regex>
 #include <string>
 
 #include "core/cost/AnalyticalCostModel.h"
@@ -79,6 +81,16 @@ std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout
     return byStage;
 }
 
+// Megatron-LM gives every tensor-parallel rank whole query groups: it refuses
+// num_query_groups % tensor_model_parallel_size != 0 (arguments.py), so neither torchtitan nor
+// Megatron could run such a split, and its KV projections' costs would be fractions of a head.
+std::optional<Error> checkKeyValueHeads(const Config& config) {
+    const int tp = config.parallel.tp, kv = config.model.kvHeads();
+    if (tp <= 1 || kv <= 0 || kv % tp == 0) return std::nullopt;
+    return makeError("model.kv_heads: " + std::to_string(kv) + " KV heads are not divisible by parallel.tp = " +
+                     std::to_string(tp) + " (each tensor-parallel rank needs whole KV heads, as in Megatron-LM)");
+}
+
 }  // namespace
 
 Result<Plan> buildPlan(const Config& config) {
@@ -132,6 +144,7 @@ Result<Plan> buildPlan(const Config& config) {
 
 Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts) {
     if (config.unit_costs) return unitStageCosts(*config.unit_costs, layouts.size());
+    if (auto error = checkKeyValueHeads(config)) return *error;
 
     if (auto error = checkLayouts(layouts, config.model.layers)) return *error;
     if (config.profile) {
@@ -151,6 +164,48 @@ Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std
     costs.reserve(layouts.size());
     for (const StageLayout& layout : layouts) costs.push_back(model->stageCost(layout));
     return costs;
+}
+
+std::string inConfigTerms(const std::string& message, const Config& config) {
+    static const std::regex field(R"(stages\[(\d+)\]\.([a-z_]+))");
+    std::smatch match;
+    if (!std::regex_search(message, match, field)) return message;
+    const std::string stage = match[1].str(), key = match[2].str();
+    std::string named;
+    if (config.unit_costs) {
+        // Every stage costs the unit costs: the key the user wrote, whichever stage it was.
+        for (auto [costKey, unitKey] :
+             {std::pair{"forward_ms", "unit_costs.forward"}, std::pair{"backward_ms", "unit_costs.backward"},
+              std::pair{"recompute_ms", "unit_costs.recompute"},
+              std::pair{"activation_bytes", "unit_costs.activation_bytes"},
+              std::pair{"checkpoint_bytes", "unit_costs.checkpoint_bytes"},
+              std::pair{"static_bytes", "unit_costs.static_bytes"}})
+            if (key == costKey) named = unitKey;
+    }
+    if (named.empty()) {
+        const std::string from = config.unit_costs ? "unit_costs"
+                                 : config.profile
+                                     ? "the profile \"" + PresetLibrary::profileName(*config.profile) + "\""
+                                     : "model and hardware";
+        named = "stage " + stage + "'s " + key + " (from " + from + ")";
+    }
+    std::string out =
+        message.substr(0, match.position(0)) + named + message.substr(match.position(0) + match.length(0));
+    // Costs faster than the card (sim/StepFlops.h): the analytical model's times are the
+    // hardware's peak times its efficiencies, so those are the keys that claim too much.
+    if (const auto peak = out.find(" of peak_tflops "); peak != std::string::npos && !config.unit_costs) {
+        out.replace(peak, 16, " of hardware.peak_tflops ");
+        if (!config.profile) {
+            char keys[200];
+            std::snprintf(keys, sizeof keys,
+                          " (hardware.gemm_efficiency %g, hardware.flash_forward_efficiency %g and "
+                          "hardware.flash_backward_efficiency %g are the shares of it the kernels reach)",
+                          config.hardware.gemm_efficiency, config.hardware.flash_forward_efficiency,
+                          config.hardware.flash_backward_efficiency);
+            out += keys;
+        }
+    }
+    return out;
 }
 
 }  // namespace mario

@@ -2,6 +2,7 @@
 // Config → Plan: lay stages out, cost them, generate the scheme's order, add communication
 // and gradient synchronisation. Passes are not applied here (see passes/PassManager.h).
 // It sits above io because a config's profile is a file (io/ProfileJson.h), read on every build.
+#include <string>
 #include <vector>
 
 #include "core/cost/StageLayout.h"
@@ -27,5 +28,11 @@ Result<Plan> buildPlan(const Config& config);
 // disk on every call; callers that evaluate many configs (the tuner) should load a
 // ProfileCostModel once and call it directly.
 Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
+
+// A message about a plan built from `config` in the words of the config: its first
+// "stages[N].KEY" becomes the config key the user wrote ("unit_costs.forward"), or, for costs a
+// model or profile computes, "stage N's KEY (from model and hardware)". The simulator and the
+// validator name a plan's fields; a config's user never wrote those (issue 39).
+std::string inConfigTerms(const std::string& message, const Config& config);
 
 }  // namespace mario

@@ -5,6 +5,7 @@
 
 #include "core/passes/PassManager.h"
 #include "core/session/HandEdits.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
 
 namespace mario {
@@ -56,7 +57,10 @@ Result<PreparedSchedule> prepareSchedule(const ScheduleInput& input, const Prepa
     // The window runs this on a worker thread: whatever escapes below (memory on a huge
     // schedule) becomes this schedule's error line, never the end of the session.
     try {
-        return prepare(input, options);
+        auto prepared = prepare(input, options);
+        // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
+        if (!prepared && input.config) return makeError(inConfigTerms(prepared.error().message, *input.config));
+        return prepared;
     } catch (const std::exception& e) {
         return makeError(std::string("cannot compute this schedule (") + e.what() + ")");
     }

@@ -8,6 +8,7 @@
 #include "core/io/TextFile.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/session/InputFile.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/Validator.h"
 
 namespace mario {
@@ -24,7 +25,8 @@ OpenedSchedule open(const std::string& path, const PresetLibrary& presets) {
     const ValidationReport report = Validator::validate(input->plan);
     if (!report.ok()) {
         out.problem = report.issues.empty() ? OpenProblem::Deadlock : OpenProblem::InvalidPlan;
-        out.error = path + ": " + report.summary();
+        // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
+        out.error = path + ": " + (input->config ? inConfigTerms(report.summary(), *input->config) : report.summary());
         return out;
     }
     out.input.config = std::move(input->config);

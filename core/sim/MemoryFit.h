@@ -25,7 +25,11 @@ struct MemoryFit {
     Basis basis = Basis::None;
     std::optional<double> budget_bytes;  // the limit or the card's memory, per basis
 
+    // Nothing over the budget; true without one, where nothing can be over. Reports say whether
+    // the schedule fits only when judged(): `--json`'s fits_memory is null without a budget
+    // (true was claimed with nothing to judge against, issue 39).
     bool fits() const { return devices_over == 0; }
+    bool judged() const { return budget_bytes.has_value(); }
     bool isOver(const DeviceStats& device) const { return budget_bytes && device.peak_bytes > *budget_bytes; }
 };
 

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/model/Limits.h"
 #include "core/schedule/PipelineTopology.h"
@@ -86,15 +89,44 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
     return makeError(field + ": " + shown + " makes the step's times or memory overflow (not a finite number)");
 }
 
-// One timing of the plan, every compute instruction's time multiplied by `stretch` where given.
-Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const ComputeStretch* stretch) {
+// What every timing of one plan shares, made once: the contention rounds re-time a plan many
+// times, and rebuilding these tables each round made a round cost its stages × micro-batches
+// however few instructions it re-timed (an 8-instruction plan padded with 1,024 unused stages
+// took 113 s). A round now touches its instructions and devices only.
+struct PreparedPlan {
+    PipelineTopology topology;
+    MessageSlots messages;
+    int stageCount = 0;
+    int microbatches = 0;
+    // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
+    std::vector<std::uint8_t> checkpointed, split;
+    std::vector<double> statics;
+    // Per message: when it arrives, and which device waits for it. A timing resets only the
+    // slots it touched (listed in `touched`), so the next one starts from all unsent.
+    std::vector<double> arrival;
+    std::vector<int> waiting;
+    std::vector<std::size_t> touched;
+
+    PreparedPlan(const Plan& plan, PipelineTopology built)
+        : topology(std::move(built)), messages(plan, topology.stageCount()), stageCount(topology.stageCount()),
+          microbatches(messages.microbatches()), arrival(messages.size(), kNotSent), waiting(messages.size(), -1) {
+        checkpointed.assign(static_cast<std::size_t>(stageCount) * microbatches, 0);
+        split.assign(checkpointed.size(), 0);
+        for (const auto& device : plan.devices)
+            for (const auto& ins : device.program) {
+                const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + messages.denseOf(ins);
+                if (ins.op == Op::Recompute) checkpointed[key] = 1;
+                if (ins.op == Op::BackwardInput) split[key] = 1;
+            }
+        statics = staticBytesPerDevice(plan);
+    }
+};
+
+Result<PreparedPlan> preparePlan(const Plan& plan) {
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
-    const PipelineTopology& topology = *topologyResult;
-    const int stageCount = topology.stageCount();
-    const int deviceCount = static_cast<int>(plan.devices.size());
+    const int stageCount = topologyResult->stageCount();
     if (auto ok = checkOperands(plan, stageCount); !ok) return ok.error();
-
     const MessageSlots messages(plan, stageCount);
     const int microbatches = messages.microbatches();
     // The tables below are stages × micro-batches. A plan of one chain has each micro-batch on
@@ -110,20 +142,22 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
                          std::to_string(limits::kMaxPairsPerInstruction) + " per instruction plus " +
                          std::to_string(limits::kPairsAlwaysAllowed) + ", " + std::to_string(allowed) + " for its " +
                          std::to_string(plan.instructionCount()) + " instructions");
+    return PreparedPlan(plan, std::move(*topologyResult));
+}
+
+// One timing of the plan, every compute instruction's time multiplied by `stretch` where given.
+// Its work is the plan's instructions and devices, whatever its stage count.
+Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOptions& options,
+                           const ComputeStretch* stretch) {
+    const PipelineTopology& topology = prepared.topology;
+    const MessageSlots& messages = prepared.messages;
+    const int microbatches = prepared.microbatches;
+    const int deviceCount = static_cast<int>(plan.devices.size());
+    const std::vector<std::uint8_t>& checkpointed = prepared.checkpointed;
+    std::vector<double>& arrival = prepared.arrival;
+    std::vector<int>& waiting = prepared.waiting;
+    std::vector<std::size_t>& touched = prepared.touched;
     auto mbOf = [&](const Instruction& ins) { return messages.denseOf(ins); };
-    std::vector<double> arrival(messages.size(), kNotSent);
-    std::vector<int> waiting(messages.size(), -1);
-
-    // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
-    std::vector<std::uint8_t> checkpointed(static_cast<std::size_t>(stageCount) * microbatches, 0);
-    std::vector<std::uint8_t> split(checkpointed.size(), 0);
-    for (const auto& device : plan.devices)
-        for (const auto& ins : device.program) {
-            if (ins.op == Op::Recompute)
-                checkpointed[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
-            if (ins.op == Op::BackwardInput) split[static_cast<std::size_t>(ins.stage) * microbatches + mbOf(ins)] = 1;
-        }
-
     SimResult result;
     result.devices.resize(deviceCount);
     std::vector<std::size_t> pc(deviceCount, 0);
@@ -146,8 +180,7 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
     }
-    const std::vector<double> statics = staticBytesPerDevice(plan);
-    for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = statics[d];
+    for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = prepared.statics[d];
     if (options.record_memory_curve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
@@ -177,6 +210,7 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
                     const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, mb);
                     if (std::isnan(arrival[slot])) {
                         waiting[slot] = d;
+                        touched.push_back(slot);
                         goto blocked;
                     }
                     timing = {t, std::max(t, arrival[slot])};
@@ -192,6 +226,7 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
                     if (target < 0) continue;  // the validator reports it; nothing can receive it
                     const std::size_t slot = messages.of(ins.op == Op::SendBackward, target, mb);
                     arrival[slot] = t + MessageSlots::transferMs(plan, ins, target);
+                    touched.push_back(slot);
                     if (waiting[slot] >= 0) {
                         runnable.push_back(waiting[slot]);
                         waiting[slot] = -1;
@@ -234,6 +269,8 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
         dynamic[d] = mem;
     }
 
+    for (const std::size_t slot : touched) arrival[slot] = kNotSent, waiting[slot] = -1;
+    touched.clear();
     for (int d = 0; d < deviceCount; ++d) {
         closeRun(d);
         if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
@@ -253,7 +290,8 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {
-        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, split, microbatches, messages.denseOf());
+        result.critical_chain_ms =
+            criticalChain(plan, topology, checkpointed, prepared.split, microbatches, messages.denseOf());
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
         result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
         result.samples_per_step =
@@ -268,29 +306,50 @@ Result<SimResult> timePlan(const Plan& plan, const SimOptions& options, const Co
     return result;
 }
 
+// Costs faster than the hardware (an HFU above 100%, sim/StepFlops.h) are an error, judged on
+// the step timed alone as the validator does; the passes' trials (no summary) skip it.
+std::optional<Error> checkUtilisation(const Plan& plan, const SimResult& result, const SimOptions& options) {
+    if (!options.summary || result.deadlocked) return std::nullopt;
+    if (auto problem = utilisationProblem(plan, result.aloneMakespan())) return makeError(*problem);
+    return std::nullopt;
+}
+
 }  // namespace
 
 // Devices that share hardware: the fixed point of sim/SharedHardware.h. Each round times the plan
 // with the stretch the last round's timeline implies, moved kStep of the way there (a full step
 // can swing two devices' instructions past each other and back: GPT-3 13B Chimera 32×2048 at
 // contention 0.1 settled in 37 rounds so, in 31 at 0.7). It stops once no instruction's stretch
-// moves by more than kSettled, or when its rounds have re-timed kRetimeBudget instructions (at
-// least kMinRounds), keeping the last: that Chimera's step was within 1e-5 of its fixed point
-// after 8 rounds and stops after 10 (0.33 s on one core); the H200's 1F1B 2×8 settles in 6.
+// moves by more than kSettled, or when its rounds have done kRoundBudget work (at least
+// kMinRounds), keeping the last: that Chimera's step was within 1e-5 of its fixed point after 8
+// rounds and stops after 10 (0.33 s on one core); the H200's 1F1B 2×8 settles in 6. A round's
+// work is what it re-times: its instructions and devices, plus kRoundOverhead for what any round
+// costs (measured: about 50 instructions' worth on a plan of 8). Stages no instruction names cost
+// a round nothing, so they do not count: counted per stage, or timed per stage, an 8-instruction
+// plan that never settles (a contention of 1e15 rounds to a stretch that moves by more than
+// kSettled) took 11 s at 64 stages and 113 s at 1,024.
 Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
-    if (!options.contention || !sharesHardware(plan)) return timePlan(plan, options, nullptr);
+    auto prepared = preparePlan(plan);
+    if (!prepared) return prepared.error();
+    if (!options.contention || !sharesHardware(plan)) {
+        auto result = timePlan(plan, *prepared, options, nullptr);
+        if (result)
+            if (auto problem = checkUtilisation(plan, *result, options)) return *problem;
+        return result;
+    }
     constexpr double kStep = 0.7;
     constexpr double kSettled = 1e-4;
     constexpr int kMinRounds = 8;
-    constexpr double kRetimeBudget = 4e6;
-    const int maxRounds =
-        std::max(kMinRounds, static_cast<int>(kRetimeBudget / std::max<std::size_t>(1, plan.instructionCount())));
+    constexpr double kRoundBudget = 4e6;
+    constexpr double kRoundOverhead = 64;
+    const double roundWork = double(plan.instructionCount()) + double(plan.devices.size()) + kRoundOverhead;
+    const int maxRounds = std::max(kMinRounds, static_cast<int>(kRoundBudget / roundWork));
     ComputeStretch stretch = aloneStretch(plan);
     int rounds = 0;
     bool settled = false;
     double aloneMakespan = 0;
     while (!settled && rounds < maxRounds) {
-        auto timeline = timePlan(plan, SimOptions::timelineOnly(), &stretch);
+        auto timeline = timePlan(plan, *prepared, SimOptions::timelineOnly(), &stretch);
         if (!timeline) return timeline.error();
         if (++rounds == 1) aloneMakespan = timeline->makespan_ms;  // the first round is alone
         if (timeline->deadlocked) {
@@ -307,11 +366,12 @@ Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
             }
         settled = moved <= kSettled;
     }
-    auto result = timePlan(plan, options, &stretch);
+    auto result = timePlan(plan, *prepared, options, &stretch);
     if (result) {
         result->contention_rounds = rounds;
         result->contention_settled = settled;
         result->alone_makespan_ms = aloneMakespan;
+        if (auto problem = checkUtilisation(plan, *result, options)) return *problem;
     }
     return result;
 }

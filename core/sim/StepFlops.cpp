@@ -1,5 +1,8 @@
 #include "core/sim/StepFlops.h"
 
+#include <cstdio>
+#include <limits>
+
 namespace mario {
 
 StepFlops stepFlops(const Plan& plan, double makespanMs) {
@@ -31,6 +34,33 @@ StepFlops stepFlops(const Plan& plan, double makespanMs) {
         out.hfu = out.hardware_tflops_per_gpu / plan.info.peak_tflops;
     }
     return out;
+}
+
+}  // namespace mario
+
+namespace mario {
+
+std::optional<std::string> utilisationProblem(const Plan& plan, double aloneMakespanMs) {
+    const StepFlops flops = stepFlops(plan, aloneMakespanMs);
+    // A rounding's worth above 1 is 1: costs computed at exactly the peak.
+    if (!(flops.hfu > 1 + 1e-9)) return std::nullopt;
+    std::size_t fastest = 0;
+    double fastestRate = -1;
+    for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+        const StageCost& c = plan.stages[s].cost;
+        if (!(c.forward_flops > 0)) continue;
+        const double rate =
+            c.forward_ms > 0 ? c.forward_flops / c.forward_ms / 1e9 : std::numeric_limits<double>::infinity();
+        if (rate > fastestRate) fastest = s, fastestRate = rate;
+    }
+    const StageCost& c = plan.stages[fastest].cost;
+    char text[400];
+    std::snprintf(text, sizeof text,
+                  "stages[%zu].forward_flops: %.4g FLOP in forward_ms %.4g (%.4g TFLOP/s per GPU) give the step an MFU "
+                  "of %.4g%% (HFU %.4g%%) of peak_tflops %.4g: its costs claim more than the hardware computes",
+                  fastest, c.forward_flops, c.forward_ms, fastestRate, 100 * flops.mfu, 100 * flops.hfu,
+                  plan.info.peak_tflops);
+    return std::string(text);
 }
 
 }  // namespace mario

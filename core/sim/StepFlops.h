@@ -4,6 +4,9 @@
 // I + W); hardware FLOPs add the recomputation (R) that checkpointing makes the GPUs repeat.
 // MFU = model FLOPs / (step × GPUs × peak), HFU the same with hardware FLOPs, as in
 // Korthikanti et al. 2022 and the PaLM paper.
+#include <optional>
+#include <string>
+
 #include "core/schedule/Plan.h"
 
 namespace mario {
@@ -23,5 +26,16 @@ struct StepFlops {
 // From the stages' forward_flops and the programs' F, B, I, W and R; the rates need the step
 // (makespanMs > 0) and the utilisations the plan's peak_tflops.
 StepFlops stepFlops(const Plan& plan, double makespanMs);
+
+// Why the costs of `plan` claim more than its hardware computes, or nothing: timed alone (its
+// costs as they are, `aloneMakespanMs`), the step's HFU (MFU with the recomputation, never
+// below it) would be above 100% of peak_tflops. The line names the stage whose forward is the
+// fastest in FLOP/s, the one to look at: "stages[3].forward_flops: 1e+11 FLOP in forward_ms
+// 0.001 (1e+05 TFLOP/s per GPU) give the step an MFU of 3.6e+06% (HFU 3.6e+06%) of peak_tflops
+// 312: its costs claim more than the hardware computes". A single forward may count more than
+// its kernels compute (MFU counts the whole attention, FlashAttention the causal half), so the
+// step is judged, not each stage. Nothing without a peak, FLOPs or a step. The simulator and
+// the validator both refuse such a plan (3,632,569% was printed, issue 39).
+std::optional<std::string> utilisationProblem(const Plan& plan, double aloneMakespanMs);
 
 }  // namespace mario

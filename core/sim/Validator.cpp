@@ -8,6 +8,7 @@
 #include "core/schedule/PipelineTopology.h"
 #include "core/sim/DeadlockExplainer.h"
 #include "core/sim/Simulator.h"
+#include "core/sim/StepFlops.h"
 
 namespace mario {
 namespace {
@@ -340,6 +341,9 @@ ValidationReport Validator::validate(const Plan& plan) {
         return report;
     }
     report.deadlock = sim->blocked;
+    // What `simulate` refuses, validate refuses too: costs faster than the hardware.
+    if (!sim->deadlocked)
+        if (auto problem = utilisationProblem(plan, sim->makespan_ms)) report.issues.push_back({"", *problem});
     return report;
 }
 

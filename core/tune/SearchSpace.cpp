@@ -68,8 +68,12 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
     const int layers = base.model.layers;
     const int heads = base.model.heads;
     for (int tp : options.tensor_parallel) {
-        // TP stays inside a node and must divide the heads and the devices.
-        if (tp > base.hardware.gpus_per_node || devices % tp != 0 || (heads > 0 && heads % tp != 0)) continue;
+        // TP stays inside a node and must divide the heads, the KV heads (Megatron-LM's rule, which
+        // the plan builder applies too) and the devices.
+        const int kvHeads = base.model.kvHeads();
+        if (tp > base.hardware.gpus_per_node || devices % tp != 0 || (heads > 0 && heads % tp != 0) ||
+            (kvHeads > 0 && kvHeads % tp != 0))
+            continue;
         const int deepest = options.max_pp > 0 ? std::min(options.max_pp, devices / tp) : devices / tp;
         for (int pp = std::max(1, options.min_pp); pp <= deepest; ++pp) {
             if ((devices / tp) % pp != 0) continue;
@@ -98,6 +102,13 @@ std::vector<TuneCandidate> Tuner::searchSpace(const Config& base, const TuneOpti
         }
     }
     return space;
+}
+
+double Tuner::searchPairs(const Config& base, const std::vector<TuneCandidate>& space) {
+    double pairs = 0;
+    for (const TuneCandidate& c : space)
+        pairs += double(chainLength(c.scheme, c.pp, c.chunks)) * c.microbatches(base.parallel.global_batch_size);
+    return pairs;
 }
 
 Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOptions& options) {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "core/model/Limits.h"
 #include "core/passes/PassManager.h"
 #include "core/passes/PassRegistry.h"
 #include "core/session/PlanBuilder.h"
@@ -184,6 +185,15 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
     if (space.empty())
         return makeError("no candidate: " + std::to_string(options.devices) +
                          " devices and the global batch leave no valid pp × dp × tp × micro-batch size");
+    // An absurd search is refused with its size, not run for hours (docs/limits.md).
+    if (const double pairs = searchPairs(base, space); pairs > limits::kMaxTunePairs) {
+        char text[320];
+        std::snprintf(text, sizeof text,
+                      "the search's %zu candidates hold %.3g (stage, micro-batch) pairs in all; the limit is %.3g: "
+                      "narrow it (--pp, --schemes, --micro-batch-sizes) or lower parallel.global_batch_size",
+                      space.size(), pairs, limits::kMaxTunePairs);
+        return makeError(text);
+    }
     const int threads =
         std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
 

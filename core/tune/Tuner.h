@@ -24,6 +24,10 @@ public:
     // parallel settings are ignored), in a fixed order.
     static std::vector<TuneCandidate> searchSpace(const Config& base, const TuneOptions& options);
 
+    // The search's size: (stage, micro-batch) pairs of one chain summed over `space`, which its
+    // simulations and passes grow with. run() refuses a search above limits::kMaxTunePairs.
+    static double searchPairs(const Config& base, const std::vector<TuneCandidate>& space);
+
     // Checks the options against the base config; errors say what to change.
     static Result<bool> checkOptions(const Config& base, const TuneOptions& options);
 

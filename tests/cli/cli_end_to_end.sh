@@ -97,9 +97,13 @@ card80=$(printf '%.2f GB' "$(grep -o '"memory_gb": *[0-9.]*' "$root/profiles/har
 run "$mario" simulate "$work/nolimit80.json"
 check "no limit, every device fits one card's $card80" grep -q "^memory       no limit set; every device fits one card's $card80 (highest peak" "$work/out"
 check "no device row over" test "$(grep -c '  over the' "$work/out")" = 0
-# Unit costs have no card: no memory line, as before.
+# Unit costs have no card: nothing to judge the peaks against, so no verdict (issue 39: it was
+# "fits_memory": true), and the memory line says there is no limit.
 run "$mario" simulate "$example" --json
 check "unit costs have no basis" grep -q '"memory_basis": "none"' "$work/out"
+check "no verdict without a limit" grep -q '"fits_memory": null' "$work/out"
+run "$mario" simulate "$example"
+check "memory line says no limit" grep -q "^memory       no limit (highest peak " "$work/out"
 
 # Plan, validate, export, import.
 run "$mario" plan "$example" -o "$work/fig2.mario.json"

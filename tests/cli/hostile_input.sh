@@ -62,4 +62,95 @@ printf '0F0,\001\377Q\033[31m\n' >"$work/binary.csv"
 expect_one_line "CSV cell with binary bytes" 2 'instruction "\\x01\\xFFQ\\x1B\[31m" does not start' \
     "$mario" import "$work/binary.csv" -o "$work/binary.mario.json"
 
+# Issue 39. Costs the hardware cannot run: a plan whose step would use more than its peak (MFU
+# was printed as 3,632,569%), and a config whose efficiencies of 1 with attention's causal half
+# give an MFU of 101%; both refused, naming the stage and the keys.
+llama="$root/resources/examples/llama2-13b-1f1b.config.json"
+"$mario" plan "$llama" -o "$work/llama.mario.json" >/dev/null
+sed 's/"peak_tflops": [0-9.e+]*/"peak_tflops": 0.001/' "$work/llama.mario.json" >"$work/fast.mario.json"
+for command in simulate validate; do
+    expect_one_line "$command of a plan faster than its peak" 2 \
+        "stages\[[0-9]*\].forward_flops: .* TFLOP/s per GPU) give the step an MFU of .* of peak_tflops 0.001: its costs claim more" \
+        "$mario" "$command" "$work/fast.mario.json"
+done
+cat >"$work/fast.config.json" <<'JSON'
+{"format": "mario-config", "version": 1, "devices": 8, "microbatches": 32,
+ "model": {"layers": 40, "hidden": 5120, "heads": 40, "ffn_hidden": 13824, "vocab": 32000,
+           "sequence_length": 131072, "gated_mlp": true},
+ "hardware": {"peak_tflops": 312, "memory_gb": 80, "hbm_gb_per_s": 1e9, "intra_node_gb_per_s": 300,
+              "inter_node_gb_per_s": 25, "gemm_efficiency": 1, "flash_forward_efficiency": 1,
+              "flash_backward_efficiency": 1, "hbm_efficiency": 1, "kernel_overhead_us": 0},
+ "parallel": {"scheme": "1f1b", "pp": 8, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": 8}}
+JSON
+for command in simulate "plan -o $work/fast2.mario.json"; do
+    # shellcheck disable=SC2086 # the plan command's -o travels as words
+    expect_one_line "$command of a config faster than its peak" 2 \
+        "stage [0-9]*'s forward_flops (from model and hardware): .* of hardware.peak_tflops 312: its costs claim more than the hardware computes (hardware.gemm_efficiency 1, " \
+        "$mario" $command "$work/fast.config.json"
+done
+# Megatron-LM refuses KV heads that tensor parallelism would split: LLaMA-3 70B's 8 over tp 16.
+sed 's/"model": "llama2-13b"/"model": "llama3-70b"/; s/"devices": 8,/"devices": 32,/; s/"tp": 1/"tp": 16/; s/"pp": 8/"pp": 2/' \
+    "$llama" >"$work/kv.config.json"
+expect_one_line "KV heads split by tp" 2 "model.kv_heads: 8 KV heads are not divisible by parallel.tp = 16" \
+    "$mario" simulate "$work/kv.config.json"
+# An overflow is named by the key the user wrote, not the generated plan's stages[0].forward_ms.
+expect_one_line "overflow named by its config key" 2 "^mario: .*huge.config.json: unit_costs.forward: 1.7e+308 makes" \
+    "$mario" simulate "$huge"
+# A measured profile whose checkpoint outgrows a stage's activations: a 4-block first stage keeps
+# 4 x 1185792 + the embedding's 65536 = 4808704 bytes.
+sed 's/"checkpoint_bytes": [0-9.e+]*/"checkpoint_bytes": 5000000.0/' "$root/profiles/cpu-small.profile.json" \
+    >"$work/big.profile.json"
+sed 's/"profile": "cpu-small"/"profile": "big"/' "$root/resources/examples/cpu-small-measured.config.json" \
+    >"$work/bigprofile.config.json"
+for command in simulate "plan -o $work/bigprofile.mario.json"; do
+    # shellcheck disable=SC2086 # the plan command's -o travels as words
+    expect_one_line "$command with a profile's checkpoint above a stage's activations" 2 \
+        'profile "big": stage 0 (layers \[0, 4)): checkpoint_bytes 5e+06 is larger than activation_bytes 4808704' \
+        "$mario" $command "$work/bigprofile.config.json"
+done
+# Contention rounds are budgeted by the work they do: 8 instructions on 2 devices that never
+# settle (a contention of 1e15, where a stretch's rounding is above the 1e-4 it may move) get
+# 4e6 / (8 + 2 + 64) rounds whatever their stage count; padded with 1,022 unused stages they
+# took 4e6 / 8 rounds of 1,024 stages each (113 s).
+{
+    printf '{"format": "mario-plan", "version": 1, "stages": ['
+    for s in $(seq 0 1023); do
+        [ "$s" = 0 ] || printf ','
+        # Unequal stages, as in tests/core/shared_hardware_test.cpp: equal ones settle at once.
+        forward=1 backward=2
+        [ "$s" = 0 ] && backward=3.5
+        [ "$s" = 1 ] && forward=2
+        printf '{"index": %d, "device": %d, "forward_ms": %s, "backward_ms": %s, "contention": 1e15}' \
+            "$s" $((s % 2)) "$forward" "$backward"
+    done
+    printf '], "pipelines": ['
+    for s in $(seq 0 1023); do [ "$s" = 0 ] || printf ','; printf '[%d]' "$s"; done
+    printf '], "devices": [{"index": 0, "program": ["0F0", "0B0", "0F1", "0B1"]},'
+    printf ' {"index": 1, "program": ["1F2", "1B2", "1F3", "1B3"]}]}\n'
+} >"$work/padded.mario.json"
+"$mario" simulate "$work/padded.mario.json" --json >"$work/padded.json" 2>"$work/err"
+rounds=$(grep -o '"contention_rounds": [0-9]*' "$work/padded.json" | grep -o '[0-9]*$')
+budget=$(awk 'BEGIN { print int(4e6 / (8 + 2 + 64)) }')
+if [ "$rounds" = "$budget" ] && grep -q '"contention_settled": false' "$work/padded.json"; then
+    passed=$((passed + 1))
+else
+    echo "FAIL: padded plan's contention rounds: $rounds, expected the budget's $budget"
+    failures=$((failures + 1))
+fi
+# A search of hours is refused with its size: 65,536 devices on a global batch of 2^24 samples.
+sed 's/"global_batch_size": [0-9]*/"global_batch_size": 16777216/; s/"micro_batch_size": 1,/"micro_batch_size": 1024,/; s/"dp": 1/"dp": 2048/; s/"devices": 8/"devices": 16384/' \
+    "$llama" >"$work/hugebatch.config.json"
+expect_one_line "tune search beyond the limit" 2 "3246 candidates hold 1.25e+08 (stage, micro-batch) pairs in all; the limit is 5e+07: narrow it" \
+    "$mario" tune "$work/hugebatch.config.json" --devices 65536 --tp
+# A directory given as a plan or config: the reader said "internal error: basic_filebuf::underflow"
+# (import, tune) or "cannot be read (basic_filebuf::underflow …)"; as an output, "cannot write
+# … (Success)". Both come from core/io/TextFile.cpp, the one reader and writer.
+mkdir -p "$work/adir"
+for command in simulate validate tune; do
+    expect_one_line "$command of a directory" 2 "adir: is a directory, not a file" "$mario" "$command" "$work/adir"
+done
+expect_one_line "import of a directory" 2 "adir: is a directory, not a file" "$mario" import "$work/adir" -o "$work/x.mario.json"
+expect_one_line "plan -o a directory" 2 "cannot write the plan to \".*adir\": it is a directory" \
+    "$mario" plan "$example" -o "$work/adir"
+
 finish hostile_input

@@ -9,7 +9,9 @@
 #include "core/cost/KernelRoofline.h"
 #include "core/session/PlanBuilder.h"
 #include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
 #include "tests/core/CostTestConfigs.h"
+#include "tests/core/TestPlans.h"
 
 namespace mario {
 namespace {
@@ -153,6 +155,16 @@ TEST(AnalyticalCost, CheckpointSendAndStaticBytes) {
     auto sharded = computeStageCosts(c, evenLayout(4, 2));
     ASSERT_TRUE(sharded.ok());
     EXPECT_DOUBLE_EQ((*sharded)[0].static_bytes, (2 * layer + embedding) * 9);
+    // Gradients reduced in bf16 live in a bf16 buffer (Megatron-Core's grad buffer takes the
+    // reduce dtype): 2 bytes a parameter fewer, with or without the distributed optimizer.
+    c.training.grad_reduce_in_bf16 = true;
+    auto bf16 = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(bf16.ok());
+    EXPECT_DOUBLE_EQ((*bf16)[0].static_bytes, (2 * layer + embedding) * 7);
+    c.parallel.distributed_optimizer = false;
+    auto replicated = computeStageCosts(c, evenLayout(4, 2));
+    ASSERT_TRUE(replicated.ok());
+    EXPECT_DOUBLE_EQ((*replicated)[1].static_bytes, (2 * layer + head) * 16);
 }
 
 // A compute-bound GPT block (HBM too fast to matter, no launch cost, every efficiency 1): its
@@ -204,6 +216,35 @@ TEST(AnalyticalCost, GradientReductionRingsOverTheRightLinks) {
     EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 1 / 2 * params * 4 / 1e8 + 2 * 0.01, 1e-12);
 }
 
+// With overlap_grad_reduce the gradients go in Megatron-Core's buckets, max(40M, 1M·dp)
+// parameters each, every one a collective with its own ring latency: the cost grows with dp per
+// bucket. Worked by hand for 400M parameters over NVLink (dp 8) and across nodes (dp 64).
+TEST(AnalyticalCost, OverlappedGradientsAreReducedBucketByBucket) {
+    Config c = tinyGpt();
+    c.training.overlap_grad_reduce = true;
+    const double params = 400e6, bytes = 4 * params;
+    c.parallel.dp = 8;  // 10 buckets of 40M parameters inside one node: 100 GB/s, 14 ring steps each
+    auto model = AnalyticalCostModel::create(c);
+    ASSERT_TRUE(model.ok());
+    const double bucket8 = 2.0 * 7 / 8 * bytes / 10 / 1e8 + 14 * 0.01;
+    EXPECT_NEAR(model->gradientReductionMs(params, 0), 10 * bucket8, 1e-9);
+    // Under a long backward only the last bucket stays; under a short one, what is left.
+    EXPECT_NEAR(model->gradientReductionMs(params, 1e9), bucket8, 1e-9);
+    EXPECT_NEAR(model->gradientReductionMs(params, 5 * bucket8), 5 * bucket8, 1e-9);
+    // dp 64 on 8 nodes: buckets of max(40M, 64M) = 64M, 7 of them (ceil 6.25), 8 rings of
+    // 10 GB/s, 126 steps of latency each: 7 · 1.26 ms of latency where one collective paid 1.26.
+    c.parallel.dp = 64;
+    model = AnalyticalCostModel::create(c);
+    ASSERT_TRUE(model.ok());
+    const double bucket64 = 2.0 * 63 / 64 * bytes / 7 / 8e7 + 126 * 0.01;
+    EXPECT_NEAR(model->gradientReductionMs(params, 0), 7 * bucket64, 1e-9);
+    // Without the overlap there are no buckets: one collective over the whole buffer.
+    c.training.overlap_grad_reduce = false;
+    model = AnalyticalCostModel::create(c);
+    ASSERT_TRUE(model.ok());
+    EXPECT_NEAR(model->gradientReductionMs(params, 0), 2.0 * 63 / 64 * bytes / 8e7 + 126 * 0.01, 1e-9);
+}
+
 TEST(AnalyticalCost, MfuIsModelFlopsOverStepGpusAndPeak) {
     Config c = tinyGpt();
     c.parallel.scheme = Scheme::OneFOneB;
@@ -222,6 +263,85 @@ TEST(AnalyticalCost, MfuIsModelFlopsOverStepGpusAndPeak) {
     EXPECT_EQ(sim->flops.gpus, gpus);
     EXPECT_NEAR(sim->flops.mfu, flops / (sim->makespan_ms / 1e3 * gpus * 100e12), 1e-12);
     EXPECT_DOUBLE_EQ(sim->flops.hfu, sim->flops.mfu);  // nothing recomputed
+}
+
+TEST(AnalyticalCost, CostsFasterThanThePeakAreRefused) {
+    // 1F1B on 2 devices, 4 micro-batches of forward 1 ms and backward 2: 4 × 3 ms a device and
+    // one forward and backward of fill and drain, a step of 15 ms. Each stage counts 4 forwards
+    // of 1e11 FLOP and 4 backwards of 2e11: 2.4e12 FLOP on 2 GPUs in 15 ms is 80 TFLOP/s each.
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 4);
+    for (auto& stage : plan.stages) stage.cost.forward_flops = 1e11;
+    plan.info.peak_tflops = 100;
+    auto sim = Simulator::run(plan);
+    ASSERT_TRUE(sim) << sim.error().message;
+    EXPECT_DOUBLE_EQ(sim->makespan_ms, 15);
+    EXPECT_NEAR(sim->flops.mfu, 0.8, 1e-12);
+    EXPECT_TRUE(Validator::validate(plan).ok());
+    // At a peak of 50 the step would use 160% of it: refused by the simulator and the validator,
+    // naming the fastest forward (stage 0 on a tie: 1e11 FLOP in 1 ms is 100 TFLOP/s).
+    plan.info.peak_tflops = 50;
+    const std::string expected = "stages[0].forward_flops: 1e+11 FLOP in forward_ms 1 (100 TFLOP/s per GPU) give the "
+                                 "step an MFU of 160% (HFU 160%) of peak_tflops 50: its costs claim more than the "
+                                 "hardware computes";
+    auto refused = Simulator::run(plan);
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.error().message, expected);
+    EXPECT_EQ(Validator::validate(plan).summary(), expected);
+    // The passes' trials time plans without the summary, and so without the check.
+    EXPECT_TRUE(Simulator::run(plan, SimOptions::timelineOnly()));
+}
+
+TEST(AnalyticalCost, EfficienciesOfOneOnLongSequencesAreRefusedByTheirKeys) {
+    // MFU counts the whole attention, 4·b·s²·h a layer; FlashAttention computes the causal half.
+    // At 131072 tokens attention is most of a LLaMA-2 13B layer: with the preset's efficiencies
+    // the step's MFU is below 100%, with every efficiency 1 it was printed as 120%.
+    Config c = presetConfig("llama2-13b", "a100-80g", 8);
+    c.model.sequence_length = 131072;
+    c.parallel.global_batch_size = 32;  // 32 micro-batches: the pipeline's fill and drain are a small part
+    auto preset = buildPlan(c);
+    ASSERT_TRUE(preset.ok()) << preset.error().message;
+    auto fine = Simulator::run(*preset);
+    ASSERT_TRUE(fine.ok()) << fine.error().message;
+    EXPECT_LT(fine->flops.hfu, 1);
+    c.hardware.gemm_efficiency = c.hardware.flash_forward_efficiency = c.hardware.flash_backward_efficiency = 1;
+    c.hardware.hbm_efficiency = 1;
+    c.hardware.kernel_overhead_us = 0;
+    auto plan = buildPlan(c);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    auto refused = Simulator::run(*plan);
+    ASSERT_FALSE(refused.ok());
+    const std::string message = inConfigTerms(refused.error().message, c);
+    EXPECT_EQ(message.rfind("stage ", 0), 0u) << message;
+    EXPECT_NE(message.find("'s forward_flops (from model and hardware): "), std::string::npos) << message;
+    EXPECT_NE(message.find(" of hardware.peak_tflops 312: its costs claim more than the hardware computes "
+                           "(hardware.gemm_efficiency 1, hardware.flash_forward_efficiency 1 and "
+                           "hardware.flash_backward_efficiency 1 are the shares of it the kernels reach)"),
+              std::string::npos)
+        << message;
+}
+
+TEST(AnalyticalCost, KeyValueHeadsMustSplitEvenlyOverTensorParallelism) {
+    // LLaMA-3 70B: 64 heads, 8 KV heads. Megatron-LM refuses tp 16 (8 % 16 != 0); tp 8 is fine.
+    Config c = presetConfig("llama3-70b", "h100", 2, 1, 16);
+    auto refused = computeStageCosts(c, evenLayout(80, 2));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+              "model.kv_heads: 8 KV heads are not divisible by parallel.tp = 16 (each tensor-parallel rank needs whole "
+              "KV heads, as in Megatron-LM)");
+    c.parallel.tp = 8;
+    EXPECT_TRUE(computeStageCosts(c, evenLayout(80, 2)).ok());
+}
+
+TEST(AnalyticalCost, PlanMessagesAreSaidInTheConfigsWords) {
+    Config unit;
+    unit.unit_costs = UnitCosts{};
+    EXPECT_EQ(inConfigTerms("stages[2].forward_ms: 1.7e+308 makes the step overflow", unit),
+              "unit_costs.forward: 1.7e+308 makes the step overflow");
+    EXPECT_EQ(inConfigTerms("stages[0].activation_bytes: 2 is wrong", unit), "unit_costs.activation_bytes: 2 is wrong");
+    const Config analytical = presetConfig("llama2-13b", "a100-80g", 8);
+    EXPECT_EQ(inConfigTerms("a.json: stages[3].send_bytes: 1e+308 makes it overflow", analytical),
+              "a.json: stage 3's send_bytes (from model and hardware): 1e+308 makes it overflow");
+    EXPECT_EQ(inConfigTerms("no stage named here", analytical), "no stage named here");
 }
 
 }  // namespace

@@ -198,5 +198,27 @@ TEST(CostModel, LayoutsOutsideTheModelAreErrors) {
     EXPECT_EQ(costs.error().message.rfind("layouts[1]:", 0), 0u) << costs.error().message;
 }
 
+TEST(CostModel, AProfilesCheckpointAboveAStagesActivationsIsRefused) {
+    // 100 bytes of activations a block and a checkpoint of 250: stages of 2 blocks keep 200 after
+    // a full forward, less than a checkpointed one would (what `mario validate` refuses in the
+    // plan written from them); stages of 3 blocks keep 300.
+    ProfileFits fits;
+    fits.forward_ms = fits.backward_ms = fits.recompute_ms = {1, 0};
+    fits.activation_bytes = {100, 0};
+    fits.checkpoint_bytes = 250;
+    const ProfileCostModel model(fits);
+    Config c;
+    auto refused = model.stageCosts(c, evenLayout(8, 4));
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().message,
+              "stage 0 (layers [0, 2)): checkpoint_bytes 250 is larger than activation_bytes 200 (a checkpoint keeps "
+              "part of the activations)");
+    // The config reader's question about the profile alone (no stage, no activations) is no stage.
+    EXPECT_TRUE(model.stageCosts(c, {StageLayout{}}).ok());
+    auto accepted = model.stageCosts(c, evenLayout(12, 4));
+    ASSERT_TRUE(accepted.ok()) << accepted.error().message;
+    EXPECT_DOUBLE_EQ((*accepted)[0].activation_bytes, 300);
+}
+
 }  // namespace
 }  // namespace mario

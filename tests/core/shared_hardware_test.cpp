@@ -122,6 +122,52 @@ TEST(SharedHardware, AContentionThatOverflowsTheStepIsNamed) {
     EXPECT_NE(result.error().message.find(".contention: 1e+308"), std::string::npos) << result.error().message;
 }
 
+// Two devices each running a one-stage chain of their own (F0 B0 F1 B1 beside F2 B2 F3 B3),
+// the stages of `contention`, padded with `unused` one-stage chains no instruction names.
+Plan sideBySidePadded(double contention, int unused) {
+    nlohmann::json stages = nlohmann::json::array(), chains = nlohmann::json::array();
+    for (int s = 0; s < 2 + unused; ++s) {
+        stages.push_back({{"index", s},
+                          {"device", s % 2},
+                          {"forward_ms", s == 1 ? 2.0 : 1.0},
+                          {"backward_ms", s == 0 ? 3.5 : 2.0},
+                          {"contention", contention}});
+        chains.push_back({s});
+    }
+    const nlohmann::json file = {{"format", "mario-plan"},
+                                 {"version", 1},
+                                 {"stages", stages},
+                                 {"pipelines", chains},
+                                 {"devices",
+                                  {{{"index", 0}, {"program", {"0F0", "0B0", "0F1", "0B1"}}},
+                                   {{"index", 1}, {"program", {"1F2", "1B2", "1F3", "1B3"}}}}}};
+    auto plan = readPlan(file);
+    EXPECT_TRUE(plan) << plan.error().message;
+    return plan ? *plan : Plan{};
+}
+
+TEST(SharedHardware, UnusedStagesDoNotChangeTheRoundsOrTheirBudget) {
+    // A contention of 1e15 stretches instructions to about 1e15, where one step of a double
+    // (0.125) is above the 1e-4 a settled stretch may move: the rounds run until their budget,
+    // 4e6 units of work, each round costing its 8 instructions, 2 devices and an overhead of 64.
+    // It used to be 4e6 rounds of 8 instructions whatever the stage count, each round costing
+    // its stages too (11 s at 64 stages, 113 s at 1,024).
+    const int budgetRounds = static_cast<int>(4e6 / (8 + 2 + 64));
+    const SimResult bare = test::simulate(sideBySidePadded(1e15, 0));
+    const SimResult padded = test::simulate(sideBySidePadded(1e15, 1022));
+    EXPECT_FALSE(bare.contention_settled);
+    EXPECT_EQ(bare.contention_rounds, budgetRounds);
+    EXPECT_EQ(padded.contention_rounds, budgetRounds);
+    EXPECT_DOUBLE_EQ(padded.makespan_ms, bare.makespan_ms);
+    // At an ordinary contention the padding changes nothing either.
+    const SimResult settledBare = test::simulate(sideBySidePadded(0.5, 0));
+    const SimResult settledPadded = test::simulate(sideBySidePadded(0.5, 1022));
+    EXPECT_TRUE(settledPadded.contention_settled);
+    EXPECT_EQ(settledPadded.contention_rounds, settledBare.contention_rounds);
+    EXPECT_DOUBLE_EQ(settledPadded.makespan_ms, settledBare.makespan_ms);
+    EXPECT_GT(settledBare.makespan_ms, settledBare.aloneMakespan());
+}
+
 TEST(SharedHardware, PlanFilesCarryTheContention) {
     Plan plan = gpipe2x2(0.25);
     const nlohmann::json written = writePlan(plan);
