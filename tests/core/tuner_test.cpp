@@ -69,6 +69,42 @@ TEST(Tuner, FiltersNarrowTheSpaceToWhatIsNamed) {
     EXPECT_NE(Tuner::checkOptions(base, options).error().message.find("--micro-batch-sizes"), std::string::npos);
 }
 
+TEST(Tuner, TensorParallelismSplitsOnlyWholeKeyValueHeads) {
+    // LLaMA-3 70B: 64 heads, 8 KV heads. tp 16 divides the heads but not the KV heads, which
+    // Megatron-LM refuses: the search leaves it out (gpus_per_node 8 would too, so lift it).
+    Config base = baseConfig("llama3-70b", "h100", 64);
+    base.hardware.gpus_per_node = 16;
+    TuneOptions options;
+    options.devices = 32;
+    options.schemes = {Scheme::OneFOneB};
+    options.tensor_parallel = {8, 16};
+    const auto space = Tuner::searchSpace(base, options);
+    ASSERT_FALSE(space.empty());
+    for (const auto& c : space) EXPECT_EQ(c.tp, 8) << c.label();
+}
+
+TEST(Tuner, ASearchBeyondItsPairsIsRefusedWithItsSize) {
+    // The hand count's 24 candidates: 1F1B chains of pp stages, 16 / (dp × mbs) micro-batches.
+    // pp 2 (dp 4): mbs 1, 2, 4 give 4, 2, 1 micro-batches; pp 4 (dp 2): 8, 4, 2, 1; pp 8: 16, 8,
+    // 4, 2, 1; twice each (with and without checkpointing).
+    TuneOptions options;
+    options.devices = 8;
+    options.schemes = {Scheme::OneFOneB};
+    const Config base = baseConfig("gpt3-1.6b", "a100-40g", 16);
+    const double pairs = 2 * (2 * (4 + 2 + 1) + 4 * (8 + 4 + 2 + 1) + 8 * (16 + 8 + 4 + 2 + 1));
+    EXPECT_DOUBLE_EQ(Tuner::searchPairs(base, Tuner::searchSpace(base, options)), pairs);
+    // 65,536 devices with TP on a global batch of 2^24: 1.25e8 pairs, minutes of search.
+    Config huge = baseConfig("llama2-13b", "a100-80g", 16);
+    huge.parallel.global_batch_size = 1 << 24;  // the search ignores the base's own split
+    options.devices = 65536;
+    options.schemes = allSchemes();
+    options.tensor_parallel = tensorParallelWithinNode();
+    auto refused = Tuner::run(huge, options);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("(stage, micro-batch) pairs in all; the limit is 5e+07"), std::string::npos)
+        << refused.error().message;
+}
+
 // Every candidate evaluated the slow, obvious way: build, all four passes, bound-w and hide (with the
 // tuner's effort caps, so that both run the same passes), simulate.
 std::vector<std::pair<std::string, double>> bruteForce(const Config& base, const TuneOptions& options) {
