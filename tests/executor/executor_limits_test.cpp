@@ -3,6 +3,7 @@
 // and launches exit 2 (not 5, a failed run), readers bounded on devices and pipes, and outputs that
 // never lose the old file or leave half of a new one.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -174,6 +175,23 @@ TEST(ExecutorLimits, TokensAndPlansFromEndlessDevicesStopAtTheLimitInOneLine) {
         EXPECT_EQ(code, mario::kBadInput) << args << ": " << out;
         EXPECT_EQ(lines(out), 1) << args << ": " << out;
     }
+}
+
+TEST(ExecutorLimits, ATokenFileFromAPipeIsReadOnce) {
+    // The CLI checked the file and the run read it again: from a pipe the second read found
+    // nothing ("has no tokens", exit 5). Now it is read once and handed to the run.
+    const mario::test::ScratchDir dir("executor_limits");
+    const std::string plan = writePlan(dir, 2, 2);
+    const std::string ids = dir.file("ids.txt"), fifo = dir.file("ids.fifo");
+    std::ofstream out(ids);
+    for (int i = 0; i < 200; ++i) out << i % 64 << '\n';
+    out.close();
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    int code = 0;
+    const std::string said = runExecutorCliAfter("cat " + ids + " > " + fifo + " & ",
+                                                 "run " + plan + " --backend cpu --model tiny --tokens " + fifo, code);
+    EXPECT_EQ(code, mario::kOk) << said;
+    EXPECT_NE(said.find("\"loss\""), std::string::npos) << said;
 }
 
 TEST(ExecutorLimits, EverySampleOfTheRunIsCheckedOnceAndOffsetsRepeat) {
