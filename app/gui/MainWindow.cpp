@@ -5,7 +5,6 @@
 #include <QFileDialog>
 #include <QLabel>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
@@ -21,6 +20,7 @@
 #include "app/gui/CompareWindow.h"
 #include "app/gui/ComputationProgress.h"
 #include "app/gui/ConfigPanel.h"
+#include "app/gui/CsvDropQuestion.h"
 #include "app/gui/ExecutorProbe.h"
 #include "app/gui/FileMenu.h"
 #include "app/gui/LiveRun.h"
@@ -30,7 +30,6 @@
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/SummaryPanel.h"
 #include "app/gui/TunerPanel.h"
-#include "core/io/PipeliningCsv.h"
 #include "core/io/PlanJson.h"
 #include "core/passes/PassManager.h"
 #include "core/passes/PassRegistry.h"
@@ -331,40 +330,13 @@ CompareWindow* MainWindow::compareWithFile(const QString& path) {
     return compare_;
 }
 
-// What a CSV export would leave out of the schedule shown, in a sentence; empty when nothing.
-QString MainWindow::csvDropped() const {
-    const ComputedSchedule& s = document_.current();
-    const int rs = recomputeCount(s.plan);
-    QStringList passes;
-    for (PassId pass : document_.state().passes)
-        if (passInfo(pass).needs_checkpointing) passes << QString::fromUtf8(passInfo(pass).name.data());
-    if (rs == 0 && passes.isEmpty()) return {};
-    QString text = tr("PyTorch's schedule CSV has no recomputation (R). This schedule recomputes %n forward(s): "
-                      "the CSV leaves them out, so every forward keeps its activations until its backward.",
-                      nullptr, rs);
-    if (!passes.isEmpty())
-        text += tr(" %1 is left out too (its early forwards hold only a checkpoint), so the exported order needs "
-                   "more memory than the schedule shown.")
-                    .arg(passes.join(QStringLiteral(", ")));
-    return text;
-}
-
 bool MainWindow::exportTo(const QString& path) {
     // The CLI refuses a CSV without R unless told --drop-recompute; the window asks the same.
-    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) && document_.hasSchedule())
-        if (const QString dropped = csvDropped(); !dropped.isEmpty()) {
-            QMessageBox box(QMessageBox::Question, tr("Export without recomputation?"), dropped, QMessageBox::Cancel,
-                            this);
-            box.setObjectName("csvDropQuestion");
-            QPushButton* without = box.addButton(tr("Export without them"), QMessageBox::AcceptRole);
-            without->setObjectName("exportWithout");
-            box.setDefaultButton(without);
-            box.exec();
-            if (box.clickedButton() != without) {
-                statusBar()->showMessage(tr("Export cancelled: %1 not written").arg(path), 8000);
-                return false;
-            }
-        }
+    if (path.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive) && document_.hasSchedule() &&
+        !askToDropRecomputation(this, document_.state(), document_.current().plan)) {
+        statusBar()->showMessage(tr("Export cancelled: %1 not written").arg(path), 8000);
+        return false;
+    }
     QString error, note;
     if (!exportSchedule(path, document_.state(), document_.current(), charts_, &error, &note)) {
         showError(error);

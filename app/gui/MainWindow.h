@@ -83,7 +83,6 @@ private:
     void showNotice(const QString& message);
     void buildNotice();
     void finishOpen(const QString& path, bool ok, const QString& error);
-    QString csvDropped() const;
 
     ScheduleDocument document_;
     views::GanttView* gantt_;
