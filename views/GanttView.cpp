@@ -10,6 +10,7 @@
 #include <cmath>
 #include <qcustomplot.h>
 
+#include "views/BoxTooltip.h"
 #include "views/DependencyArrows.h"
 #include "views/GanttLegend.h"
 #include "views/GanttNavigation.h"
@@ -132,9 +133,6 @@ void GanttView::setTimeBase(TimeBase base) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-// Enough digits to tell neighbouring boxes apart at any scale, in the unit the value asks for.
-QString GanttView::formatTime(double ms) const { return formatDuration(ms, timeBase_, 6); }
-
 const Timeline& GanttView::timeline() const { return *timeline_; }
 
 void GanttView::setHighlights(const std::vector<BoxRef>& boxes) {
@@ -171,33 +169,7 @@ QPoint GanttView::pointAt(int lane, double timeMs) const {
     return plot_->mapTo(this, boxes_->coordsToPixels(timeMs, lane).toPoint());
 }
 
-QString GanttView::tooltipFor(const BoxRef& ref) const {
-    const TimelineBox* box = timeline_->find(ref);
-    if (!box) return {};
-    QString text = QStringLiteral("<b>%1</b> &nbsp;%2<br>device %3, program[%4]<br>%5 → %6<br>duration %7")
-                       .arg(actionOf(*box).toHtmlEscaped(), labelOf(box->kind).toHtmlEscaped())
-                       .arg(box->lane)
-                       .arg(box->program_index)
-                       .arg(formatTime(box->start), formatTime(box->end), formatTime(box->end - box->start));
-    auto noteOf = [this](const TimelineBox& b) {
-        return b.note >= 0 && b.note < static_cast<int>(timeline_->notes.size()) ? timeline_->notes[b.note] : QString();
-    };
-    if (box->kind == BoxKind::Wait) {
-        text += QStringLiteral("<br>waited for %1").arg(noteOf(*box).toHtmlEscaped());
-    } else {
-        if (box->note >= 0) text += QStringLiteral("<br>%1").arg(noteOf(*box).toHtmlEscaped());
-        // A compute box that follows a wait started late because of it: say for what.
-        const auto& lane = timeline_->lanes[static_cast<std::size_t>(box->lane)];
-        const std::size_t at = static_cast<std::size_t>(box - lane.data());
-        if (at > 0 && lane[at - 1].kind == BoxKind::Wait && lane[at - 1].end >= box->start - 1e-9) {
-            const TimelineBox& wait = lane[at - 1];
-            text += QStringLiteral("<br>started after waiting %1 (%2) for %3")
-                        .arg(formatTime(wait.end - wait.start), actionOf(wait).toHtmlEscaped(),
-                             noteOf(wait).toHtmlEscaped());
-        }
-    }
-    return text;
-}
+QString GanttView::tooltipFor(const BoxRef& ref) const { return boxTooltip(*timeline_, ref, timeBase_); }
 
 void GanttView::fitToView() {
     // Every lane too: rows zoomed tall stay so across pass toggles (setTimeline), not past Fit.

@@ -132,7 +132,6 @@ private:
     void moveDrag(const QPoint& pos);
     void finishDrag(const QPoint& pos);
     void cancelDrag();
-    QString formatTime(double ms) const;
 
     QCustomPlot* plot_;
     GanttPlottable* boxes_;
