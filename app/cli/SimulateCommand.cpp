@@ -114,6 +114,10 @@ void printUtilisation(const PlanInfo& info, const StepFlops& flops) {
 
 void printSummary(const PreparedPlan& prepared, const SimResult& sim, double simulateUs, int width) {
     const Plan& plan = prepared.plan;
+    // Unit costs (a unit-cost config, or a plan made from one: PlanInfo::unit_costs) count
+    // abstract time units, not milliseconds, as the window's axes and summary say.
+    const bool unit = plan.info.unit_costs;
+    const char* ms = unit ? "units" : "ms";
     char line[256];
     std::cout << "plan " << (plan.info.name.empty() ? "(unnamed)" : plan.info.name) << ": "
               << (plan.info.scheme.empty() ? "custom" : plan.info.scheme) << ", " << plan.devices.size() << " devices, "
@@ -122,25 +126,25 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     const double gap = sim.lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.lower_bound_ms - 1) : 0;
     std::snprintf(
         line, sizeof line,
-        "step time    %.4g ms  (lower bound %.4g ms: busiest device %.4g, longest chain %.4g; %.1f%% above)\n",
-        sim.makespan_ms, sim.lower_bound_ms, sim.busiest_device_ms, sim.critical_chain_ms, gap);
+        "step time    %.4g %s  (lower bound %.4g %s: busiest device %.4g, longest chain %.4g; %.1f%% above)\n",
+        sim.makespan_ms, ms, sim.lower_bound_ms, ms, sim.busiest_device_ms, sim.critical_chain_ms, gap);
     std::cout << line;
     const double tightGap = sim.tight_lower_bound_ms > 0 ? 100.0 * (sim.makespan_ms / sim.tight_lower_bound_ms - 1) : 0;
     std::snprintf(
         line, sizeof line,
-        "             (pipeline bound %.4g ms, with the fill and drain each device must wait for; %.1f%% above)\n",
-        sim.tight_lower_bound_ms, tightGap);
+        "             (pipeline bound %.4g %s, with the fill and drain each device must wait for; %.1f%% above)\n",
+        sim.tight_lower_bound_ms, ms, tightGap);
     std::cout << line;
     if (sim.recompute_ms > 0) {
-        std::snprintf(line, sizeof line, "recompute    %.4g ms in all, %.0f%% of it hidden in bubbles\n",
-                      sim.recompute_ms, 100 * sim.recomputeHiddenShare());
+        std::snprintf(line, sizeof line, "recompute    %.4g %s in all, %.0f%% of it hidden in bubbles\n",
+                      sim.recompute_ms, ms, 100 * sim.recomputeHiddenShare());
         std::cout << line;
     }
     if (sim.contention_rounds > 0) {
         std::snprintf(line, sizeof line,
-                      "contention   %.4g ms of compute added by devices that share hardware (the stages' "
+                      "contention   %.4g %s of compute added by devices that share hardware (the stages' "
                       "contention; %s %d timing rounds)\n",
-                      sim.contention_ms, sim.contention_settled ? "settled in" : "still moving, budget spent after",
+                      sim.contention_ms, ms, sim.contention_settled ? "settled in" : "still moving, budget spent after",
                       sim.contention_rounds);
         std::cout << line;
     }
@@ -149,19 +153,21 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
         const std::string chain = chainPhrase(bound);
         if (bound.reachedBy(sim))
             std::snprintf(line, sizeof line,
-                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (%s); "
+                          "hide bound   %.4g %s: no placement of the Rs within hide's budget runs faster (%s); "
                           "reached, so this placement is optimal\n",
-                          bound.bound_ms, chain.c_str());
+                          bound.bound_ms, ms, chain.c_str());
         else
             std::snprintf(line, sizeof line,
-                          "hide bound   %.4g ms: no placement of the Rs within hide's budget runs faster (%s; "
+                          "hide bound   %.4g %s: no placement of the Rs within hide's budget runs faster (%s; "
                           "%.1f%% above)\n",
-                          bound.bound_ms, chain.c_str(), 100.0 * bound.above(sim));
+                          bound.bound_ms, ms, chain.c_str(), 100.0 * bound.above(sim));
         std::cout << line;
     }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
     std::cout << line;
-    if (plan.info.sequence_length > 0)
+    // Samples per second need seconds; time units have none, so say what the times are instead.
+    if (unit) std::snprintf(line, sizeof line, "throughput   unit costs: times are time units, not milliseconds\n");
+    else if (plan.info.sequence_length > 0)
         std::snprintf(line, sizeof line, "throughput   %.4g samples/s, %.4g tokens/s\n", sim.samples_per_s,
                       sim.tokens_per_s);
     else std::snprintf(line, sizeof line, "throughput   %.4g samples/s\n", sim.samples_per_s);
@@ -173,7 +179,8 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     const MemoryFit fit = memoryFit(sim, plan.info);
     printMemoryVerdict(fit);
     printPassSteps(prepared.steps);
-    std::cout << "\ndevice      busy ms     idle ms   peak memory\n";
+    std::cout << (unit ? "\ndevice   busy units  idle units   peak memory\n"
+                       : "\ndevice      busy ms     idle ms   peak memory\n");
     for (const auto& device : sim.devices) {
         std::snprintf(line, sizeof line, "%6d %11.4g %11.4g   %s%s\n", device.index, device.busy_ms, device.idle_ms,
                       humanBytes(device.peak_bytes).c_str(), fit.isOver(device) ? overMark(fit) : "");

@@ -56,14 +56,24 @@ check "json parameters of GPT-3 13B" awk -v p="$(json_number parameters)" 'BEGIN
 # placement of the Rs can do, and hide reaches it.
 run "$mario" simulate "$example" --passes all,hide
 check "hide bound is Figure 2's step without checkpointing, reached" \
-    grep -q "^hide bound   21 ms: .*reached, so this placement is optimal" "$work/out"
+    grep -q "^hide bound   21 units: .*reached, so this placement is optimal" "$work/out"
 run "$mario" simulate "$example" --passes all,hide --json
 check "json hide_bound reached" grep -q '"reached": *true' "$work/out"
 
 run "$mario" simulate "$example"
 check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|' "$work/out")" = 4
-check "text output has the summary" grep -q "step time *22 ms" "$work/out"
+check "text output has the summary" grep -q "step time *22 units" "$work/out"
 check "text output lists the pass steps" grep -q "round 1 prepose: moved 2 — 1F3@d1 2F2@d2" "$work/out"
+# Unit costs are time units, not milliseconds, for the config and for a plan made from it
+# (the plan carries "unit_costs"); a costed config still reads ms.
+check "a unit-cost config's text says no ms" test -z "$(grep -E '[0-9] ms|busy ms' "$work/out")"
+run "$mario" plan "$example" -o "$work/figure2.plan.json"
+run "$mario" simulate "$work/figure2.plan.json"
+check "a unit-cost plan's step is in units" grep -q "^step time    22 units  (lower bound 16 units" "$work/out"
+check "a unit-cost plan's text says no ms" test -z "$(grep -E '[0-9] ms|busy ms' "$work/out")"
+check "a unit-cost plan's devices are in units" grep -q "busy units" "$work/out"
+run "$mario" simulate "$root/resources/examples/gpt3-13b-chimera.config.json" --passes none
+check "a costed config's step is in ms" grep -q "^step time    [0-9.]* ms  (lower bound" "$work/out"
 
 # Memory against the config's limit: GPT-3 13B on 32 A100-40G runs out of memory without
 # checkpointing and fits with the Mario passes.
