@@ -81,12 +81,14 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     charts->setStretchFactor(3, 2);
     charts->setSizes({3000, 2000, 3000, 2000});  // from the start, not from the charts' minimums
     charts->setChildrenCollapsible(false);
-    // Each chart keeps a readable plot area (views/MemoryChart.h, GanttView.h): here a little
-    // shorter than in the main window, still room for three labelled ticks, so that the four
-    // fit the default size (about 900 px). On a shorter screen they scroll rather than the
-    // window outgrowing it.
+    // Each chart keeps a readable plot area (views/MemoryChart.h, GanttView.h): the Gantts and
+    // memory curves here a little shorter than in the main window, so that the four fit the
+    // default size (about 900 px). The peak bars keep the main window's height: at 40 px their
+    // axis had room for "0" and one more label. On a shorter screen the charts scroll rather
+    // than the window outgrowing it.
     for (views::GanttView* gantt : {top_, bottom_}) gantt->setMinimumPlotHeight(60);
-    for (views::MemoryChart* memory : {topMemory_, bottomMemory_}) memory->setMinimumPlotHeights(50, 40);
+    for (views::MemoryChart* memory : {topMemory_, bottomMemory_})
+        memory->setMinimumPlotHeights(50, views::MemoryChart::kMinPeaksHeight);
     auto* scroll = new QScrollArea(this);
     scroll->setObjectName("compareCharts");
     scroll->setWidget(charts);

@@ -22,6 +22,7 @@
 #include "views/GanttPlottable.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
+#include "views/TickSpacing.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -237,6 +238,22 @@ private slots:
         QCOMPARE(window.outlineBox()->isChecked(), outlinedAtOnce);
         QCOMPARE(window.top()->boxesPlottable()->highlights().empty(), !outlinedAtOnce);
         window.grab().save(QStringLiteral("/tmp/compare_%1.png").arg(name));
+        // Each peak chart's axis reads as a scale: three or more labelled ticks, increasing from
+        // zero, apart (only "0" or "0 2.5" was drawn: a 40 px plot too short for more labels).
+        for (views::MemoryChart* chart : {window.topMemory(), window.bottomMemory()}) {
+            QCPAxis* axis = chart->peakPlot()->yAxis;
+            QVector<double> shown;
+            for (qsizetype i = 0; i < axis->tickVector().size(); ++i)
+                if (axis->range().contains(axis->tickVector()[i])) shown.append(axis->tickVector()[i]);
+            qInfo("peak axis %g..%g %s, %lld px: %s", axis->range().lower, axis->range().upper,
+                  qPrintable(chart->unitName()), static_cast<long long>(chart->peakPlot()->axisRect()->height()),
+                  qPrintable(axis->tickVectorLabels().join(' ')));
+            QVERIFY2(shown.size() >= 3, qPrintable(axis->tickVectorLabels().join(' ')));
+            QVERIFY(shown[1] > 0);
+            QVERIFY(std::is_sorted(shown.begin(), shown.end()));
+            QVERIFY(std::adjacent_find(shown.begin(), shown.end()) == shown.end());
+            QVERIFY(!views::labelsCrowded(views::tickLabelRects(axis), true, 1));
+        }
         // Ticking the box outlines them all; unticking clears them.
         const QPoint tick(8, window.outlineBox()->height() / 2);
         QTest::mouseClick(window.outlineBox(), Qt::LeftButton, {}, tick);
