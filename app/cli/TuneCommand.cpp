@@ -173,19 +173,33 @@ int tuneCommand(const Args& args, const std::string& executable) {
     constexpr double kProgressEvery = 5;
     const auto started = std::chrono::steady_clock::now();
     double lastLine = 0;
+    // The search space's size, so that refining (the best few again) is counted apart from it:
+    // "410 candidates, refining the best 3/8", never "413/418 candidates".
+    int candidates = 0;
     auto result = Tuner::run(*config, options, [&](const TuneProgress& p, const TuneOutcome&) {
+        if (!p.refining) candidates = p.total;
         if (!bar) {
             const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             if (now - lastLine < kProgressEvery) return;
             lastLine = now;
-            std::fprintf(stderr, "tune: %d/%d candidates%s after %.0f s, best %.2f samples/s\n", p.evaluated, p.total,
-                         p.refining ? " (refining the best)" : "", now, p.best_samples_per_s);
+            if (p.refining)
+                std::fprintf(stderr,
+                             "tune: %d candidates, refining the best: %d/%d after %.0f s, best %.2f samples/s\n",
+                             candidates, p.evaluated - candidates, p.total - candidates, now, p.best_samples_per_s);
+            else
+                std::fprintf(stderr, "tune: %d/%d candidates after %.0f s, best %.2f samples/s\n", p.evaluated, p.total,
+                             now, p.best_samples_per_s);
             return;
         }
         if (p.evaluated % 8 != 0 && p.evaluated != p.total) return;
         const int width = 30, filled = width * p.evaluated / std::max(1, p.total);
-        std::fprintf(stderr, "\r[%s%s] %d/%d candidates, best %.2f samples/s", std::string(filled, '#').c_str(),
-                     std::string(width - filled, ' ').c_str(), p.evaluated, p.total, p.best_samples_per_s);
+        if (p.refining)
+            std::fprintf(stderr, "\r[%s%s] %d candidates, refining the best %d/%d, best %.2f samples/s",
+                         std::string(filled, '#').c_str(), std::string(width - filled, ' ').c_str(), candidates,
+                         p.evaluated - candidates, p.total - candidates, p.best_samples_per_s);
+        else
+            std::fprintf(stderr, "\r[%s%s] %d/%d candidates, best %.2f samples/s", std::string(filled, '#').c_str(),
+                         std::string(width - filled, ' ').c_str(), p.evaluated, p.total, p.best_samples_per_s);
     });
     if (bar) std::fprintf(stderr, "\n");
     if (!result) return fail(kBadInput, result.error().message);
@@ -202,6 +216,7 @@ int tuneCommand(const Args& args, const std::string& executable) {
             {"candidates", result->outcomes.size()},
             {"simulated", result->simulated},
             {"pruned", result->pruned},
+            {"refined", result->refined},
             {"elapsed_ms", result->elapsed_ms},
             {"simulations_per_s", simsPerSecond},
             {"ranking", ranking},
@@ -215,8 +230,17 @@ int tuneCommand(const Args& args, const std::string& executable) {
         if (result->best) out["best"] = outcomeJson(result->outcomes[*result->best]);
         std::cout << out.dump(2) << "\n";
     } else {
-        std::printf("%zu candidates: %d simulated, %d pruned by the memory bound, in %.0f ms (%.0f simulations/s)\n\n",
-                    result->outcomes.size(), result->simulated, result->pruned, result->elapsed_ms, simsPerSecond);
+        // Each candidate counted once (simulated, pruned or refused before simulating); the
+        // refined ones are the best of them again, not more candidates.
+        const int candidateCount = static_cast<int>(result->outcomes.size());
+        const int simulatedOnce = result->simulated - result->refined;
+        const int refused = candidateCount - simulatedOnce - result->pruned;
+        std::printf("%d candidates: %d simulated, %d pruned by the memory bound", candidateCount, simulatedOnce,
+                    result->pruned);
+        if (refused > 0) std::printf(", %d refused", refused);
+        if (result->refined > 0) std::printf("; the best %d simulated again with every pass", result->refined);
+        std::printf("; %d simulations in %.0f ms (%.0f simulations/s)\n\n", result->simulated, result->elapsed_ms,
+                    simsPerSecond);
         printTable(*result, top);
         const std::vector<int> perScheme = bestPerScheme(*result);
         if (perScheme.size() > 1) {

@@ -16,9 +16,13 @@ QString qstr(const std::string& s) { return QString::fromStdString(s); }
 QString tuneSummaryHtml(const TuneResult& r, int evaluated) {
     const double seconds = r.elapsed_ms / 1000.0;
     const QString rate = seconds > 0 ? tr("%1 simulations/s").arg(r.simulated / seconds, 0, 'f', 0) : QString();
-    const QString counts = tr("%1 candidates evaluated (%2 pruned by the memory bound), %3 simulations, %4")
+    // The candidates once each, and the best few again apart from them: the simulations
+    // are more than the candidates, the candidates never more than the search space.
+    const QString refined = r.refined > 0 ? tr(", the best %1 simulated again with every pass").arg(r.refined) : "";
+    const QString counts = tr("%1 candidates evaluated (%2 pruned by the memory bound)%3; %4 simulations, %5")
                                .arg(evaluated)
                                .arg(r.pruned)
+                               .arg(refined)
                                .arg(r.simulated)
                                .arg(rate);
     // The verdict is core's sentence (the CLI prints the same); the window adds the numbers.

@@ -311,8 +311,11 @@ std::string refiningPassNames() {
 }  // namespace
 
 void TunerPanel::showProgress(const QVector<QPointF>& improvements, const TuneProgress& latest) {
-    for (const QPointF& p : improvements) curve_->addPoint(static_cast<int>(p.x()), p.y());
-    if (latest.evaluated > 0) curve_->addPoint(latest.evaluated, latest.best_samples_per_s);  // extend the plateau
+    // The curve counts candidates, as the summary does: refining the best few again is no more
+    // candidates, so its gains rise at the last one (the caption said "418 of 418" beside "410").
+    for (const QPointF& p : improvements) curve_->addPoint(std::min(static_cast<int>(p.x()), candidates_), p.y());
+    if (latest.evaluated > 0)  // extend the plateau
+        curve_->addPoint(std::min(latest.evaluated, candidates_), latest.best_samples_per_s);
     // Two phases, counted apart so the numbers agree with the final "N candidates": the
     // screening of every candidate, then the best few again with every pass (refining).
     if (latest.refining) {
@@ -339,8 +342,10 @@ void TunerPanel::onFinished() {
     }
     result_ = job_->result();
     const TuneResult& r = *result_;
-    // Refinement re-simulates the best few, so simulated + pruned can exceed the candidates.
-    const int evaluated = r.cancelled ? job_->latest().evaluated : static_cast<int>(r.outcomes.size());
+    // Candidates, each counted once: refinement re-simulates the best few, which are no more
+    // candidates (TuneResult::refined).
+    const int evaluated =
+        r.cancelled ? std::min(job_->latest().evaluated, candidates_) : static_cast<int>(r.outcomes.size());
     // The best is re-evaluated with every pass at the end, so the final answer can differ a
     // little from the best seen while screening: end the curve on the final answer.
     const double best = r.best ? r.outcomes[*r.best].samples_per_s : 0.0;

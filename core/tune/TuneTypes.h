@@ -99,8 +99,11 @@ struct TuneResult {
     double speedup_over_no_checkpointing = 0;  // best / best without checkpointing (0: none fits)
     std::string nothing_fits;                  // when no candidate fits: the closest miss, in words
     bool cancelled = false;
-    int simulated = 0;
+    int simulated = 0;  // simulations in all: every candidate's, then the refined ones' again
     int pruned = 0;
+    // The best candidates simulated a second time with the refining passes (their outcomes
+    // replace the first when better): the candidates simulated once are simulated - refined.
+    int refined = 0;
     double elapsed_ms = 0;
 };
 

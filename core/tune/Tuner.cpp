@@ -239,6 +239,7 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
             TuneOutcome outcome = evaluate(base, space[refine[k]], options, refining, simulated, cancel);
             std::lock_guard<std::mutex> guard(lock);
             result.simulated += simulated;
+            result.refined += simulated;
             ++status.evaluated;
             if (outcome.feasible)
                 status.best_samples_per_s = std::max(status.best_samples_per_s, outcome.samples_per_s);

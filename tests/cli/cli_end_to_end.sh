@@ -181,6 +181,21 @@ JSON
 run "$mario" simulate "$work/deadlock.mario.json"
 check "deadlock → 3 naming blocked devices" one_line_error 3 "device 0 blocked at 0RECV_B0 .* waiting for 1SEND_B0 from device 1.*device 1 blocked at 1RECV_F0"
 
+# The tuner counts each candidate once: GPT-3 13B's search, its text line against its JSON.
+# Simulated once, pruned and refused add up to the candidates; the best few refined are
+# simulations, not more candidates (it said "410 candidates: 110 simulated, 308 pruned").
+run "$mario" tune "$gpt3" --json --top 1
+candidates=$(json_number candidates); simulations=$(json_number simulated)
+pruned=$(json_number pruned); refined=$(json_number refined)
+run "$mario" tune "$gpt3" --top 1
+line=$(head -1 "$work/out")
+check "tune's text counts the JSON's candidates ($line)" grep -q "^$candidates candidates: " <<<"$line"
+once=$(sed -n 's/^[0-9]* candidates: \([0-9]*\) simulated, \([0-9]*\) pruned.*/\1 \2/p' <<<"$line")
+check "tune's simulated once and pruned are the JSON's ($once)" test "$once" = "$((simulations - refined)) $pruned"
+check "tune's simulated and pruned are no more than the candidates" test $((simulations - refined + pruned)) -le "$candidates"
+check "tune names the refined apart" grep -q "; the best $refined simulated again with every pass; $simulations simulations in" <<<"$line"
+check "tune refined a few" test "$refined" -gt 0
+
 # The tuner, narrowed: only the named schemes, depths and micro-batch sizes, and the best of each.
 run "$mario" tune "$gpt3" --devices 64 --schemes 1f1b,chimera --pp 16-32 --micro-batch-sizes 1 --json
 check "tune filters keep to the named schemes" test -z "$(grep -o '"scheme": "[^"]*"' "$work/out" | grep -v '"1f1b"\|"chimera"')"
