@@ -17,7 +17,11 @@ namespace fs = std::filesystem;
 // strerror's wording for errno, read before anything else can change it.
 std::string reason(int error) { return std::strerror(error); }
 
-std::string mib(std::int64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+// Whole MiB where the limit is one (every limit a user meets), else exact bytes: a small limit
+// (a short token file's) must not read "0 MiB".
+std::string mib(std::int64_t bytes) {
+    return bytes % (1 << 20) == 0 ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes) + " bytes";
+}
 
 // Closes on every path out, so an error return never leaks a descriptor.
 class Descriptor {

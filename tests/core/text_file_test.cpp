@@ -164,6 +164,11 @@ TEST_F(TextFileTest, ReadsStopAtTheLimitOnDevicesPipesAndFiles) {
     writer.join();
     ASSERT_TRUE(piped) << piped.error().message;
     EXPECT_EQ(*piped, std::string(200000, 'z'));
+    // A limit that is no whole number of MiB is said in bytes, never "0 MiB".
+    const auto small = readTextFile("/dev/zero", 1000);
+    ASSERT_FALSE(small);
+    EXPECT_EQ(small.error().message,
+              "/dev/zero: more than 1000 bytes came from it (it is not a regular file); the limit is 1000 bytes");
     const auto missing = readTextFile((dir_ / "none.json").string());
     ASSERT_FALSE(missing);
     EXPECT_EQ(missing.error().message,
