@@ -40,11 +40,17 @@ check "-o onto a FIFO leaves a FIFO" test -p "$work/fifo"
 
 # A device is written through. As root, a node of our own with /dev/null's numbers stands in,
 # so that a regression replaces a scratch node rather than the machine's /dev/null.
+# A container that refuses to make or open nodes leaves root without a safe device: skipped.
 null=/dev/null
-if [ "$(id -u)" = 0 ] && mknod "$work/null" c 1 3 2>/dev/null; then null="$work/null"; fi
-check "-o $null succeeds" "$mario" plan "$example" -o "$null"
-check "-o $null leaves a device" test -c "$null"
-if [ -c /dev/full ]; then
+if [ "$(id -u)" = 0 ]; then
+    null=""
+    if mknod "$work/null" c 1 3 2>/dev/null && (: >"$work/null") 2>/dev/null; then null="$work/null"; fi
+fi
+if [ -n "$null" ]; then
+    check "-o $null succeeds" "$mario" plan "$example" -o "$null"
+    check "-o $null leaves a device" test -c "$null"
+fi
+if [ -c /dev/full ] && (: >/dev/full) 2>/dev/null; then
     expect_one_line "-o /dev/full names the error" 2 'cannot write the plan to "/dev/full" (No space left on device)' \
         "$mario" plan "$example" -o /dev/full
     check "-o /dev/full leaves a device" test -c /dev/full
