@@ -3,10 +3,6 @@
 # one-line error messages. Usage: cli_end_to_end.sh MARIO_BINARY REPO_ROOT
 source "$(dirname "$0")/harness.bash"
 
-check() {  # check NAME CONDITION-COMMAND...
-    local name="$1"; shift
-    if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
 run() {  # run CMD... → sets out, err, rc
     "$@" >"$work/out" 2>"$work/err"; rc=$?
     out=$(cat "$work/out"); err=$(cat "$work/err")

@@ -4,16 +4,6 @@
 # Usage: hostile_input.sh MARIO_BINARY REPO_ROOT
 source "$(dirname "$0")/harness.bash"
 
-expect_one_line() {  # expect_one_line NAME CODE PATTERN CMD...
-    local name="$1" code="$2" pattern="$3"; shift 3
-    "$@" >"$work/out" 2>"$work/err"; local rc=$?
-    if [ "$rc" = "$code" ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q -- "$pattern" "$work/err"; then
-        passed=$((passed + 1))
-    else
-        echo "FAIL: $name (exit $rc): $(head -c 300 "$work/err")"
-        failures=$((failures + 1))
-    fi
-}
 with() {  # with NAME SED-EXPRESSION: a copy of Figure 2's config with one edit
     sed "$2" "$example" >"$work/$1.config.json"
     echo "$work/$1.config.json"

@@ -6,20 +6,6 @@
 # Usage: output_paths.sh MARIO_BINARY REPO_ROOT
 source "$(dirname "$0")/harness.bash"
 
-check() {  # check NAME COMMAND...: passes when the command succeeds
-    local name="$1"; shift
-    if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-expect_one_line() {  # expect_one_line NAME CODE PATTERN CMD...
-    local name="$1" code="$2" pattern="$3"; shift 3
-    "$@" >"$work/out" 2>"$work/err"; local rc=$?
-    if [ "$rc" = "$code" ] && [ "$(wc -l <"$work/err")" = 1 ] && grep -q -- "$pattern" "$work/err"; then
-        passed=$((passed + 1))
-    else
-        echo "FAIL: $name (exit $rc): $(head -c 300 "$work/err")"
-        failures=$((failures + 1))
-    fi
-}
 
 "$mario" plan "$example" -o "$work/reference.mario.json" >/dev/null
 

@@ -4,10 +4,6 @@
 # Usage: pipelining_csv.sh MARIO_BINARY REPO_ROOT
 source "$(dirname "$0")/harness.bash"
 
-check() {  # check NAME CONDITION-COMMAND...
-    local name="$1"; shift
-    if "$@"; then passed=$((passed + 1)); else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
 run() {  # run CMD... → sets rc; stdout in $work/out, stderr in $work/err
     "$@" >"$work/out" 2>"$work/err"; rc=$?
 }
