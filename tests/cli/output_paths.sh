@@ -6,7 +6,6 @@
 # Usage: output_paths.sh MARIO_BINARY REPO_ROOT
 source "$(dirname "$0")/harness.bash"
 
-
 "$mario" plan "$example" -o "$work/reference.mario.json" >/dev/null
 
 # A link stays a link; the file it names gets the plan (relative links from the link's folder).
