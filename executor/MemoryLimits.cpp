@@ -6,21 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "executor/ProcFiles.h"
+
 namespace mario::exec {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A path such as /proc/meminfo under `root` (an absolute path would replace root when joined).
-fs::path under(const fs::path& root, const std::string& path) { return root / fs::path(path).relative_path(); }
-
-std::optional<std::string> readText(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // "MemAvailable:   22505772 kB" (kernels since 3.14 have it).
 std::optional<double> memAvailable(const std::string& meminfo) {
@@ -40,7 +31,7 @@ std::optional<double> memAvailable(const std::string& meminfo) {
 // A cgroup limit file's number of bytes; none for "max" (v2's no limit) and v1's stand-in for no
 // limit (the largest page-aligned 64-bit number, 9223372036854771712).
 std::optional<double> limitBytes(const fs::path& file) {
-    auto text = readText(file);
+    auto text = readProcText(file);
     if (!text) return std::nullopt;
     std::istringstream in(*text);
     double value = 0;
@@ -65,7 +56,7 @@ std::optional<double> tightestLimit(const fs::path& mount, std::string path, con
 
 // From /proc/self/cgroup: "0::/path" (v2) or "4:memory:/path" (v1's memory controller).
 std::optional<double> cgroupLimit(const fs::path& root) {
-    const auto table = readText(under(root, "/proc/self/cgroup"));
+    const auto table = readProcText(underRoot(root, "/proc/self/cgroup"));
     if (!table) return std::nullopt;
     std::optional<double> tightest;
     auto keep = [&tightest](std::optional<double> limit) {
@@ -77,11 +68,11 @@ std::optional<double> cgroupLimit(const fs::path& root) {
         if (first == std::string::npos || second == std::string::npos) continue;
         const std::string controllers = line.substr(first + 1, second - first - 1), path = line.substr(second + 1);
         if (line.substr(0, first) == "0" && controllers.empty())
-            keep(tightestLimit(under(root, "/sys/fs/cgroup"), path, "memory.max"));
+            keep(tightestLimit(underRoot(root, "/sys/fs/cgroup"), path, "memory.max"));
         std::istringstream names(controllers);
         for (std::string name; std::getline(names, name, ',');)
             if (name == "memory")
-                keep(tightestLimit(under(root, "/sys/fs/cgroup/memory"), path, "memory.limit_in_bytes"));
+                keep(tightestLimit(underRoot(root, "/sys/fs/cgroup/memory"), path, "memory.limit_in_bytes"));
     }
     return tightest;
 }
@@ -89,7 +80,7 @@ std::optional<double> cgroupLimit(const fs::path& root) {
 }  // namespace
 
 Result<MemoryLimit> hostMemoryLimit(const fs::path& root) {
-    const auto meminfo = readText(under(root, "/proc/meminfo"));
+    const auto meminfo = readProcText(underRoot(root, "/proc/meminfo"));
     // -1: unknown (plain doubles: GCC's -Wmaybe-uninitialized misreads two optionals compared).
     const double available = meminfo ? memAvailable(*meminfo).value_or(-1) : -1;
     const double cgroup = cgroupLimit(root).value_or(-1);

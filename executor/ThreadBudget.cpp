@@ -3,20 +3,18 @@
 #include <sys/resource.h>
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
+
+#include "executor/ProcFiles.h"
 
 namespace mario::exec {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path under(const fs::path& root, const std::string& path) { return root / fs::path(path).relative_path(); }
-
-// The first number of a /proc or /sys file (they report a size of 0, so they are read as a
-// stream, as MemoryLimits.cpp reads /proc/meminfo); none when unreadable or not positive.
+// The first number of a /proc or /sys file; none when unreadable or not positive.
 std::optional<std::int64_t> firstNumber(const fs::path& file) {
-    std::ifstream in(file);
+    std::istringstream in(readProcText(file).value_or(""));
     std::int64_t value = 0;
     if (!(in >> value) || value <= 0) return std::nullopt;
     return value;
@@ -24,7 +22,7 @@ std::optional<std::int64_t> firstNumber(const fs::path& file) {
 
 // "0.52 0.58 0.59 3/712 12345": the threads that exist now are after the slash.
 std::optional<std::int64_t> runningThreads(const fs::path& loadavg) {
-    std::ifstream in(loadavg);
+    std::istringstream in(readProcText(loadavg).value_or(""));
     std::string field;
     for (int i = 0; i < 4 && in >> field; ++i) {}
     const auto slash = field.find('/');
@@ -41,10 +39,10 @@ std::string str(std::int64_t value) { return std::to_string(value); }
 
 MachineThreads readMachineThreads(const fs::path& root) {
     MachineThreads machine;
-    machine.pid_max = firstNumber(under(root, "/proc/sys/kernel/pid_max"));
-    machine.threads_max = firstNumber(under(root, "/proc/sys/kernel/threads-max"));
-    machine.map_count = firstNumber(under(root, "/proc/sys/vm/max_map_count"));
-    machine.running = runningThreads(under(root, "/proc/loadavg"));
+    machine.pid_max = firstNumber(underRoot(root, "/proc/sys/kernel/pid_max"));
+    machine.threads_max = firstNumber(underRoot(root, "/proc/sys/kernel/threads-max"));
+    machine.map_count = firstNumber(underRoot(root, "/proc/sys/vm/max_map_count"));
+    machine.running = runningThreads(underRoot(root, "/proc/loadavg"));
     if (root == "/") {
         rlimit limit{};
         if (getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
