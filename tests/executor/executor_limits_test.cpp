@@ -27,6 +27,13 @@ using mario::test::runExecutorCliAfter;
 
 int lines(const std::string& text) { return static_cast<int>(std::count(text.begin(), text.end(), '\n')); }
 
+// A refusal as the tools make them (docs/exit-codes.md): exit 2 and one line that says `phrase`.
+void expectRefusal(int code, const std::string& out, const std::string& phrase) {
+    EXPECT_EQ(code, mario::kBadInput) << out;
+    EXPECT_EQ(lines(out), 1) << out;
+    EXPECT_NE(out.find(phrase), std::string::npos) << out;
+}
+
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     std::ostringstream text;
@@ -99,9 +106,7 @@ TEST(ExecutorLimits, ARunNeedingMoreThreadsThanTheLimitIsRefusedBeforeAnyStarts)
     const std::string plan = writePlan(dir, 256, 4);  // 4 micro-batches: the memory estimate passes
     int code = 0;
     const std::string out = runExecutorCli("run " + plan + " --backend cpu --model tiny --dp 128", code);
-    EXPECT_EQ(code, mario::kBadInput) << out;
-    EXPECT_EQ(lines(out), 1) << out;
-    EXPECT_NE(out.find("needs 32768 threads (256 devices x 128 replicas"), std::string::npos) << out;
+    expectRefusal(code, out, "needs 32768 threads (256 devices x 128 replicas");
     EXPECT_NE(out.find("lower --dp to"), std::string::npos) << out;
 }
 
@@ -124,9 +129,7 @@ TEST(ExecutorLimits, ATokenFileShorterThanASampleIsBadInputNotAFailedRun) {
     int code = 0;
     const std::string out =
         runExecutorCli("run " + plan + " --backend cpu --model tiny,seq=16,vocab=64 --tokens " + tokens, code);
-    EXPECT_EQ(code, mario::kBadInput) << out;
-    EXPECT_EQ(lines(out), 1) << out;
-    EXPECT_NE(out.find("needs at least 17 tokens for seq=16, has 3"), std::string::npos) << out;
+    expectRefusal(code, out, "needs at least 17 tokens for seq=16, has 3");
 }
 
 TEST(ExecutorLimits, ATokenOutsideTheVocabularyIsBadInput) {
@@ -139,9 +142,7 @@ TEST(ExecutorLimits, ATokenOutsideTheVocabularyIsBadInput) {
     int code = 0;
     const std::string said =
         runExecutorCli("run " + plan + " --backend cpu --model tiny,seq=8,vocab=64 --tokens " + tokens, code);
-    EXPECT_EQ(code, mario::kBadInput) << said;
-    EXPECT_EQ(lines(said), 1) << said;
-    EXPECT_NE(said.find("token 500 at position 5"), std::string::npos) << said;
+    expectRefusal(code, said, "token 500 at position 5");
 }
 
 TEST(ExecutorLimits, AWorldSizeThatIsNotAMultipleOfTheDevicesIsBadInput) {
@@ -150,9 +151,7 @@ TEST(ExecutorLimits, AWorldSizeThatIsNotAMultipleOfTheDevicesIsBadInput) {
     int code = 0;
     const std::string out = runExecutorCliAfter("WORLD_SIZE=3 RANK=0 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 ",
                                                 "run " + plan + " --backend cpu --model tiny", code);
-    EXPECT_EQ(code, mario::kBadInput) << out;
-    EXPECT_EQ(lines(out), 1) << out;
-    EXPECT_NE(out.find("WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices"), std::string::npos) << out;
+    expectRefusal(code, out, "WORLD_SIZE=3 is not a multiple of the plan's 2 pipeline devices");
 }
 
 TEST(ExecutorLimits, TokensAndPlansFromEndlessDevicesStopAtTheLimitInOneLine) {
@@ -254,9 +253,7 @@ TEST(ExecutorLimits, AStepDumpThatCannotBeWrittenRemovesItsFilesAndKeepsOthers) 
     const std::string out =
         runExecutorCliAfter("ulimit -f 1; trap '' XFSZ; ",
                             "run " + plan + " --backend cpu --model tiny --dump-step " + dump.string(), code);
-    EXPECT_EQ(code, mario::kBadInput) << out;
-    EXPECT_EQ(lines(out), 1) << out;
-    EXPECT_NE(out.find("--dump-step"), std::string::npos) << out;
+    expectRefusal(code, out, "--dump-step");
     std::vector<std::string> left;
     for (const auto& entry : std::filesystem::directory_iterator(dump)) left.push_back(entry.path().filename());
     std::sort(left.begin(), left.end());
