@@ -26,7 +26,9 @@
 #include "app/gui/PassPanel.h"
 #include "app/gui/PassStepper.h"
 #include "app/gui/SummaryPanel.h"
+#include "core/io/PipeliningCsv.h"
 #include "core/util/HumanBytes.h"
+#include "tests/app/GanttDrag.h"
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
@@ -71,29 +73,6 @@ void whenModal(std::function<void(QDialog*)> answer) {
         if (dialog) answer(dialog);
         else whenModal(answer);  // not up yet: look again at the next turn of the event loop
     });
-}
-
-// Drags the box of `action` on `device` so that the cursor (the ghost's centre) lets go at
-// `dropTime`, with real mouse events, in edit mode.
-void drag(MainWindow& window, int device, const char* action, double dropTime) {
-    views::GanttView* gantt = window.gantt();
-    gantt->setEditMode(true);
-    QWidget* target = gantt->plotWidget();
-    const Plan& plan = window.document()->current().plan;
-    const QPoint from = target->mapFrom(gantt, gantt->boxCenter({device, indexOf(plan, device, action)}));
-    const QPoint to(target->mapFrom(gantt, gantt->pointAt(device, dropTime)).x(), from.y());
-    QTest::mousePress(target, Qt::LeftButton, Qt::NoModifier, from);
-    QTest::mouseMove(target, (from + to) / 2);
-    QTest::mouseMove(target, to);
-    QTest::mouseRelease(target, Qt::LeftButton, Qt::NoModifier, to);
-}
-
-int recomputations(const Plan& plan) {
-    int count = 0;
-    for (const DeviceProgram& device : plan.devices)
-        count += static_cast<int>(std::count_if(device.program.begin(), device.program.end(),
-                                                [](const Instruction& ins) { return ins.op == Op::Recompute; }));
-    return count;
 }
 
 }  // namespace
@@ -183,11 +162,11 @@ private slots:
         QCOMPARE(b0.start, 8.0);
         QCOMPARE(b0.end, 10.0);
         QVERIFY(indexOf(before, 1, "1F3") > indexOf(before, 1, "1B0"));
-        drag(window, 1, "1F3", 9.5);  // right half: after B0, as it is
+        test::dragBox(window, 1, "1F3", 9.5);  // right half: after B0, as it is
         QCOMPARE(window.document()->current().plan.devices[1].program, before.devices[1].program);
         QVERIFY2(window.statusBar()->currentMessage().contains("1F3 on device 1 is already there"),
                  qPrintable(window.statusBar()->currentMessage()));
-        drag(window, 1, "1F3", 8.5);  // left half: before B0 (and the receive it waits on)
+        test::dragBox(window, 1, "1F3", 8.5);  // left half: before B0 (and the receive it waits on)
         const Plan& after = window.document()->current().plan;
         QVERIFY2(indexOf(after, 1, "1F3") < indexOf(after, 1, "1RECV_B0"), "F3 should now run before B0");
         QVERIFY(indexOf(after, 1, "1RECV_B0") < indexOf(after, 1, "1B0"));
@@ -198,7 +177,7 @@ private slots:
     void aCsvExportAsksBeforeDroppingTheRecomputations() {
         MainWindow window;
         QVERIFY(showFile(window, kFigure2));
-        const int rs = recomputations(window.document()->current().plan);
+        const int rs = recomputeCount(window.document()->current().plan);
         QVERIFY(rs > 0);
         QTemporaryDir dir;
         const QString csv = dir.filePath("plan.csv");

@@ -24,6 +24,7 @@
 #include "app/gui/PassStepper.h"
 #include "app/gui/SummaryPanel.h"
 #include "core/session/PlanEdit.h"
+#include "tests/app/GanttDrag.h"
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
@@ -41,20 +42,6 @@ using mario::test::indexOf;
 QJsonObject readJsonObject(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-}
-
-// Drags the box of `action` on `device` to `dropTimeMs` with real mouse events, in edit mode.
-void drag(MainWindow& window, int device, const char* action, double dropTimeMs) {
-    views::GanttView* gantt = window.gantt();
-    gantt->setEditMode(true);
-    QWidget* target = gantt->plotWidget();
-    const Plan& plan = window.document()->current().plan;
-    const QPoint from = target->mapFrom(gantt, gantt->boxCenter({device, indexOf(plan, device, action)}));
-    const QPoint to(target->mapFrom(gantt, gantt->pointAt(device, dropTimeMs)).x(), from.y());
-    QTest::mousePress(target, Qt::LeftButton, Qt::NoModifier, from);
-    QTest::mouseMove(target, (from + to) / 2);
-    QTest::mouseMove(target, to);
-    QTest::mouseRelease(target, Qt::LeftButton, Qt::NoModifier, to);
 }
 
 }  // namespace
@@ -245,7 +232,7 @@ private slots:
         const Plan before = window.document()->current().plan;
         QVERIFY(indexOf(before, 1, "1F3") > indexOf(before, 1, "1B0"));
         // Base 1F1B: device 1 idles from 4 until B0 at 8; drop F3 into that bubble.
-        drag(window, 1, "1F3", 5.0);
+        test::dragBox(window, 1, "1F3", 5.0);
         const Plan& after = window.document()->current().plan;
         QVERIFY2(indexOf(after, 1, "1F3") < indexOf(after, 1, "1B0"), "F3 should now run before B0");
         QCOMPARE(window.document()->current().result.devices[1].peak_dynamic_bytes, 4000.0);
@@ -258,7 +245,7 @@ private slots:
         QVERIFY(showBaseFigure2(window));
         const Plan before = window.document()->current().plan;
         QSignalSpy messages(window.document(), &ScheduleDocument::statusMessage);
-        drag(window, 0, "0B0", 0.5);  // before its own forward
+        test::dragBox(window, 0, "0B0", 0.5);  // before its own forward
         QCOMPARE(window.document()->current().plan.devices[0].program, before.devices[0].program);
         QVERIFY(!messages.isEmpty());
         const QString message = messages.last().at(0).toString();
