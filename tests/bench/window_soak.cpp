@@ -3,7 +3,8 @@
 // edits by Ctrl+drag, undo and redo, the pass stepper, the compare window, the tuner, opening
 // other examples — while a 10 ms timer on the GUI thread measures how long it ever went without
 // handling events. Not a test: run it under Xvfb and gdb (docs/testing.md#window-soak) and read
-// its report; it exits 1 when a gap passed 200 ms, so a script can tell.
+// its report; it exits 1 when a gap passed 200 ms and 2 when the window lost its schedule or
+// said a refusal in more than one line, so a script can tell.
 //   xvfb-run -a gdb -batch -ex run -ex bt --args build/tests/bench/mario_window_soak 300 [SEED]
 #include <QApplication>
 #include <QCheckBox>
@@ -172,5 +173,15 @@ int main(int argc, char** argv) {
                 clock.elapsed() / 1000.0, seed, longest);
     std::printf("%-24s %8s %14s\n", "action", "times", "longest gap ms");
     for (const auto& [name, n] : counts) std::printf("%-24s %8d %14.0f\n", name.c_str(), n, worst[name]);
+    // Nothing was lost on the way: whatever was refused, the window still shows a schedule, and
+    // a refusal reads as one line in its banner (docs/limits.md).
+    if (!window.document()->hasSchedule()) {
+        std::printf("FAILED: the window no longer shows a schedule\n");
+        return 2;
+    }
+    if (window.errorText().contains(QLatin1Char('\n'))) {
+        std::printf("FAILED: the banner's error is more than one line: %s\n", qPrintable(window.errorText()));
+        return 2;
+    }
     return longest > 200 ? 1 : 0;
 }
