@@ -310,7 +310,7 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
 // the step timed alone as the validator does; the passes' trials (no summary) skip it.
 std::optional<Error> checkUtilisation(const Plan& plan, const SimResult& result, const SimOptions& options) {
     if (!options.summary || result.deadlocked) return std::nullopt;
-    if (auto problem = utilisationProblem(plan, result.aloneMakespan())) return makeError(*problem);
+    if (auto problem = utilisationProblem(plan, result.flops, result.aloneMakespan())) return makeError(*problem);
     return std::nullopt;
 }
 

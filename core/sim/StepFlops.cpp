@@ -25,23 +25,25 @@ StepFlops stepFlops(const Plan& plan, double makespanMs) {
     out.model_flops = model * copies;
     out.hardware_flops = (model + recompute) * copies;
     out.gpus = double(plan.devices.size()) * copies;
+    return retimed(out, makespanMs, plan.info.peak_tflops);
+}
+
+StepFlops retimed(StepFlops counted, double makespanMs, double peakTflops) {
+    StepFlops& out = counted;
+    out.model_tflops_per_gpu = out.hardware_tflops_per_gpu = out.mfu = out.hfu = 0;
     if (makespanMs <= 0 || out.gpus <= 0) return out;
     const double seconds = makespanMs / 1000;
     out.model_tflops_per_gpu = out.model_flops / out.gpus / seconds / 1e12;
     out.hardware_tflops_per_gpu = out.hardware_flops / out.gpus / seconds / 1e12;
-    if (plan.info.peak_tflops > 0) {
-        out.mfu = out.model_tflops_per_gpu / plan.info.peak_tflops;
-        out.hfu = out.hardware_tflops_per_gpu / plan.info.peak_tflops;
+    if (peakTflops > 0) {
+        out.mfu = out.model_tflops_per_gpu / peakTflops;
+        out.hfu = out.hardware_tflops_per_gpu / peakTflops;
     }
     return out;
 }
 
-}  // namespace mario
-
-namespace mario {
-
-std::optional<std::string> utilisationProblem(const Plan& plan, double aloneMakespanMs) {
-    const StepFlops flops = stepFlops(plan, aloneMakespanMs);
+std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs) {
+    const StepFlops flops = retimed(counted, aloneMakespanMs, plan.info.peak_tflops);
     // A rounding's worth above 1 is 1: costs computed at exactly the peak.
     if (!(flops.hfu > 1 + 1e-9)) return std::nullopt;
     std::size_t fastest = 0;

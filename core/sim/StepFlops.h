@@ -26,6 +26,9 @@ struct StepFlops {
 // From the stages' forward_flops and the programs' F, B, I, W and R; the rates need the step
 // (makespanMs > 0) and the utilisations the plan's peak_tflops.
 StepFlops stepFlops(const Plan& plan, double makespanMs);
+// The same counts over another step time (they do not depend on it): the rates, MFU and HFU
+// again, without walking the programs a second time.
+StepFlops retimed(StepFlops counted, double makespanMs, double peakTflops);
 
 // Why the costs of `plan` claim more than its hardware computes, or nothing: timed alone (its
 // costs as they are, `aloneMakespanMs`), the step's HFU (MFU with the recomputation, never
@@ -36,6 +39,7 @@ StepFlops stepFlops(const Plan& plan, double makespanMs);
 // its kernels compute (MFU counts the whole attention, FlashAttention the causal half), so the
 // step is judged, not each stage. Nothing without a peak, FLOPs or a step. The simulator and
 // the validator both refuse such a plan (3,632,569% was printed, issue 39).
-std::optional<std::string> utilisationProblem(const Plan& plan, double aloneMakespanMs);
+// `counted` is the plan's stepFlops at any step time; only its counts are used.
+std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs);
 
 }  // namespace mario

@@ -343,7 +343,8 @@ ValidationReport Validator::validate(const Plan& plan) {
     report.deadlock = sim->blocked;
     // What `simulate` refuses, validate refuses too: costs faster than the hardware.
     if (!sim->deadlocked)
-        if (auto problem = utilisationProblem(plan, sim->makespan_ms)) report.issues.push_back({"", *problem});
+        if (auto problem = utilisationProblem(plan, stepFlops(plan, 0), sim->makespan_ms))
+            report.issues.push_back({"", *problem});
     return report;
 }
 
