@@ -12,6 +12,7 @@
 #include "views/DeviceGradientLegendItem.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
 #include "views/TickSpacing.h"
 #include "views/TimeAxis.h"
 
@@ -22,7 +23,9 @@ namespace {
 const QColor kWithinLimit(0x5B, 0x8D, 0xB8);
 const QColor kOverLimit(0xD5, 0x5E, 0x00);  // Okabe–Ito vermilion: a warning without red-green
 const QColor kLimitLine(0xB0, 0x30, 0x20);
-const QString kLimitLabel = QStringLiteral("limitLabel");  // found again after each layout
+// The limit's legend entry, by where the limit is: on the axis as a line, or above the scale.
+const QString kLimitEntry = QStringLiteral("limitEntry");
+const QString kLimitAboveScale = QStringLiteral("limitAboveScale");
 // A limit more than this many times the tallest value is named above the axis, not drawn on it.
 constexpr double kLimitOnScale = 3;
 
@@ -268,46 +271,30 @@ bool MemoryChart::limitOffScale(double dataTopBytes) const {
 }
 
 void MemoryChart::addLimitLine(QCustomPlot* plot) {
-    const double limit = *limitBytes_ / unitBytes_;
+    const QPen pen(kLimitLine, 1.5, Qt::DashLine);
     // Far above the data (a CPU model's megabytes against a 40 GB card): the axis fits the
-    // data, and the limit is named at the top instead of flattening every curve under it.
-    if (*limitBytes_ / unitBytes_ > plot->yAxis->range().upper) {
-        auto* above = new QCPItemText(plot);
-        above->position->setType(QCPItemPosition::ptAxisRectRatio);
-        above->position->setAxisRect(plot->axisRect());
-        above->position->setCoords(0.995, 0.0);
-        above->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        above->setColor(kLimitLine);
-        above->setBrush(QColor(255, 255, 255, 220));
-        above->setPadding(QMargins(3, 1, 3, 1));
-        const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // in its own unit: "40 GB"
-        above->setText(QStringLiteral("%1 %2 %3, above the scale ↑")
-                           .arg(data_->budgetIsCard ? QStringLiteral("one card") : QStringLiteral("limit"))
-                           .arg(*limitBytes_ / limitUnit, 0, 'g', 4)
-                           .arg(limitName));
-        above->setObjectName("limitAboveScale");
-        return;
-    }
-    auto* line = new QCPItemStraightLine(plot);
-    line->setPen(QPen(kLimitLine, 1.5, Qt::DashLine));
-    line->point1->setCoords(0, limit);
-    line->point2->setCoords(1, limit);
-    auto* label = new QCPItemText(plot);
-    label->position->setAxisRect(plot->axisRect());
-    label->position->setAxes(plot->xAxis, plot->yAxis);
-    label->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    label->position->setTypeY(QCPItemPosition::ptPlotCoords);
-    label->position->setCoords(0.995, limit);
-    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    label->setColor(kLimitLine);
-    // Readable where it crosses a bar or a curve.
-    label->setBrush(QColor(255, 255, 255, 220));
-    label->setPadding(QMargins(3, 1, 3, 1));
-    label->setText(QStringLiteral("%1 %2 %3")
+    // data and no line is drawn, rather than flattening every curve under it; the legend says
+    // where the limit is, in its own unit ("40 GB" beside curves in MB). On the scale, in the
+    // axis's unit.
+    const bool above = *limitBytes_ / unitBytes_ > plot->yAxis->range().upper;
+    const auto [limitUnit, limitName] = above ? unitFor(*limitBytes_) : std::pair(unitBytes_, unitName_);
+    QString name = QStringLiteral("%1 %2 %3")
                        .arg(data_->budgetIsCard ? QStringLiteral("one card") : QStringLiteral("limit"))
-                       .arg(limit, 0, 'g', 4)
-                       .arg(unitName_));
-    label->setObjectName(kLimitLabel);
+                       .arg(*limitBytes_ / limitUnit, 0, 'g', 4)
+                       .arg(limitName);
+    if (above) {
+        name += QStringLiteral(", above the scale ↑");
+    } else {
+        auto* line = new QCPItemStraightLine(plot);
+        line->setPen(pen);
+        line->point1->setCoords(0, *limitBytes_ / unitBytes_);
+        line->point2->setCoords(1, *limitBytes_ / unitBytes_);
+    }
+    // Named in the legend row above the plot, never by text inside it: a label on the line
+    // covered the curves and bars it crossed (issue 39), whatever its background.
+    auto* entry = new SwatchLegendItem(plot->legend, above ? QPen(kLimitLine, 1.5, Qt::DotLine) : pen, name);
+    entry->setObjectName(above ? kLimitAboveScale : kLimitEntry);
+    plot->legend->addItem(entry);
 }
 
 void MemoryChart::setDeviceTicks(int step) {
@@ -334,16 +321,6 @@ void MemoryChart::fitToLayout(QCustomPlot* plot) {
             setDeviceTicks(step);
             relayout(peaks_);
         }
-    }
-    // The limit's name sits above its line where there is room, else under it: never cut off
-    // by the top of the plot (at a small height the line is near the top).
-    for (int i = 0; i < plot->itemCount(); ++i) {
-        auto* label = qobject_cast<QCPItemText*>(plot->item(i));
-        if (!label || label->objectName() != kLimitLabel) continue;
-        const double lineY = plot->yAxis->coordToPixel(label->position->coords().y());
-        const int height = QFontMetrics(label->font()).height() + label->padding().top() + label->padding().bottom();
-        const bool roomAbove = lineY - height >= plot->axisRect()->top();
-        label->setPositionAlignment(Qt::AlignRight | (roomAbove ? Qt::AlignBottom : Qt::AlignTop));
     }
 }
 

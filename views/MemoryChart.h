@@ -1,7 +1,8 @@
 #pragma once
 // Memory under the Gantt, sharing its time axis: per-device memory over time (one line per
 // device, a legend entry each up to 16 devices and a gradient strip beyond), and per-device
-// peak as bars against the device limit (a line), bars over the limit highlighted; above both,
+// peak as bars against the device limit (a dashed line, named in each plot's legend, never by a
+// label over the data), bars over the limit highlighted; above both,
 // a sentence naming the devices over the limit, so the verdict is on screen with the charts.
 // Values are in GB for real models, in KB/MB for teaching plans. Curves are thinned to a few
 // points per pixel, keeping each bucket's maximum so peaks never disappear.
@@ -94,8 +95,7 @@ private:
     // Re-thins every curve for the visible range and the plot's pixel width, if either changed.
     void rethin(bool force = false);
 
-    // After each layout of `plot`: device numbers thinned to the width, the limit's label
-    // kept inside the plot.
+    // After each layout of `plot`: device numbers thinned to the width.
     void fitToLayout(QCustomPlot* plot);
     void setDeviceTicks(int step);  // every step-th device number under the peaks
 

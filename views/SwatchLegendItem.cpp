@@ -7,12 +7,24 @@ SwatchLegendItem::SwatchLegendItem(QCPLegend* legend, const QBrush& fill, const 
     setAntialiased(false);
 }
 
+SwatchLegendItem::SwatchLegendItem(QCPLegend* legend, const QPen& stroke, const QString& text)
+    : QCPAbstractLegendItem(legend), stroke_(stroke), text_(text) {
+    setAntialiased(false);
+}
+
 void SwatchLegendItem::draw(QCPPainter* painter) {
     const QSize iconSize = mParentLegend->iconSize();
     const QRect icon(mRect.topLeft(), iconSize);
-    painter->setPen(QPen(QColor(0x50, 0x50, 0x50), 0));
-    painter->setBrush(fill_);
-    painter->drawRect(icon.adjusted(0, 0, -1, -1));
+    if (isLine()) {
+        // Across the icon's middle, as QCPGraph's own legend icon draws its line.
+        painter->setPen(stroke_);
+        const double y = icon.top() + icon.height() / 2.0;
+        painter->drawLine(QLineF(icon.left(), y, icon.right() + 1, y));
+    } else {
+        painter->setPen(QPen(QColor(0x50, 0x50, 0x50), 0));
+        painter->setBrush(fill_);
+        painter->drawRect(icon.adjusted(0, 0, -1, -1));
+    }
     if (overlay_.style() != Qt::NoBrush) {
         painter->setPen(Qt::NoPen);
         painter->setBrush(overlay_);

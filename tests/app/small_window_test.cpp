@@ -1,7 +1,8 @@
 // The charts at the smallest window the workbench is made for, 1024×700, and at the size it
 // opens at, as a user sees them (issue 31): every bundled example's memory charts keep a plot
-// area to read, no two tick labels overlap on any chart, and the limit's label lies inside
-// its plot. ctest runs this
+// area to read, no two tick labels overlap on any chart, and the limit is named where it
+// covers nothing: in the legend, inside the widget, clear of every bar and curve point (issue
+// 39: its label on the line covered them). ctest runs this
 // twice: as is, and with QT_SCALE_FACTOR=2 (device pixel ratio 2, where fonts and the window
 // are twice as many pixels), which must read the same.
 //
@@ -19,6 +20,8 @@
 #include "app/gui/MainWindow.h"
 #include "views/GanttView.h"
 #include "views/MemoryChart.h"
+#include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -67,13 +70,33 @@ QString overlapOf(const QCPAxis* axis) {
     return {};
 }
 
-// The limit's label in `plot` (the line's, or the one above the scale), or nullptr.
-QCPItemText* limitLabel(QCustomPlot* plot) {
-    for (int i = 0; i < plot->itemCount(); ++i)
-        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i));
-            text && (text->text().contains("limit") || text->text().contains("card")))
-            return text;
+// The legend entry that names the limit (or the card's memory), or nullptr.
+views::SwatchLegendItem* limitEntry(const QCustomPlot* plot) {
+    for (QCPAbstractLegendItem* item : views::legendItems(plot->legend))
+        if (auto* entry = qobject_cast<views::SwatchLegendItem*>(item);
+            entry && (entry->text().contains("limit") || entry->text().contains("card")))
+            return entry;
     return nullptr;
+}
+
+// What the plot draws as data, in its pixels: each bar's rectangle and each curve point, from
+// the plottables' data through the axes (not from the chart's layout code).
+QList<QRectF> dataRects(QCustomPlot* plot) {
+    QList<QRectF> rects;
+    for (int p = 0; p < plot->plottableCount(); ++p) {
+        if (auto* bars = qobject_cast<QCPBars*>(plot->plottable(p))) {
+            for (auto it = bars->data()->constBegin(); it != bars->data()->constEnd(); ++it)
+                rects.append(QRectF(QPointF(plot->xAxis->coordToPixel(it->key - bars->width() / 2),
+                                            plot->yAxis->coordToPixel(it->value)),
+                                    QPointF(plot->xAxis->coordToPixel(it->key + bars->width() / 2),
+                                            plot->yAxis->coordToPixel(0)))
+                                 .normalized());
+        } else if (auto* graph = qobject_cast<QCPGraph*>(plot->plottable(p))) {
+            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+                rects.append(QRectF(plot->xAxis->coordToPixel(it->key), plot->yAxis->coordToPixel(it->value), 1, 1));
+        }
+    }
+    return rects;
 }
 
 }  // namespace
@@ -136,20 +159,27 @@ private slots:
                 const QString overlap = overlapOf(axis);
                 QVERIFY2(overlap.isEmpty(), qPrintable(QStringLiteral("%1: %2").arg(chart.name, overlap)));
             }
-            // The limit (or the card's memory) is named where it can be read: inside the plot
-            // area, which is what QCustomPlot clips the label to, and so inside the widget.
-            QCPItemText* label = limitLabel(chart.plot);
-            QVERIFY2(label || memory->overLimitText().isEmpty(), chart.name);  // judged against a budget: named
-            if (label) {
-                const QRectF box(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition());
-                QVERIFY2(QRectF(area).contains(box) && QRectF(chart.plot->rect()).contains(box),
-                         qPrintable(QStringLiteral("%1: \"%2\" at y %3..%4, the plot area spans %5..%6")
-                                        .arg(chart.name, label->text())
-                                        .arg(box.top())
-                                        .arg(box.bottom())
-                                        .arg(area.top())
-                                        .arg(area.bottom())));
+            // The limit (or the card's memory) is named where it can be read and covers
+            // nothing: a legend entry inside the widget, clear of every bar and curve point, and
+            // no text drawn inside the plot area.
+            const views::SwatchLegendItem* entry = limitEntry(chart.plot);
+            QVERIFY2(entry || memory->overLimitText().isEmpty(), chart.name);  // judged against a budget: named
+            if (entry) {
+                const QRectF box = entry->outerRect();
+                QVERIFY2(QRectF(chart.plot->rect()).contains(box),
+                         qPrintable(QStringLiteral("%1: \"%2\" cut off").arg(chart.name, entry->text())));
+                for (const QRectF& data : dataRects(chart.plot))
+                    QVERIFY2(!box.intersects(data.intersected(QRectF(area))),
+                             qPrintable(QStringLiteral("%1: \"%2\" at y %3..%4 covers data at y %5..%6")
+                                            .arg(chart.name, entry->text())
+                                            .arg(box.top())
+                                            .arg(box.bottom())
+                                            .arg(data.top())
+                                            .arg(data.bottom())));
             }
+            for (int i = 0; i < chart.plot->itemCount(); ++i)
+                QVERIFY2(!qobject_cast<QCPItemText*>(chart.plot->item(i)),
+                         qPrintable(QStringLiteral("%1: text drawn over the data").arg(chart.name)));
         }
         // The Gantt's time axis above them reads as well.
         const QString ganttOverlap = overlapOf(window.gantt()->plot()->xAxis);

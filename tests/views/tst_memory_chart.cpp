@@ -11,9 +11,28 @@
 #include "views/MemoryEnvelope.h"
 #include "views/MemoryThinning.h"
 #include "views/PlotStyle.h"
+#include "views/SwatchLegendItem.h"
 
 using namespace mario;
 using namespace mario::views;
+
+namespace {
+
+// The legend entry that names the limit (a line sample and its words), or nullptr.
+SwatchLegendItem* limitEntry(const QCustomPlot* plot) {
+    for (QCPAbstractLegendItem* item : legendItems(plot->legend))
+        if (auto* entry = qobject_cast<SwatchLegendItem*>(item); entry && entry->isLine()) return entry;
+    return nullptr;
+}
+
+// Text drawn inside the plot: none, since a label on the limit line covered bars and curves.
+bool hasTextItem(const QCustomPlot* plot) {
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (qobject_cast<QCPItemText*>(plot->item(i))) return true;
+    return false;
+}
+
+}  // namespace
 
 class MemoryChartTest : public QObject {
     Q_OBJECT
@@ -83,8 +102,17 @@ void MemoryChartTest::drawsTheLimitLine() {
     QCOMPARE(line->point1->coords().y(), 3.0);
     QCOMPARE(line->point2->coords().y(), 3.0);
     QVERIFY(peaks->yAxis->range().upper > 4.5);  // the tallest bar and the line both fit
+    // Named in each plot's legend in the line's own dashes, never by text over the bars.
+    for (const QCustomPlot* plot : {chart.curvePlot(), peaks}) {
+        const SwatchLegendItem* entry = limitEntry(plot);
+        QVERIFY(entry);
+        QCOMPARE(entry->text(), QStringLiteral("limit 3 GB"));
+        QCOMPARE(entry->stroke().style(), line->pen().style());
+        QVERIFY(!hasTextItem(plot));
+    }
     chart.setMemory(oneGigabytePerMicrobatch(), std::nullopt);
     for (int i = 0; i < peaks->itemCount(); ++i) QVERIFY(!qobject_cast<QCPItemStraightLine*>(peaks->item(i)));
+    QVERIFY(!limitEntry(peaks) && !limitEntry(chart.curvePlot()));
 }
 
 void MemoryChartTest::curvesKeepEveryDevicePeak() {
@@ -180,12 +208,11 @@ void MemoryChartTest::aFarLimitIsNamedAboveTheScaleNotDrawn() {
     QCOMPARE(chart.unitName(), QStringLiteral("KB"));
     for (QCustomPlot* plot : {chart.curvePlot(), chart.peakPlot()}) {
         QVERIFY(plot->yAxis->range().upper < 5);  // KB: the data's scale, not the card's
-        QCPItemText* above = nullptr;
-        for (int i = 0; i < plot->itemCount(); ++i) {
-            QVERIFY(!qobject_cast<QCPItemStraightLine*>(plot->item(i)));
-            if (plot->item(i)->objectName() == "limitAboveScale") above = qobject_cast<QCPItemText*>(plot->item(i));
-        }
+        for (int i = 0; i < plot->itemCount(); ++i) QVERIFY(!qobject_cast<QCPItemStraightLine*>(plot->item(i)));
+        QVERIFY(!hasTextItem(plot));
+        const SwatchLegendItem* above = limitEntry(plot);
         QVERIFY(above);
+        QCOMPARE(above->objectName(), QStringLiteral("limitAboveScale"));
         QVERIFY2(above->text().contains("limit 40 GB, above the scale"), qPrintable(above->text()));
     }
     // A limit within three times the data stays on the axis as a line.
@@ -321,9 +348,7 @@ void MemoryChartTest::judgesAgainstOneCardWithoutALimit() {
     QCOMPARE(chart.overLimitText(),
              QStringLiteral("No limit set, and 2 devices over one card's 3 GB: 0, 1 (highest 4.5 GB on device 0)"));
     QCustomPlot* peaks = chart.peakPlot();
-    QCPItemText* label = nullptr;
-    for (int i = 0; i < peaks->itemCount(); ++i)
-        if (auto* text = qobject_cast<QCPItemText*>(peaks->item(i))) label = text;
+    const SwatchLegendItem* label = limitEntry(peaks);
     QVERIFY(label);
     QCOMPARE(label->text(), QStringLiteral("one card 3 GB"));
     QCOMPARE(qobject_cast<QCPBars*>(peaks->plottable(1))->name(), QStringLiteral("over one card"));
@@ -335,9 +360,7 @@ void MemoryChartTest::judgesAgainstOneCardWithoutALimit() {
     info.memory_limit_bytes = 4.0e9;
     chart.setMemory(sim, memoryFit(sim, info));
     QCOMPARE(chart.overLimitText(), QStringLiteral("1 device over the 4 GB limit: 0 (highest 4.5 GB on device 0)"));
-    label = nullptr;
-    for (int i = 0; i < peaks->itemCount(); ++i)
-        if (auto* text = qobject_cast<QCPItemText*>(peaks->item(i))) label = text;
+    label = limitEntry(peaks);
     QVERIFY(label);
     QCOMPARE(label->text(), QStringLiteral("limit 4 GB"));
 }
