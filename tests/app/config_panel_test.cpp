@@ -19,6 +19,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/SummaryPanel.h"
 #include "core/io/ConfigJson.h"
+#include "tests/app/JsonFiles.h"
 #include "views/GanttView.h"
 
 using namespace mario;
@@ -29,11 +30,7 @@ namespace {
 const QString kProfilesDir = QStringLiteral(MARIO_TEST_SOURCE_DIR "/profiles");
 const QString kLlamaConfig = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
 
-QJsonObject readJsonObject(const QString& path) {
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(file.readAll()).object();
-}
+using test::readJsonObject;
 
 QString profilePath(const QString& fileName) { return QDir::cleanPath(QDir(kProfilesDir).absoluteFilePath(fileName)); }
 

@@ -37,9 +37,9 @@ const std::map<QString, const char*> kSkipped = {
     {"save", "would write into the source tree's examples (Save is tested in document_test on a copy)"},
     {"saveAs", "opens a modal file dialog (tested in document_test with its path asker)"},
     {"revert", "asks in a modal box (tested in document_test with its asker)"},
-    {"export", "opens a modal file dialog (exportTo is tested in workbench_test)"},
+    {"export", "opens a modal file dialog (exportTo is tested in workbench_outputs_test)"},
     {"quit", "closes the window under test (the question before quitting is tested in document_test)"},
-    {"compareWithFile", "opens a modal file dialog (compareWithFile itself is tested in workbench_test)"},
+    {"compareWithFile", "opens a modal file dialog (compareWithFile itself is tested in workbench_outputs_test)"},
     {"runOnCpu", "starts mario-executor, another program (tested in live_run_test)"},
     {"runOnGpu", "starts mario-executor, another program (tested in live_run_test)"},
 };

@@ -1,23 +1,16 @@
-// The workbench window, driven as a user would (offscreen): toggles, drags, undo, bad files,
-// exports and the screenshot mode.
+// The workbench window, driven as a user would (offscreen): pass toggles, the settings, the
+// side panel, the keys and strips to look around, drags with undo, and the pass stepper. What
+// it says and writes (summary verdicts, compare, exports, bad files, screenshots):
+// workbench_outputs_test.cpp.
 #include <QCheckBox>
-#include <QImage>
+#include <QComboBox>
 #include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QPushButton>
+#include <QSpinBox>
 #include <QStandardPaths>
-#include <QStatusBar>
-#include <QTableView>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QtTest>
 #include <qcustomplot.h>
 
-#include <QComboBox>
-#include <QSpinBox>
-#include "app/gui/CompareWindow.h"
 #include "app/gui/ConfigPanel.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PassPanel.h"
@@ -25,10 +18,10 @@
 #include "app/gui/SummaryPanel.h"
 #include "core/session/PlanEdit.h"
 #include "tests/app/GanttDrag.h"
+#include "tests/app/JsonFiles.h"
 #include "tests/common/ProgramLookup.h"
 #include "views/GanttOverview.h"
 #include "views/GanttView.h"
-#include "views/TimeBase.h"
 
 using namespace mario;
 using namespace mario::gui;
@@ -39,24 +32,16 @@ const QString kFigure2 = QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/exampl
 
 using mario::test::indexOf;
 
-QJsonObject readJsonObject(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-}
-
 }  // namespace
 
 class WorkbenchTest : public QObject {
     Q_OBJECT
     // Figure 2's config with all four passes and hide, written into `dir`; empty on failure.
     static QString figure2WithHide(const QTemporaryDir& dir) {
-        QJsonObject config = readJsonObject(kFigure2);
+        QJsonObject config = test::readJsonObject(kFigure2);
         config["passes"] = QJsonArray{"all", "hide"};
         const QString path = dir.filePath("figure2-hide.config.json");
-        QFile file(path);
-        if (!file.open(QIODevice::WriteOnly)) return {};
-        file.write(QJsonDocument(config).toJson());
-        return path;
+        return test::writeJsonObject(path, config) ? path : QString();
     }
 
     // The window on screen (drags need real geometry) with Figure 2's base 1F1B, no passes.
@@ -140,9 +125,6 @@ private slots:
         QVERIFY(fields >= 8);
     }
 
-    // View → Bound chain (B): the chain that sets the recompute bound in full colour. On Figure
-    // 2 with hide it is micro-batch 0's forwards down the pipeline and its backwards back up
-    // (tests/core/recompute_bound_test.cpp); it and the critical path are shown one at a time.
     void theLookAroundKeysWorkRightAfterOpening() {
         // No click first: W zooms and D pans as soon as a file is open (issue 31).
         MainWindow window;
@@ -160,6 +142,9 @@ private slots:
         QVERIFY2(window.gantt()->plot()->xAxis->range().lower > zoomed.lower, "D did not pan right");
     }
 
+    // View → Bound chain (B): the chain that sets the recompute bound in full colour. On Figure
+    // 2 with hide it is micro-batch 0's forwards down the pipeline and its backwards back up
+    // (tests/core/recompute_bound_test.cpp); it and the critical path are shown one at a time.
     void theBoundChainKeyShowsTheChainThatSetsTheRecomputeBound() {
         QTemporaryDir dir;
         const QString path = figure2WithHide(dir);
@@ -278,29 +263,6 @@ private slots:
         QCOMPARE(window.gantt()->timeline().makespan, 22.0);
     }
 
-    void compareShowsBothSchedulesOnOneTimeAxis() {
-        MainWindow window;
-        window.document()->setSynchronous(true);
-        QVERIFY(window.openFile(kFigure2));
-        CompareWindow* compare = window.compareWithBase();
-        QVERIFY(compare);
-        QCOMPARE(compare->top()->timeline().makespan, 22.0);
-        QCOMPARE(compare->bottom()->timeline().makespan, 21.0);
-        QVERIFY2(compare->differenceText().contains("step 22 units vs 21 units (+4.8%)"),
-                 qPrintable(compare->differenceText()));
-        QVERIFY2(compare->differenceText().contains("1.03 KB vs 4.00 KB"), qPrintable(compare->differenceText()));
-        compare->top()->setTimeRange(2, 9);
-        QCOMPARE(compare->bottom()->pointAt(0, 2).x(), compare->top()->pointAt(0, 2).x());
-        QCOMPARE(compare->bottom()->pointAt(0, 9).x(), compare->top()->pointAt(0, 9).x());
-        // Against another file: the LLaMA-2 example has 8 devices.
-        compare = window.compareWithFile(
-            QStringLiteral(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json"));
-        QVERIFY(compare);
-        QCOMPARE(compare->bottom()->timeline().lanes.size(), std::size_t(8));
-        QVERIFY(!window.compareWithFile("/nonexistent.json"));
-        QVERIFY(window.errorText().contains("cannot open"));
-    }
-
     void changingASettingRegeneratesAndAnImpossibleOneIsRefused() {
         MainWindow window;
         window.document()->setSynchronous(true);
@@ -315,171 +277,6 @@ private slots:
         window.document()->undoStack()->undo();  // back to 1F1B
         QCOMPARE(window.document()->current().plan.pipelines.size(), std::size_t(0));
         QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
-    }
-
-    void openingAMalformedFileShowsAnErrorAndKeepsTheSession() {
-        MainWindow window;
-        window.document()->setSynchronous(true);
-        QVERIFY(window.openFile(kFigure2));
-        QTemporaryDir dir;
-        const QString bad = dir.filePath("broken.mario.json");
-        QFile file(bad);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("{\"format\": \"mario-plan\",, }");
-        file.close();
-        QVERIFY(!window.openFile(bad));
-        QVERIFY2(window.errorText().contains("malformed JSON"), qPrintable(window.errorText()));
-        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 22 units"));
-        QCOMPARE(window.document()->current().plan.devices.size(), std::size_t(4));
-    }
-
-    void exportsWriteValidFiles() {
-        MainWindow window;
-        window.document()->setSynchronous(true);
-        window.resize(1200, 800);
-        QVERIFY(window.openFile(kFigure2));
-        QTemporaryDir dir;
-        for (const char* name : {"chart.png", "chart.svg", "chart.pdf", "trace.json", "plan.csv"}) {
-            const QString path = dir.filePath(name);
-            // The CSV asks before leaving the Rs out (window_teaching_test): export without them.
-            if (path.endsWith(".csv"))
-                QTimer::singleShot(0, [] {
-                    if (QWidget* box = QApplication::activeModalWidget())
-                        if (auto* without = box->findChild<QPushButton*>("exportWithout")) without->click();
-                });
-            QVERIFY2(window.exportTo(path), qPrintable(window.errorText()));
-            QVERIFY2(QFileInfo(path).size() > 100, name);
-        }
-        QVERIFY(!QImage(dir.filePath("chart.png")).isNull());
-        QFile svg(dir.filePath("chart.svg"));
-        QVERIFY(svg.open(QIODevice::ReadOnly));
-        QVERIFY(svg.readAll().contains("<svg"));
-        QFile pdf(dir.filePath("chart.pdf"));
-        QVERIFY(pdf.open(QIODevice::ReadOnly));
-        QVERIFY(pdf.read(5) == "%PDF-");
-        QFile trace(dir.filePath("trace.json"));
-        QVERIFY(trace.open(QIODevice::ReadOnly));
-        QVERIFY(QJsonDocument::fromJson(trace.readAll()).object().contains("traceEvents"));
-        QFile csv(dir.filePath("plan.csv"));
-        QVERIFY(csv.open(QIODevice::ReadOnly));
-        QCOMPARE(QString(csv.readAll()).count('\n'), 4);
-        // Figure 2 with the paper's passes recomputes: the CSV leaves the Rs out, and prepose with
-        // them (1F1B holds at most 4 forwards: the order must not run them early), and says so.
-        const QString said = window.statusBar()->currentMessage();
-        QVERIFY2(said.contains("recomputations (R) dropped") && said.contains("prepose left out"), qPrintable(said));
-        QVERIFY2(said.contains("torchtitan settings in"), qPrintable(said));
-        QFile args(dir.filePath("plan.torchtitan.args"));
-        QVERIFY(args.open(QIODevice::ReadOnly));
-        QVERIFY(args.readAll().contains("--parallelism.pipeline_parallel_schedule=1F1B"));
-        QVERIFY(!window.exportTo(dir.filePath("chart.bmp")));
-        QVERIFY(window.errorText().contains("unknown export format"));
-    }
-
-    // Without a memory limit the summary judges the peaks against one card, red when over:
-    // LLaMA-2 13B 1F1B on 8 A100-40G with no passes. The expected count comes from the
-    // simulated peaks and the preset's memory_gb, read here from its file.
-    void theSummaryJudgesThePeaksAgainstTheCardWithoutALimit() {
-        QJsonObject config = readJsonObject(MARIO_TEST_SOURCE_DIR "/resources/examples/llama2-13b-1f1b.config.json");
-        config.remove("memory_limit_gb");
-        config["hardware"] = "a100-40g";
-        config["passes"] = QJsonArray();
-        QTemporaryDir dir;
-        QFile file(dir.filePath("nolimit.config.json"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(config).toJson());
-        file.close();
-        const double cardGb =
-            readJsonObject(MARIO_TEST_SOURCE_DIR "/profiles/hardware/a100-40g.json")["memory_gb"].toDouble();
-        QVERIFY(cardGb > 0);
-        MainWindow window;
-        window.document()->setSynchronous(true);
-        QVERIFY2(window.openFile(file.fileName()), qPrintable(window.errorText()));
-        int over = 0;
-        for (const DeviceStats& device : window.document()->current().result.devices)
-            over += device.peak_bytes > cardGb * 1e9;
-        QVERIFY(over > 0);
-        const QString verdict = QStringLiteral("%1 device(s) over one card's %2 GB").arg(over).arg(cardGb, 0, 'f', 2);
-        const QString details = window.summary()->detailsText();
-        QVERIFY2(details.contains("no limit set: <span style='color:#b00020'><b>" + verdict + "</b></span>"),
-                 qPrintable(details));
-        QVERIFY2(window.headlineText().contains(verdict), qPrintable(window.headlineText()));
-        // The device table marks the same devices, and says against what.
-        auto* table = window.summary()->findChild<QTableView*>("deviceTable");
-        QVERIFY(table);
-        int marked = 0;
-        for (int row = 0; row < table->model()->rowCount(); ++row)
-            marked += table->model()->index(row, 1).data(Qt::ToolTipRole).toString().startsWith("over one card's");
-        QCOMPARE(marked, over);
-        // A limit takes over from the card, as in `mario simulate`.
-        config["memory_limit_gb"] = 1000;
-        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
-        file.write(QJsonDocument(config).toJson());
-        file.close();
-        QVERIFY(window.openFile(file.fileName()));
-        QVERIFY2(window.summary()->detailsText().contains("fits the 1.00 TB limit"),
-                 qPrintable(window.summary()->detailsText()));
-        QVERIFY(!window.summary()->detailsText().contains("card"));
-    }
-
-    // A plan whose devices share one GPU (an H200 fidelity run's plan, every stage's contention
-    // set): the summary says what contention added, the number the simulation reports.
-    void theSummarySaysWhatContentionAdded() {
-        QJsonObject plan =
-            readJsonObject(MARIO_TEST_SOURCE_DIR "/tests/bench/data/h200-2026-11-26/1f1b-4-none.mario.json");
-        QJsonArray stages = plan["stages"].toArray();
-        for (auto&& stage : stages) {
-            QJsonObject s = stage.toObject();
-            s["contention"] = 0.25;
-            stage = s;
-        }
-        plan["stages"] = stages;
-        QTemporaryDir dir;
-        QFile file(dir.filePath("shared.mario.json"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(QJsonDocument(plan).toJson());
-        file.close();
-        MainWindow window;
-        window.document()->setSynchronous(true);
-        QVERIFY2(window.openFile(kFigure2), qPrintable(window.errorText()));
-        QVERIFY(!window.summary()->detailsText().contains("contention"));
-        QVERIFY2(window.openFile(file.fileName()), qPrintable(window.errorText()));
-        const SimResult& result = window.document()->current().result;
-        QVERIFY(result.contention_rounds > 0);
-        QVERIFY(result.contention_ms > 0);
-        const QString details = window.summary()->detailsText();
-        QVERIFY2(details.contains("devices share hardware: contention adds " +
-                                  views::formatDuration(result.contention_ms, views::TimeBase::Milliseconds, 4)),
-                 qPrintable(details));
-    }
-
-    void screenshotModeWritesANonEmptyPng() {
-        QTemporaryDir dir;
-        const QString out = dir.filePath("shot.png");
-        QProcess process;
-        process.start(QStringLiteral(MARIO_WORKBENCH_BIN), {kFigure2, "--screenshot", out});
-        QVERIFY(process.waitForFinished(60000));
-        QCOMPARE(process.exitCode(), 0);
-        const QImage image(out);
-        QVERIFY(!image.isNull());
-        QCOMPARE(image.width(), 1600);
-        // Not a blank canvas: the Gantt boxes bring many distinct colours.
-        QSet<QRgb> colours;
-        for (int y = 0; y < image.height(); y += 7)
-            for (int x = 0; x < image.width(); x += 7) colours.insert(image.pixel(x, y));
-        QVERIFY(colours.size() > 10);
-    }
-
-    void screenshotOfAMalformedFileFailsWithOneLine() {
-        QTemporaryDir dir;
-        QFile file(dir.filePath("bad.json"));
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("[1,2");
-        file.close();
-        QProcess process;
-        process.start(QStringLiteral(MARIO_WORKBENCH_BIN), {file.fileName(), "--screenshot", dir.filePath("x.png")});
-        QVERIFY(process.waitForFinished(60000));
-        QCOMPARE(process.exitCode(), 2);
-        QVERIFY(QString(process.readAllStandardError()).contains("malformed JSON"));
     }
 };
 
