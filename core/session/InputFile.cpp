@@ -27,12 +27,19 @@ Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& pr
     if (planShaped)
         return makeError(path + ": format: required (\"mario-plan\" for a plan with stages and device programs, "
                                 "\"mario-config\" for a config)");
-    auto config = readConfig(*json, presets, std::filesystem::path(path).parent_path().string());
-    if (!config) return makeError(path + ": " + config.error().message);
+    return loadConfigDocument(*json, presets, std::filesystem::path(path).parent_path().string(), path);
+}
+
+Result<InputFile> loadConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
+                                     const std::string& baseDir, const std::string& label) {
+    const std::string where = label.empty() ? std::string{} : label + ": ";
+    InputFile input;
+    auto config = readConfig(document, presets, baseDir);
+    if (!config) return makeError(where + config.error().message);
     auto passes = parsePassNames(config->passes);
-    if (!passes) return makeError(path + ": passes: " + passes.error().message);
+    if (!passes) return makeError(where + "passes: " + passes.error().message);
     auto plan = buildPlan(*config);
-    if (!plan) return makeError(path + ": " + plan.error().message);
+    if (!plan) return makeError(where + plan.error().message);
     if (plan->info.name.empty()) plan->info.name = config->name;
     input.plan = std::move(*plan);
     input.file_passes = std::move(*passes);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/io/PresetLibrary.h"
 #include "core/model/Config.h"
 #include "core/passes/PassReport.h"
@@ -20,5 +22,11 @@ struct InputFile {
 };
 
 Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets);
+
+// A config given as a JSON document rather than a file (a sweep's point: a config with knobs
+// edited), read and generated as loadInputFile reads a config file. `label` prefixes errors as
+// the path does ("" for none); a relative profile resolves against `baseDir`.
+Result<InputFile> loadConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
+                                     const std::string& baseDir, const std::string& label);
 
 }  // namespace mario

@@ -14,9 +14,9 @@
 namespace mario {
 namespace {
 
-OpenedSchedule open(const std::string& path, const PresetLibrary& presets) {
+// Checks what was loaded as openSchedule promises: readable, valid, free of deadlocks.
+OpenedSchedule checked(Result<InputFile> input, const std::string& label) {
     OpenedSchedule out;
-    auto input = loadInputFile(path, presets);
     if (!input) {
         out.problem = OpenProblem::Unreadable;
         out.error = input.error().message;
@@ -26,7 +26,8 @@ OpenedSchedule open(const std::string& path, const PresetLibrary& presets) {
     if (!report.ok()) {
         out.problem = report.issues.empty() ? OpenProblem::Deadlock : OpenProblem::InvalidPlan;
         // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
-        out.error = path + ": " + (input->config ? inConfigTerms(report.summary(), *input->config) : report.summary());
+        out.error = (label.empty() ? std::string{} : label + ": ") +
+                    (input->config ? inConfigTerms(report.summary(), *input->config) : report.summary());
         return out;
     }
     out.input.config = std::move(input->config);
@@ -35,22 +36,34 @@ OpenedSchedule open(const std::string& path, const PresetLibrary& presets) {
     return out;
 }
 
-}  // namespace
-
-OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets) {
+// Whatever escapes the readers (memory on a hostile file) becomes the error line.
+template <class Open>
+OpenedSchedule guarded(const std::string& label, Open open) {
+    const std::string where = label.empty() ? std::string{} : label + ": ";
     try {
-        return open(path, presets);
+        return open();
     } catch (const std::bad_alloc&) {
         OpenedSchedule out;
         out.problem = OpenProblem::Unreadable;
-        out.error = path + ": too large to load (out of memory)";
+        out.error = where + "too large to load (out of memory)";
         return out;
     } catch (const std::exception& e) {
         OpenedSchedule out;
         out.problem = OpenProblem::Unreadable;
-        out.error = path + ": cannot be read (" + e.what() + ")";
+        out.error = where + "cannot be read (" + e.what() + ")";
         return out;
     }
+}
+
+}  // namespace
+
+OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets) {
+    return guarded(path, [&] { return checked(loadInputFile(path, presets), path); });
+}
+
+OpenedSchedule openConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
+                                  const std::string& baseDir, const std::string& label) {
+    return guarded(label, [&] { return checked(loadConfigDocument(document, presets, baseDir, label), label); });
 }
 
 std::optional<std::string> saveRefusal(const std::string& path, const ScheduleInput& input) {

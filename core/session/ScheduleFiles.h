@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "core/io/PresetLibrary.h"
 #include "core/session/ScheduleInput.h"
 #include "core/util/Result.h"
@@ -25,6 +27,10 @@ struct OpenedSchedule {
 
 // Never throws: whatever escapes the readers (memory on a hostile file) becomes the error line.
 OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
+// The same for a config held as a JSON document (loadConfigDocument): a sweep's points open
+// through here, so each is refused or accepted exactly as the file would be by `mario simulate`.
+OpenedSchedule openConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
+                                  const std::string& baseDir, const std::string& label);
 
 // Why `input` cannot be saved whole at `path`, or nothing when it can: a path ending in
 // ".config.json" cannot hold hand edits, nor a schedule opened from a plan (it has no config).

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
-#include <thread>
 
 #include "core/model/Limits.h"
 #include "core/passes/PassManager.h"
@@ -14,6 +13,7 @@
 #include "core/sim/MemoryFit.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
+#include "core/tune/ParallelFor.h"
 
 namespace mario {
 namespace {
@@ -85,24 +85,6 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
         outcome.rejection = "device " + std::to_string(fit.fullest_device) + " needs " + gigabytes(outcome.peak_bytes) +
                             ", " + gigabytes(outcome.peak_bytes - limit) + " over the " + gigabytes(limit) + " limit";
     return outcome;
-}
-
-// Runs `work(i)` for every index on `threads` threads; stops handing out work once cancelled.
-template <class Work>
-void parallelFor(int count, int threads, const std::atomic<bool>* cancel, Work work) {
-    std::atomic<int> next{0};
-    auto worker = [&] {
-        for (;;) {
-            if (cancel && cancel->load(std::memory_order_relaxed)) return;
-            const int i = next.fetch_add(1);
-            if (i >= count) return;
-            work(i);
-        }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& thread : pool) thread.join();
 }
 
 void rankAndSummarise(TuneResult& result) {
@@ -194,8 +176,7 @@ Result<TuneResult> Tuner::run(const Config& base, const TuneOptions& options, co
                       space.size(), pairs, limits::kMaxTunePairs);
         return makeError(text);
     }
-    const int threads =
-        std::max(1, options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency()));
+    const int threads = workerThreads(options.threads);
 
     const std::vector<PassId> screening = screeningPasses(options), refining = refiningPasses(options);
     TuneResult result;
