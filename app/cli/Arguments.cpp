@@ -34,6 +34,7 @@ std::optional<CliError> Arguments::parse(const std::vector<std::string>& args, c
                 inlineValue = args[++i];
             }
             out.values_[name] = *inlineValue;
+            out.repeated_[name].push_back(*inlineValue);
         } else {
             return CliError{kBadInput, "unknown option --" + name};
         }
@@ -45,6 +46,11 @@ std::optional<std::string> Arguments::value(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> Arguments::values(const std::string& name) const {
+    auto it = repeated_.find(name);
+    return it == repeated_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::optional<CliError> Arguments::integerIn(const std::string& name, int min, int max, int& out) const {

@@ -22,6 +22,9 @@ public:
     const std::vector<std::string>& positional() const { return positional_; }
     bool has(const std::string& name) const { return values_.contains(name); }
     std::optional<std::string> value(const std::string& name) const;
+    // Every value of an option given more than once, in order (`--vary A=… --vary B=…`);
+    // value() is the last one.
+    std::vector<std::string> values(const std::string& name) const;
     // An integer option in [min, max]; `out` keeps its default when the option is absent.
     // Anything else ("1e9", "12x", 2^31) is an error naming the option and the range.
     std::optional<CliError> integerIn(const std::string& name, int min, int max, int& out) const;
@@ -29,6 +32,7 @@ public:
 private:
     std::vector<std::string> positional_;
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> repeated_;
 };
 
 }  // namespace mario::cli

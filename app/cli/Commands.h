@@ -14,6 +14,8 @@ int validateCommand(const Args& args, const std::string& executable);
 int exportCommand(const Args& args, const std::string& executable);
 int importCommand(const Args& args, const std::string& executable);
 int tuneCommand(const Args& args, const std::string& executable);
+int sweepCommand(const Args& args, const std::string& executable);
+int capacityCommand(const Args& args, const std::string& executable);
 
 // Prints "mario: <message>" on stderr and returns the code.
 int fail(int code, const std::string& message);

@@ -8,6 +8,7 @@
 #include "app/cli/CliError.h"
 #include "app/cli/Commands.h"
 #include "core/passes/PassRegistry.h"
+#include "core/sweep/SweepKnob.h"
 
 namespace {
 
@@ -50,9 +51,31 @@ usage:
         by simulated throughput (with MFU) and lists the best of each scheme; --export writes
         the winner's plan, Megatron-LM arguments and torchrun/Slurm launch scripts for
         mario-executor.
+  mario sweep CONFIG --vary KEY=V1,V2,…|MIN:MAX[:STEP] [--vary …] [--schemes LIST]
+             [--passes LIST[;LIST…]] [--threads K] [--json | --csv OUT] [--plot OUT.svg]
+             [--metric throughput|step|mfu|peak]
+        simulate CONFIG with one or two knobs varied (every combination), for each scheme
+        (1f1b,interleaved:2 — NAME:CHUNKS) and pass set (none;all), each point exactly as
+        `mario simulate` of the edited config. KEY is a config key (parallel.micro_batch_size,
+        or its last part when unique); KNOBS below. Prints a table (refused points keep their
+        reason), or --json one object with points[] ({values, scheme, passes, makespan,
+        samples_per_s, tokens_per_s, mfu, bubble_ratio, peak_memory_bytes, fullest_device,
+        budget_bytes, fits_memory, devices, refusal}); --csv writes the same rows; --plot a
+        line chart of --metric (SVG only: PNG needs a rasteriser, which the Qt-free CLI lacks).
+        Exit 2 when every point is refused.
+  mario capacity CONFIG --grow KEY[=MIN:MAX[:STEP]] [--schemes LIST] [--passes LIST[;LIST…]]
+                 [--scan] [--threads K] [--json]
+        the largest KEY on the grid MIN, MIN+STEP, … MAX (default 1:the key's limit:1) whose
+        simulated peak fits memory_limit_gb (else the card), per scheme and pass set: doubling
+        from MIN, then bisection, then a check that the values below fit and those above the
+        first miss do not (spot check; --scan: every value). Prints the step, MFU and peak
+        there and what the next value needs on which device. KEY is a knob marked
+        [grows memory] below.
+        Exit 4 when not even MIN fits for any scheme and pass set.
   mario --help | --version
 
 PASSES_HERE
+KNOBS_HERE
 exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
             error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
             miss). mario-executor shares the table and adds 5, a run that failed.
@@ -88,10 +111,22 @@ std::string passesHelp() {
     return text;
 }
 
+// The knobs paragraph, from the knob table (core/sweep/SweepKnob.h).
+std::string knobsHelp() {
+    std::string text = "knobs: what mario sweep --vary and mario capacity --grow take (config keys):\n";
+    for (const mario::SweepKnob& knob : mario::sweepKnobs())
+        text += "        " + std::string(knob.key) +
+                (knob.words.empty() ? std::string{} : " (" + std::string(knob.words) + ")") + ": " +
+                std::string(knob.about) + (knob.grows_memory ? " [grows memory]" : "") + "\n";
+    return text;
+}
+
 const std::string kHelp = [] {
     std::string text = kHelpText;
-    const std::string marker = "PASSES_HERE\n";
-    return text.replace(text.find(marker), marker.size(), passesHelp());
+    for (auto [marker, replacement] : {std::pair<std::string, std::string>{"PASSES_HERE\n", passesHelp()},
+                                       {"KNOBS_HERE\n", knobsHelp()}})
+        text.replace(text.find(marker), marker.size(), replacement);
+    return text;
 }();
 
 // One command's part of kHelp: from its "  mario COMMAND" line to the next command's
@@ -159,6 +194,8 @@ int runCommand(int argc, char** argv) {
     if (command == "export") return exportCommand(rest, executable);
     if (command == "import") return importCommand(rest, executable);
     if (command == "tune") return tuneCommand(rest, executable);
+    if (command == "sweep") return sweepCommand(rest, executable);
+    if (command == "capacity") return capacityCommand(rest, executable);
     return fail(kBadInput, "unknown command \"" + command + "\" (try mario --help)");
 }
 

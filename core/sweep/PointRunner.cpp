@@ -87,9 +87,11 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     SweepPoint point;
     point.values = values;
     point.scheme = scheme.value_or(SchemeChoice{base_.parallel.scheme, base_.parallel.chunks});
+    const nlohmann::json edited = document(knobs, values, scheme, passes);
+    point.scheme.chunks = edited["parallel"].value("chunks", 1);  // the chunks it ran with
     // Inline model and hardware, and an absolute profile path: no preset is looked up.
     static const PresetLibrary noPresets{std::string{}};
-    OpenedSchedule opened = openConfigDocument(document(knobs, values, scheme, passes), noPresets, {}, {});
+    OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {});
     point.evaluated = true;
     if (!opened.ok()) {
         point.refusal = opened.error;

@@ -2,8 +2,9 @@
 // The sweep engine (issue 41), Qt-free. API for the CLI (`mario sweep`) and the window:
 //
 //   #include "core/sweep/Sweep.h"
-//   SweepSpec spec{.base = config, .knobs = {*parseVary("micro_batch_size=1,2,4,8")},
-//                  .schemes = *parseSchemeChoices("1f1b,chimera"), .pass_sets = *parsePassSets("none;all")};
+//   SweepSpec spec;  // (fields assigned one by one: -Wmissing-field-initializers)
+//   spec.base = config; spec.knobs = {*parseVary("micro_batch_size=1,2,4,8")};
+//   spec.schemes = *parseSchemeChoices("1f1b,chimera"); spec.pass_sets = *parsePassSets("none;all");
 //   std::atomic<bool> cancel{false};
 //   Result<SweepResult> r = runSweep(spec, [](const SweepProgress& p, const SweepPoint& latest) {...}, &cancel);
 //   r->points[r->indexOf(value, 0, scheme, passSet)] ...
