@@ -29,15 +29,6 @@ const QString kLimitAboveScale = QStringLiteral("limitAboveScale");
 // A limit more than this many times the tallest value is named above the axis, not drawn on it.
 constexpr double kLimitOnScale = 3;
 
-// Decimal units, as the config's memory_limit_gb and the summary use: the largest unit in
-// which the tallest value is at least 1, so teaching plans (KB) read as well as GPT-3 (GB).
-std::pair<double, QString> unitFor(double bytes) {
-    if (bytes >= 1e9) return {1e9, QStringLiteral("GB")};
-    if (bytes >= 1e6) return {1e6, QStringLiteral("MB")};
-    if (bytes >= 1e3) return {1e3, QStringLiteral("KB")};
-    return {1, QStringLiteral("bytes")};
-}
-
 }  // namespace
 
 MemoryChart::MemoryChart(QWidget* parent)
@@ -112,7 +103,7 @@ void MemoryChart::setMemory(std::shared_ptr<const MemoryChartData> data) {
     data_ = data ? std::move(data) : std::make_shared<const MemoryChartData>();
     limitBytes_ = data_->budgetBytes;
     const double dataTop = std::max(scaleFloorBytes_, data_->highestPeak);
-    std::tie(unitBytes_, unitName_) = unitFor(axisTopBytes(dataTop));
+    std::tie(unitBytes_, unitName_) = byteUnitFor(axisTopBytes(dataTop));
     curves_->yAxis->setLabel(QStringLiteral("memory (%1)").arg(unitName_));
     peaks_->yAxis->setLabel(QStringLiteral("peak (%1)").arg(unitName_));
     updateOverLimitLabel();
@@ -180,7 +171,7 @@ void MemoryChart::updateOverLimitLabel() {
         overLimitLabel_->setVisible(false);
         return;
     }
-    const auto [limitUnit, limitName] = unitFor(*limitBytes_);  // "40 GB" beside a chart in MB
+    const auto [limitUnit, limitName] = byteUnitFor(*limitBytes_);  // "40 GB" beside a chart in MB
     const QString limit = QStringLiteral("%1 %2").arg(*limitBytes_ / limitUnit, 0, 'g', 4).arg(limitName);
     QStringList over;
     for (int d : data.overBudget) over << QString::number(d);
@@ -277,7 +268,7 @@ void MemoryChart::addLimitLine(QCustomPlot* plot) {
     // where the limit is, in its own unit ("40 GB" beside curves in MB). On the scale, in the
     // axis's unit.
     const bool above = *limitBytes_ / unitBytes_ > plot->yAxis->range().upper;
-    const auto [limitUnit, limitName] = above ? unitFor(*limitBytes_) : std::pair(unitBytes_, unitName_);
+    const auto [limitUnit, limitName] = above ? byteUnitFor(*limitBytes_) : std::pair(unitBytes_, unitName_);
     QString name = QStringLiteral("%1 %2 %3")
                        .arg(data_->budgetIsCard ? QStringLiteral("one card") : QStringLiteral("limit"))
                        .arg(*limitBytes_ / limitUnit, 0, 'g', 4)

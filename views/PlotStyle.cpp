@@ -8,6 +8,13 @@
 
 namespace mario::views {
 
+std::pair<double, QString> byteUnitFor(double bytes) {
+    if (bytes >= 1e9) return {1e9, QStringLiteral("GB")};
+    if (bytes >= 1e6) return {1e6, QStringLiteral("MB")};
+    if (bytes >= 1e3) return {1e3, QStringLiteral("KB")};
+    return {1, QStringLiteral("bytes")};
+}
+
 void applyPlotStyle(QCustomPlot* plot) {
     const QColor axisColor(0x55, 0x55, 0x55);
     for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {

@@ -4,12 +4,19 @@
 // share a time axis, so their axis rects should start at the same x). Every chart also keeps
 // its tick labels apart (TickSpacing.h) and tells the widget layout its minimum size.
 #include <QList>
+#include <QString>
+#include <utility>
 
 class QCustomPlot;
 class QCPLegend;
 class QCPAbstractLegendItem;
 
 namespace mario::views {
+
+// The unit a memory axis counts in, as (bytes per unit, name): decimal units, as the config's
+// memory_limit_gb and the summary use, the largest in which `bytes` (the tallest value) is at
+// least 1, so teaching plans (KB) read as well as GPT-3 (GB).
+std::pair<double, QString> byteUnitFor(double bytes);
 
 // Wide enough for "device 31" or a memory axis with its label.
 inline constexpr int kPlotLeftMargin = 96;
