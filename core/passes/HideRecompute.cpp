@@ -16,11 +16,12 @@
 // filled exactly) measures how close it gets.
 #include <algorithm>
 #include <optional>
-#include <unordered_map>
 
 #include "core/passes/Passes.h"
 #include "core/passes/RecomputeHider.h"
 #include "core/passes/Tolerance.h"
+#include "core/passes/WindowPeaks.h"
+#include "core/schedule/StageMicrobatchTable.h"
 #include "core/sim/IncrementalTimeline.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
@@ -77,22 +78,23 @@ std::vector<PassChange> dropInOrderOfEnd(Plan& plan, const std::vector<double>& 
     std::vector<PassChange> changes;
     for (std::size_t d = 0; d < plan.devices.size() && d < budget.size(); ++d) {
         auto& program = plan.devices[d].program;
-        std::vector<double> levels = memoryLevels(plan, program);
+        WindowPeaks levels(memoryLevels(plan, program));
         const double statics = staticBytesOf(plan, static_cast<int>(d));
-        std::unordered_map<std::uint64_t, std::size_t> forwardAt;
+        StageMicrobatchTable forwardAt(program, -1);
         std::vector<Instruction> kept;
         kept.reserve(program.size());
         for (std::size_t r = 0; r < program.size(); ++r) {
             const Instruction& ins = program[r];
-            if (ins.op == Op::Forward) forwardAt[stageMicrobatchKey(ins)] = r;
-            const auto forward = ins.op == Op::Recompute ? forwardAt.find(stageMicrobatchKey(ins)) : forwardAt.end();
-            if (forward != forwardAt.end()) {
+            if (ins.op == Op::Forward) forwardAt.set(ins, static_cast<std::int64_t>(r));
+            const std::int64_t at = ins.op == Op::Recompute ? forwardAt.get(ins) : -1;
+            if (at >= 0) {
+                const std::size_t forward = static_cast<std::size_t>(at);
                 const StageCost& cost = plan.stages[ins.stage].cost;
                 const double extra = cost.activation_bytes - cost.checkpoint_bytes;
                 // From the F to the R the full activations now stay; after the R nothing changes.
-                const double peak = *std::max_element(levels.begin() + forward->second, levels.begin() + r);
+                const double peak = levels.peak(forward, r);
                 if (atMost(statics + peak + extra, budget[d])) {
-                    for (std::size_t i = forward->second; i < r; ++i) levels[i] += extra;
+                    levels.add(forward, r, extra);
                     changes.push_back({ChangeKind::Removed, static_cast<int>(d), ins, static_cast<int>(r), -1});
                     continue;
                 }

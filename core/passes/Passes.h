@@ -46,6 +46,10 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 // a hidden one costs nothing, and dropping it would spend memory a later move may need.
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr,
                            bool exposedOnly = false);
+// The same with each device's timings given apart (null: none), as hide's incremental timeline
+// holds them: copying them into a SimResult for every round was a tenth of its drops.
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
+                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly);
 
 // Beyond the paper — bound-w: split-backward schedules defer W, and each deferred W keeps
 // weight_grad_bytes, which checkpointing does not shrink. Wherever a device's running memory

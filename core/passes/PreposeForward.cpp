@@ -6,11 +6,10 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <set>
-#include <tuple>
 
 #include "core/passes/BatchBisection.h"
 #include "core/passes/Passes.h"
+#include "core/passes/TriedMoves.h"
 #include "core/schedule/PipelineTopology.h"
 #include "core/sim/IncrementalTimeline.h"
 #include "core/sim/ProgramMemory.h"
@@ -133,7 +132,7 @@ private:
                         lo = std::max(lo, forwardAt_[cell(previous, m)].index + 1);
                     if (auto target = bubbleFor(ins, timings, waits, lo, move.g0)) {
                         move.target = *target;
-                        if (tried_.insert({d, s, m, static_cast<int>(move.target)}).second) return move;
+                        if (tried_.insert(d, s, m, static_cast<int>(move.target))) return move;
                     }
                 }
                 forwardAt_[cell(s, m)] = {scan_, j};
@@ -282,7 +281,7 @@ private:
     std::vector<ForwardAt> forwardAt_;
     std::uint64_t scan_ = 0;
     std::vector<int> sendAt_;
-    std::set<std::tuple<int, int, int, int>> tried_;
+    TriedMoves tried_;  // (device, stage, micro-batch, target)
 };
 
 }  // namespace

@@ -25,14 +25,6 @@ void rotateOne(std::vector<Instruction>& program, std::size_t from, std::size_t 
 
 }  // namespace
 
-std::size_t RecomputeHider::TriedHash::operator()(const Tried& t) const {
-    std::uint64_t h = static_cast<std::uint64_t>(t.device) * 0x9E3779B97F4A7C15ull;
-    h ^= static_cast<std::uint64_t>(t.stage) + 0x7F4A7C15ull + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint64_t>(t.microbatch) + 0x9E3779B9ull + (h << 6) + (h >> 2);
-    h ^= static_cast<std::uint64_t>(t.at) + (h << 6) + (h >> 2);
-    return static_cast<std::size_t>(h);
-}
-
 RecomputeHider::RecomputeHider(Plan& plan, IncrementalTimeline timeline, const std::vector<double>& budget,
                                const std::atomic<bool>* cancel, int maxSimulations)
     : plan_(plan), budget_(budget), statics_(staticBytesPerDevice(plan)), cancel_(cancel),
@@ -74,8 +66,9 @@ bool RecomputeHider::waited(int device, std::size_t receive) const {
 // Relax-checkpoint's drop, limited to the Rs that delay their backward in the current
 // timeline, within hide's budget.
 Result<bool> RecomputeHider::dropExposed(PassReport& report) {
-    const SimResult timings = current_.toSimResult();
-    PassReport dropped = relaxCheckpoint(plan_, budget_, &timings, /*exposedOnly=*/true);
+    std::vector<const std::vector<InstructionTiming>*> timings;
+    for (std::size_t d = 0; d < plan_.devices.size(); ++d) timings.push_back(&current_.timings(static_cast<int>(d)));
+    PassReport dropped = relaxCheckpoint(plan_, budget_, timings, /*exposedOnly=*/true);
     if (!dropped.changed()) return false;
     report.changes.insert(report.changes.end(), dropped.changes.begin(), dropped.changes.end());
     auto rebuilt = IncrementalTimeline::build(plan_);
@@ -133,7 +126,7 @@ Result<bool> RecomputeHider::moveLater(PassReport& report) {
                 const std::size_t place = (static_cast<std::size_t>(before.op) << 48) ^
                                           (static_cast<std::size_t>(before.stage) << 24) ^
                                           static_cast<std::size_t>(before.microbatch + 1);
-                if (!triedLater_.insert(Tried{d, program[r].stage, program[r].microbatch, place}).second) continue;
+                if (!triedLater_.insert(d, program[r].stage, program[r].microbatch, place)) continue;
                 auto step = measure(move, best);
                 if (!step) return step.error();
                 if (*step && clearlyBelow(**step, best)) best = **step, chosen = move;
@@ -231,12 +224,12 @@ std::optional<RecomputeHider::Move> RecomputeHider::firstEarlierMove(int d) {
             if (program[r].op != Op::Recompute) continue;
             ++seen;
             const Instruction& ins = program[r];
-            auto forward = index.forwardAt.find(stageMicrobatchKey(ins));
-            if (forward == index.forwardAt.end() || forward->second >= at) continue;
-            if (!tried_.insert(Tried{d, ins.stage, ins.microbatch, at}).second) continue;
+            const std::int64_t forward = index.forwardAt.get(ins);
+            if (forward < 0 || static_cast<std::size_t>(forward) >= at) continue;
+            if (!tried_.insert(d, ins.stage, ins.microbatch, at)) continue;
             const StageCost& cost = plan_.stages[ins.stage].cost;
             const double extra = cost.activation_bytes - cost.checkpoint_bytes;
-            const double peak = *std::max_element(index.levels.begin() + at, index.levels.begin() + r);
+            const double peak = index.levels.peak(at, r);
             // A move that fills the budget exactly fits (Tolerance.h).
             if (!atMost(statics_[d] + peak + extra, budget)) continue;
             cursor_[d] = at;
@@ -251,10 +244,10 @@ RecomputeHider::ProgramIndex& RecomputeHider::indexOf(int d) {
     ProgramIndex& index = indices_[d];
     if (index.fresh) return index;
     const auto& program = plan_.devices[d].program;
-    index.levels = memoryLevels(plan_, program);
-    index.forwardAt.clear();
+    index.levels = WindowPeaks(memoryLevels(plan_, program));
+    index.forwardAt = StageMicrobatchTable(program, -1);
     for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i].op == Op::Forward) index.forwardAt[stageMicrobatchKey(program[i])] = i;
+        if (program[i].op == Op::Forward) index.forwardAt.set(program[i], static_cast<std::int64_t>(i));
     index.fresh = true;
     return index;
 }
@@ -267,16 +260,18 @@ void RecomputeHider::indexMoved(const Move& move) {
     const auto& program = plan_.devices[move.device].program;
     const StageCost& cost = plan_.stages[move.recompute.stage].cost;
     const double extra = cost.activation_bytes - cost.checkpoint_bytes;
+    std::vector<double>& levels = index.levels.edit();
     if (move.to < move.from) {
-        for (std::size_t i = move.from; i > move.to; --i) index.levels[i] = index.levels[i - 1] + extra;
-        index.levels[move.to] = (move.to > 0 ? index.levels[move.to - 1] : 0.0) + extra;
+        for (std::size_t i = move.from; i > move.to; --i) levels[i] = levels[i - 1] + extra;
+        levels[move.to] = (move.to > 0 ? levels[move.to - 1] : 0.0) + extra;
     } else {
         // After the R, at its new place, the level is what it was after the instruction it passed.
-        for (std::size_t i = move.from; i < move.to; ++i) index.levels[i] = index.levels[i + 1] - extra;
+        for (std::size_t i = move.from; i < move.to; ++i) levels[i] = levels[i + 1] - extra;
     }
     const std::size_t first = std::min(move.from, move.to), last = std::max(move.from, move.to);
+    index.levels.refresh(first, last + 1);
     for (std::size_t i = first; i <= last; ++i)
-        if (program[i].op == Op::Forward) index.forwardAt[stageMicrobatchKey(program[i])] = i;
+        if (program[i].op == Op::Forward) index.forwardAt.set(program[i], static_cast<std::int64_t>(i));
 }
 
 void RecomputeHider::apply(const Move& move) {

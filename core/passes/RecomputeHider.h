@@ -25,12 +25,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "core/passes/PassReport.h"
+#include "core/passes/TriedMoves.h"
+#include "core/passes/WindowPeaks.h"
 #include "core/schedule/Plan.h"
+#include "core/schedule/StageMicrobatchTable.h"
 #include "core/sim/IncrementalTimeline.h"
 #include "core/util/Result.h"
 
@@ -60,19 +61,9 @@ private:
     // of hide's time on 32 × 128 plans.
     struct ProgramIndex {
         bool fresh = false;
-        std::vector<double> levels;                                // memoryLevels of the program
-        std::unordered_map<std::uint64_t, std::size_t> forwardAt;  // (stage, micro-batch) -> index of its F
+        WindowPeaks levels;                                        // memoryLevels of the program
+        StageMicrobatchTable forwardAt;                            // (stage, micro-batch) -> index of its F, or -1
     };
-    // (device, R's stage, R's micro-batch, receive it was tried before): never tried twice.
-    struct Tried {
-        int device, stage, microbatch;
-        std::size_t at;
-        bool operator==(const Tried&) const = default;
-    };
-    struct TriedHash {
-        std::size_t operator()(const Tried& t) const;
-    };
-
     bool stopped() const;
     double budgetOf(int device) const;
     bool waited(int device, std::size_t receive) const;
@@ -102,8 +93,8 @@ private:
     int maxSimulations_;
     int simulations_ = 0;
     IncrementalTimeline current_;
-    std::unordered_set<Tried, TriedHash> tried_;
-    std::unordered_set<Tried, TriedHash> triedLater_;  // `at`: the instruction the R was tried before
+    TriedMoves tried_;       // (device, R's stage, R's micro-batch, receive it was tried before)
+    TriedMoves triedLater_;  // the same, `at`: the instruction the R was tried before
     std::vector<std::size_t> cursor_;                  // per device: the first receive still worth a look
     std::vector<ProgramIndex> indices_;
 };

@@ -4,15 +4,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
+#include <vector>
 
 #include "core/passes/Passes.h"
 #include "core/passes/Tolerance.h"
+#include "core/passes/WindowPeaks.h"
+#include "core/schedule/StageMicrobatchTable.h"
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/SimResult.h"
 
 namespace mario {
 namespace {
+
+constexpr std::size_t kNoForward = static_cast<std::size_t>(-1);
 
 struct Candidate {
     std::size_t forward = 0, recompute = 0;
@@ -36,45 +40,64 @@ double exposure(const std::vector<Instruction>& program, const std::vector<Instr
 
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline,
                            bool exposedOnly) {
+    std::vector<const std::vector<InstructionTiming>*> timings;
+    if (timeline)
+        for (const DeviceStats& device : timeline->devices) timings.push_back(&device.timings);
+    return relaxCheckpoint(plan, memoryCaps, timings, exposedOnly);
+}
+
+PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
+                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
         auto& program = plan.devices[d].program;
-        const double staticBytes = staticBytesOf(plan, static_cast<int>(d));
-        // prefix[i]: dynamic memory right after instruction i.
-        std::vector<double> prefix = memoryLevels(plan, program);
-
-        // Each R's forward, found in one pass (a backward search per R was most of hide's drops).
+        const bool timed = timings.size() > d && timings[d] && timings[d]->size() == program.size();
+        // Each R's exposure first: hide asks after every round for the Rs that delay their
+        // backward, on most devices none does, and the memory levels and forward index of those
+        // devices were a fifth of hide's time (issue 45).
         std::vector<Candidate> candidates;
-        std::unordered_map<std::uint64_t, std::size_t> forwardAt;
-        const bool timed =
-            timeline && timeline->devices.size() > d && timeline->devices[d].timings.size() == program.size();
         for (std::size_t r = 0; r < program.size(); ++r) {
-            const auto key = stageMicrobatchKey(program[r]);
-            if (program[r].op == Op::Forward) forwardAt[key] = r;
             if (program[r].op != Op::Recompute) continue;
-            const auto forward = forwardAt.find(key);
-            if (forward == forwardAt.end()) continue;
-            const double exposed = timed ? exposure(program, timeline->devices[d].timings, r) : 0.0;
-            if (!exposedOnly || exposed > 0) candidates.push_back({forward->second, r, exposed});
+            const double exposed = timed ? exposure(program, *timings[d], r) : 0.0;
+            if (!exposedOnly || exposed > 0) candidates.push_back({0, r, exposed});
         }
+        if (candidates.empty()) continue;
+        // Each R's forward (the latest F of its pair before it), in one pass over a table (a
+        // backward search per R was most of hide's drops, a hash map's nodes the next most).
+        StageMicrobatchTable forwardAt(program, -1);
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < program.size() && next < candidates.size(); ++i) {
+            if (program[i].op == Op::Forward) forwardAt.set(program[i], static_cast<std::int64_t>(i));
+            if (i == candidates[next].recompute) {
+                const std::int64_t forward = forwardAt.get(program[i]);
+                candidates[next].forward = forward < 0 ? kNoForward : static_cast<std::size_t>(forward);
+                ++next;
+            }
+        }
+        std::erase_if(candidates, [](const Candidate& candidate) { return candidate.forward == kNoForward; });
+        const double staticBytes = staticBytesOf(plan, static_cast<int>(d));
+        // Dynamic memory right after each instruction.
+        WindowPeaks prefix(memoryLevels(plan, program));
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
             if (a.exposed_ms != b.exposed_ms) return a.exposed_ms > b.exposed_ms;
             return a.recompute - a.forward < b.recompute - b.forward;
         });
 
         std::vector<std::uint8_t> removed(program.size(), 0);
+        bool anyRemoved = false;
         for (const Candidate& candidate : candidates) {
             const StageCost& c = plan.stages[program[candidate.recompute].stage].cost;
             const double extra = c.activation_bytes - c.checkpoint_bytes;
             // Between the F and its R the full activations now stay; after the R nothing changes.
             // A drop that fits the cap exactly fits (Tolerance.h: the sums differ in their last bits).
-            const double windowPeak =
-                *std::max_element(prefix.begin() + candidate.forward, prefix.begin() + candidate.recompute);
+            const double windowPeak = prefix.peak(candidate.forward, candidate.recompute);
             if (!atMost(staticBytes + windowPeak + extra, memoryCaps[d])) continue;
-            for (std::size_t i = candidate.forward; i < candidate.recompute; ++i) prefix[i] += extra;
+            prefix.add(candidate.forward, candidate.recompute, extra);
             removed[candidate.recompute] = 1;
+            anyRemoved = true;
         }
 
+        if (!anyRemoved) continue;
         std::vector<Instruction> kept;
         kept.reserve(program.size());
         for (std::size_t i = 0; i < program.size(); ++i) {

@@ -1,19 +1,21 @@
 #include "core/schedule/CheckpointedForwards.h"
 
-#include <set>
-#include <utility>
+#include "core/schedule/StageMicrobatchTable.h"
 
 namespace mario {
 
 std::vector<bool> checkpointedForwards(const std::vector<Instruction>& program) {
     std::vector<bool> checkpointed(program.size(), false);
-    std::set<std::pair<int, int>> recomputedLater;  // (stage, micro-batch)
-    for (std::size_t i = program.size(); i-- > 0;) {
-        const Instruction& instruction = program[i];
-        if (instruction.op == Op::Recompute) recomputedLater.insert({instruction.stage, instruction.microbatch});
-        else if (instruction.op == Op::Forward)
-            checkpointed[i] = recomputedLater.count({instruction.stage, instruction.microbatch}) > 0;
-    }
+    // Where each (stage, micro-batch)'s last R stands (a table, not the std::set of before:
+    // the passes ask for every device's memory levels many times a run; issue 45).
+    StageMicrobatchTable lastRecompute(program, -1);
+    bool any = false;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].op == Op::Recompute) lastRecompute.set(program[i], static_cast<std::int64_t>(i)), any = true;
+    if (!any) return checkpointed;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].op == Op::Forward)
+            checkpointed[i] = lastRecompute.get(program[i]) > static_cast<std::int64_t>(i);
     return checkpointed;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 
 #include "core/sim/ComputeTime.h"
 #include "core/sim/Simulator.h"
@@ -219,16 +218,27 @@ Result<bool> IncrementalTimeline::update(const Plan& plan, double giveUpAbove, b
 IncrementalTimeline::Outcome IncrementalTimeline::propagate(double giveUpAbove) {
     // A min-heap on time alone: which of two equal times goes first changes no result (the
     // equations have one solution), and comparing whole tuples was a tenth of the re-timing.
-    struct Entry {
-        double time = 0;
-        int device = 0;
-        std::size_t index = 0;
-    };
+    // The queue and stableFrom are members, reused: an update re-times a few dozen instructions,
+    // and allocating them per update was a tenth of its time (issue 45).
     struct Later {
-        bool operator()(const Entry& a, const Entry& b) const { return a.time > b.time; }
+        bool operator()(const QueueEntry& a, const QueueEntry& b) const { return a.time > b.time; }
     };
-    std::priority_queue<Entry, std::vector<Entry>, Later> queue;
-    std::vector<std::size_t> stableFrom(timings_.size(), 0);  // before it, no early stop
+    struct Heap {  // std::priority_queue's own push and pop, on the member vector
+        std::vector<QueueEntry>& entries;
+        bool empty() const { return entries.empty(); }
+        const QueueEntry& top() const { return entries.front(); }
+        void push(const QueueEntry& entry) {
+            entries.push_back(entry);
+            std::push_heap(entries.begin(), entries.end(), Later{});
+        }
+        void pop() {
+            std::pop_heap(entries.begin(), entries.end(), Later{});
+            entries.pop_back();
+        }
+    } queue{queue_};
+    queue_.clear();
+    std::vector<std::size_t>& stableFrom = stableFrom_;  // before it, no early stop
+    stableFrom.assign(timings_.size(), 0);
     auto startOf = [&](int d, std::size_t i) { return i == 0 ? 0.0 : timings_[d][i - 1].end; };
     for (const Edit& edit : lastEdits_) {
         stableFrom[edit.device] = std::max(stableFrom[edit.device], edit.last + 1);
@@ -239,10 +249,17 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(double giveUpAbove) 
     while (!queue.empty()) {
         const auto [key, d, i] = queue.top();
         queue.pop();
-        const auto& steps = steps_[d];
-        auto& timings = timings_[d];
+        // The device's arrays as plain pointers: the logs' push_back may write anywhere as far
+        // as the compiler knows, so through the vectors every access reloaded them (issue 45).
+        const Step* const steps = steps_[d].data();
+        const std::size_t count = steps_[d].size();
+        InstructionTiming* const timings = timings_[d].data();
+        const double* const workAhead = workAhead_[d].data();
+        const Tail* const tails = tails_.empty() ? nullptr : tails_[d].data();
+        const std::size_t stable = stableFrom[d];
+        const double horizon = horizon_;
         double t = startOf(d, i);
-        for (std::size_t k = i; k < steps.size(); ++k) {
+        for (std::size_t k = i; k < count; ++k) {
             if (++work > limit) return Outcome::TooMuchWork;
             const Step& step = steps[k];
             InstructionTiming next{t, t};
@@ -274,12 +291,12 @@ IncrementalTimeline::Outcome IncrementalTimeline::propagate(double giveUpAbove) 
             } else {
                 next.end = t + step.ms;
             }
-            if (k >= stableFrom[d] && same(next, timings[k])) break;  // the rest of the program stands
+            if (k >= stable && same(next, timings[k])) break;  // the rest of the program stands
             // Beyond rounding (a sum in another order), not by a last bit.
-            double ahead = workAhead_[d][k];
-            if (!tails_.empty()) {
-                const Tail& tail = tails_[d][k];
-                const bool pastMovedRs = tail.endThen > horizon_ && !same(tail.endThen, horizon_);
+            double ahead = workAhead[k];
+            if (tails) {
+                const Tail& tail = tails[k];
+                const bool pastMovedRs = tail.endThen > horizon && !same(tail.endThen, horizon);
                 ahead = std::max(ahead, pastMovedRs ? tail.full : tail.withoutRecompute);
             }
             if (next.end + ahead > giveUpAbove && !same(next.end + ahead, giveUpAbove)) {

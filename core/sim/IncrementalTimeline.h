@@ -130,6 +130,13 @@ private:
     void describeSteps(const Plan& plan, int device, std::size_t first, std::size_t last);
     enum class Outcome { Done, GaveUp, TooMuchWork };
     Outcome propagate(double giveUpAbove);
+    struct QueueEntry {  // propagate's: "device's times may change from index on", due at time
+        double time = 0;
+        int device = 0;
+        std::size_t index = 0;
+    };
+    std::vector<QueueEntry> queue_;          // propagate's heap and per-device early-stop index,
+    std::vector<std::size_t> stableFrom_;    // kept between updates for their storage
 
     PipelineTopology topology_;
     MessageSlots messages_;

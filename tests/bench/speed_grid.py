@@ -21,6 +21,7 @@ usage:
                                             and the median and max; exits 1 on any difference.
                                             --big adds the 32 × 2048 plan (tens of seconds a run).
   speed_grid.py time MARIO DIR [--big]      only the timing table for one binary.
+  --repeat N: each passes_us is the median of N runs; --only TEXT: only the plans whose name holds TEXT.
 """
 import json
 import os
@@ -83,16 +84,19 @@ def plans(directory, big):
     return [n for n in names if big or n != BIG]
 
 
-def run(mario, plan, passes, tmp):
-    """(written plan bytes, simulate --json less its timings, passes_us)."""
+def run(mario, plan, passes, tmp, repeat=1):
+    """(written plan bytes, simulate --json less its timings, median passes_us of `repeat` runs)."""
     out = os.path.join(tmp, "out.mario.json")
     subprocess.run([mario, "plan", plan, "--passes", passes, "-o", out], check=True, capture_output=True)
     with open(out, "rb") as f:
         written = f.read()
-    sim = subprocess.run([mario, "simulate", plan, "--passes", passes, "--json"], check=True,
-                         capture_output=True, text=True)
-    result = json.loads(sim.stdout)
-    passes_us = result["passes_us"]
+    times = []
+    for _ in range(repeat):
+        sim = subprocess.run([mario, "simulate", plan, "--passes", passes, "--json"], check=True,
+                             capture_output=True, text=True)
+        result = json.loads(sim.stdout)
+        times.append(result["passes_us"])
+    passes_us = statistics.median(times)
     for key in TIMINGS:
         result.pop(key, None)
     return written, json.dumps(result, sort_keys=True), passes_us
@@ -118,6 +122,15 @@ def main():
         return
     big = "--big" in args
     args = [a for a in args if a != "--big"]
+    repeat, only = 1, None
+    if "--repeat" in args:
+        at = args.index("--repeat")
+        repeat = int(args[at + 1])
+        del args[at:at + 2]
+    if "--only" in args:
+        at = args.index("--only")
+        only = args[at + 1]
+        del args[at:at + 2]
     command = args[0]
     if command == "build" and len(args) in (2, 3):
         build(args[1], args[2] if len(args) == 3 else DEFAULT_MARIO)
@@ -127,13 +140,18 @@ def main():
     elif command == "check" and len(args) == 4:
         binaries, directory = [args[1], args[2]], args[3]
     else:
-        sys.exit("speed_grid.py: usage: build DIR [MARIO] | check BASE NEW DIR [--big] | time MARIO DIR [--big]")
+        sys.exit("speed_grid.py: usage: build DIR [MARIO] | check BASE NEW DIR [--big] | time MARIO DIR [--big]"
+                 " [--repeat N] [--only TEXT]")
     rows, differences = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in plans(directory, big):
+        for name in plans(directory, big or (only is not None and BIG.startswith(only))):
+            if only is not None and only not in name:
+                continue
             plan = os.path.join(directory, name + ".mario.json")
             for passes in PASS_LISTS:
-                results = [run(mario, plan, passes, tmp) for mario in binaries]
+                # A and B in turn, `repeat` times each, so that drift in the machine's speed
+                # falls on both.
+                results = [run(mario, plan, passes, tmp, repeat) for mario in binaries]
                 rows.append((name, passes, [r[2] for r in results]))
                 for other in results[1:]:
                     if other[0] != results[0][0]:
