@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.dont_write_bytecode = True  # no __pycache__ beside the scripts
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from paper_eval_lib import (MEMORY_GB, MODES, ROOT, SCHEMES, MarioFailed, Runner, config, gb,  # noqa: E402
-                            gpt3_shaped, largest, layers_of, mean, params, pct, preset, span, table, x)
+                            gpt3_shaped, layers_of, mean, params, pct, preset, span, table, x)
 
 MBS = (1, 2, 4, 8, 16)
 FOUR = ("base", "ckpt", "ovlp", "lmbs")
@@ -194,10 +194,10 @@ def sec64(r):
         (_, scheme, chunks), c, (_, training) = task
         mbs = 2 if c == "lmbs" else 1
 
-        def run(hidden):
-            return r.simulate(config(gpt3_shaped(hidden), scheme, pp, mbs, gbs, c, training, chunks=chunks))
-        h = largest(lambda hidden: run(hidden)["fits_memory"], 128, 128, 16384)
-        return h and run(h)["parameters"]
+        # Every hidden size a multiple of 128 (heads = hidden / 128: capacity keeps the head size).
+        h, at = r.capacity(config(gpt3_shaped(128), scheme, pp, mbs, gbs, c, training, chunks=chunks),
+                           "model.hidden=128:16384:128")
+        return h and at["parameters"]
 
     tasks = [(s, c, mode) for mode in MODES for s in SCHEMES for c in FOUR]
     with ThreadPoolExecutor(4) as pool:
@@ -229,7 +229,8 @@ def sec64(r):
                    "A family of GPT-3-shaped models (32 layers, hidden a multiple of 128, heads = hidden/128, "
                    f"vocabulary 51200, sequence 2048, tied embeddings), pp {pp}, global batch {gbs}, micro-batch 1 "
                    "(lmbs: 2). For each scheme and configuration the script finds the widest model whose every "
-                   f"device stays within {MEMORY_GB} GB (doubling the hidden size, then bisection) and reports "
+                   f"device stays within {MEMORY_GB} GB (`mario capacity`: doubling the hidden size, then bisection, "
+                   "then a check that smaller sizes fit) and reports "
                    "its parameter count.", rows,
                    ["", "Largest parameter count per scheme and configuration:", ""],
                    table(["scheme", "settings", "base", "ckpt", "ovlp", "lmbs"], det))
@@ -243,10 +244,9 @@ def sec65(r):
     def scan(task):
         (_, scheme, chunks), (_, tp, dp, c), (_, training) = task
 
-        def fits(seq):
-            model = dict(gpt, sequence_length=seq, name=f"gpt3-1.6b s{seq}")
-            return r.simulate(config(model, scheme, 8, 1, gbs, c, training, dp=dp, tp=tp, chunks=chunks))["fits_memory"]
-        return largest(fits, 1024, 1024, 1 << 20)
+        model = dict(gpt, name="gpt3-1.6b")
+        return r.capacity(config(model, scheme, 8, 1, gbs, c, training, dp=dp, tp=tp, chunks=chunks),
+                          f"model.sequence_length=1024:{1 << 20}:1024")[0]
 
     tasks = [(s, u, m) for m in MODES for s in SCHEMES for u in setups]
     with ThreadPoolExecutor(4) as pool:
@@ -272,7 +272,8 @@ def sec65(r):
     return section("## §6.5 The longest sequence for GPT3-1.6B on 16 GPUs",
                    "GPT3-1.6B (the bundled preset with its sequence length changed), micro-batch 1, global batch "
                    f"{gbs}: the longest sequence, in steps of 1024 tokens, at which every device fits in "
-                   f"{MEMORY_GB} GB (doubling, then bisection). Mario here is ovlp, the four passes.", rows,
+                   f"{MEMORY_GB} GB (`mario capacity`: doubling, then bisection, checked). Mario here is ovlp, the four "
+                   "passes.", rows,
                    ["", "Longest sequence, tokens:", ""],
                    table(["scheme", "settings"] + [u[0] for u in setups], det))
 

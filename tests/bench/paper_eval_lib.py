@@ -1,7 +1,8 @@
-"""Helpers for paper_eval.py: writing configs, running `mario`, scanning for the largest fit, formatting.
+"""Helpers for paper_eval.py: writing configs, running `mario`, formatting.
 
 Every config is written to a temporary folder, run with `mario simulate CONFIG --json` (or
-`mario tune`), and forgotten; identical configs are simulated once. A failed run raises
+`mario tune`, or `mario capacity` for the largest size that fits), and forgotten; identical
+configs are simulated once. A failed run raises
 MarioFailed with one line that names the config.
 """
 import copy
@@ -9,6 +10,7 @@ import errno
 import json
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -79,7 +81,7 @@ class Runner:
             json.dump(cfg, f, indent=1)
         return path
 
-    def _call(self, argv, what):
+    def _call(self, argv, what, ok_codes=(0,)):
         for attempt in range(6):  # the binary may be relinked under us: busy, unreadable or briefly gone
             try:
                 done = subprocess.run(argv, capture_output=True, text=True)
@@ -93,7 +95,7 @@ class Runner:
                 continue
             with self.lock:
                 self.runs += 1
-            if done.returncode != 0:
+            if done.returncode not in ok_codes:
                 lines = (done.stderr.strip() or done.stdout.strip() or "no message").splitlines()
                 raise MarioFailed(f"mario {argv[1]} failed (exit {done.returncode}) on {what}: {lines[-1]}")
             try:
@@ -112,39 +114,24 @@ class Runner:
             self.cache[key] = result
         return result
 
+    def capacity(self, cfg, grow):
+        """`mario capacity CONFIG --grow KEY=MIN:MAX:STEP --json` with the config's own scheme and
+        passes: the largest value that fits (0 when even MIN does not) and the point there. The
+        search (doubling, then bisection) and its monotonicity check are the workbench's."""
+        # Exit 4 (nothing fits) still prints the answers.
+        result = self._call([self.mario, "capacity", self._write(cfg), "--grow", grow, "--json"],
+                            f"config \"{cfg['name']}\"", ok_codes=(0, 4))
+        answer = result["answers"][0]
+        if answer["violations"]:
+            print(f"warning: {cfg['name']}: {'; '.join(answer['violations'])}", file=sys.stderr)
+        return int(answer["largest"] or 0), answer["at"]
+
     def tune(self, cfg, *options):
         path = self._write(cfg)
         start = time.monotonic()
         result = self._call([self.mario, "tune", path, *options, "--json"], f"config \"{cfg['name']}\"")
         result["wall_s"] = time.monotonic() - start
         return result
-
-
-def largest(fits, start, step, limit):
-    """The largest multiple of `step` in [start, limit] with fits(x) true (fits is monotone):
-    doubling from `start`, then bisection. 0 when even `start` does not fit."""
-    if not fits(start):
-        return 0
-    good, bad = start, None
-    while bad is None:
-        nxt = good * 2
-        if nxt > limit:
-            if good == limit or fits(limit):
-                return limit
-            bad = limit
-        elif fits(nxt):
-            good = nxt
-        else:
-            bad = nxt
-    while bad - good > step:
-        mid = (good + bad) // 2 // step * step
-        if mid <= good:
-            break
-        if fits(mid):
-            good = mid
-        else:
-            bad = mid
-    return good
 
 
 # Formatting
