@@ -3,6 +3,8 @@
 // `mario capacity CONFIG --grow KEY[=MIN:MAX[:STEP]] [--schemes LIST] [--passes LIST[;LIST…]]
 //                        [--scan] [--threads K] [--json]`
 // Thin: core/sweep owns the points, the search, the rows and the chart (docs/sweeps.md).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -102,6 +104,51 @@ void printSweepTable(const SweepResult& result) {
                 result.elapsed_ms / 1000, result.threads, result.cancelled ? ", cancelled" : "");
 }
 
+std::optional<CliError> checkPlotPath(const std::optional<std::string>& plot) {
+    if (plot && !plot->ends_with(".svg"))
+        return CliError{kBadInput, "--plot " + *plot +
+                                       ": mario writes SVG only (a PNG needs a rasteriser, which the Qt-free CLI lacks; "
+                                       "the window's What-if view exports PNG)"};
+    return std::nullopt;
+}
+
+// Capacity's chart: the peak memory of every scheme × pass set on up to 16 evenly spaced grid
+// values up to twice the largest answer (and at each answer and first miss), the limit as a
+// line, each answer marked. A sweep of those values draws it.
+std::optional<CliError> writeCapacityChart(const CapacityResult& capacity, const std::string& path) {
+    const CapacitySpec& spec = capacity.spec;
+    std::vector<double> values;
+    double top = spec.min * 16;
+    for (const CapacityAnswer& answer : capacity.answers) {
+        if (answer.largest) top = std::max(top, 2 * *answer.largest);
+        if (answer.largest) values.push_back(*answer.largest);
+        if (answer.first_over) values.push_back(answer.first_over->values[0].number);
+    }
+    const int last = static_cast<int>(std::floor((std::min(top, spec.max) - spec.min) / spec.step + 1e-9));
+    for (int k = 0; k <= 15; ++k) values.push_back(spec.min + std::round(last * k / 15.0) * spec.step);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    SweepSpec sweep;
+    sweep.base = spec.base;
+    sweep.knobs = {KnobRange{spec.knob, {}}};
+    for (double value : values) sweep.knobs[0].values.push_back({value, {}});
+    sweep.schemes = spec.schemes;
+    sweep.pass_sets = spec.pass_sets;
+    sweep.threads = spec.threads;
+    auto result = runSweep(sweep);
+    if (!result) return CliError{kBadInput, result.error().message};
+    SvgLineChart chart = sweepChart(*result, SweepMetric::Peak, &capacity);
+    chart.title = "largest " + std::string(spec.knob->key) + " that fits (ringed), by its peak memory";
+    if (auto written = writeTextFile(path, renderSvgLineChart(chart), "the capacity chart"); !written)
+        return CliError{kBadInput, written.error().message};
+    return std::nullopt;
+}
+
+// "3.21B" parameters, "-" when not known.
+std::string billions(double parameters) {
+    return parameters > 0 ? cell(parameters / 1e9, "%.3gB") : "-";
+}
+
 }  // namespace
 
 int sweepCommand(const Args& args, const std::string& executable) {
@@ -129,10 +176,7 @@ int sweepCommand(const Args& args, const std::string& executable) {
         metric = *read;
     }
     const auto plot = parsed.value("plot");
-    if (plot && !plot->ends_with(".svg"))
-        return fail(kBadInput, "--plot " + *plot +
-                                   ": mario writes SVG only (a PNG needs a rasteriser, which the Qt-free CLI lacks; "
-                                   "the window's What-if view exports PNG)");
+    if (auto error = checkPlotPath(plot)) return fail(error->code, error->message);
     if (auto count = checkSweepSpec(spec); !count) return fail(kBadInput, count.error().message);
 
     auto result = runSweep(spec);
@@ -153,7 +197,7 @@ int sweepCommand(const Args& args, const std::string& executable) {
 
 int capacityCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args, {"grow", "schemes", "passes", "threads"}, {"json", "scan"}, parsed))
+    if (auto error = Arguments::parse(args, {"grow", "schemes", "passes", "threads", "plot"}, {"json", "scan"}, parsed))
         return fail(error->code, error->message);
     Common common;
     if (auto error = readCommon(parsed, "capacity", executable, common)) return fail(error->code, error->message);
@@ -167,23 +211,29 @@ int capacityCommand(const Args& args, const std::string& executable) {
     if (!grow) return fail(kBadInput, "capacity needs --grow KEY (one of " + knobKeyList(true) + ")");
     if (auto ok = parseGrow(*grow, spec); !ok) return fail(kBadInput, "--grow: " + ok.error().message);
 
+    const auto plot = parsed.value("plot");
+    if (auto error = checkPlotPath(plot)) return fail(error->code, error->message);
+
     auto result = runCapacity(spec);
     if (!result) return fail(kBadInput, result.error().message);
     const std::string key(spec.knob->key);
+    if (plot)
+        if (auto error = writeCapacityChart(*result, *plot)) return fail(error->code, error->message);
     if (parsed.has("json")) {
         std::cout << capacityJson(*result).dump(2) << "\n";
     } else {
         std::printf("largest %s in %s:%s:%s that fits, per scheme and pass set (%.2f s)\n", key.c_str(),
                     KnobValue{spec.min, {}}.text().c_str(), KnobValue{spec.max, {}}.text().c_str(),
                     KnobValue{spec.step, {}}.text().c_str(), result->elapsed_ms / 1000);
-        std::printf("%-16s %-22s %10s %10s %11s %6s %8s %4s  %s\n", "scheme", "passes", "largest", "step ms",
-                    "samples/s", "MFU", "peak GB", "dev", "the next value");
+        std::printf("%-16s %-22s %10s %7s %10s %11s %6s %8s %4s %4s  %s\n", "scheme", "passes", "largest", "params",
+                    "step ms", "samples/s", "MFU", "peak GB", "dev", "fits", "the next value");
         for (const CapacityAnswer& answer : result->answers) {
             std::printf("%-16s %-22s ", answer.scheme.label().c_str(), passSetLabel(answer.passes).c_str());
             if (answer.largest && answer.at) {
-                std::printf("%10s %s  ", KnobValue{*answer.largest, {}}.text().c_str(), measures(*answer.at).c_str());
+                std::printf("%10s %7s %s  ", KnobValue{*answer.largest, {}}.text().c_str(),
+                            billions(answer.at->parameters).c_str(), measures(*answer.at).c_str());
             } else {
-                std::printf("%10s  ", "none");
+                std::printf("%10s %7s %10s %11s %6s %8s %4s %4s  ", "none", "", "", "", "", "", "", "");
             }
             if (answer.reached_max) std::printf("(the grid's end fits)");
             else if (answer.first_over && answer.first_over->ok())

@@ -64,13 +64,14 @@ usage:
         line chart of --metric (SVG only: PNG needs a rasteriser, which the Qt-free CLI lacks).
         Exit 2 when every point is refused.
   mario capacity CONFIG --grow KEY[=MIN:MAX[:STEP]] [--schemes LIST] [--passes LIST[;LIST…]]
-                 [--scan] [--threads K] [--json]
+                 [--scan] [--threads K] [--json] [--plot OUT.svg]
         the largest KEY on the grid MIN, MIN+STEP, … MAX (default 1:the key's limit:1) whose
         simulated peak fits memory_limit_gb (else the card), per scheme and pass set: doubling
         from MIN, then bisection, then a check that the values below fit and those above the
         first miss do not (spot check; --scan: every value). Prints the step, MFU and peak
-        there and what the next value needs on which device. KEY is a knob marked
-        [grows memory] below.
+        there and what the next value needs on which device; --plot charts the peak memory
+        against KEY with the limit and each answer ringed. KEY is a knob marked [grows memory]
+        below.
         Exit 4 when not even MIN fits for any scheme and pass set.
   mario --help | --version
 

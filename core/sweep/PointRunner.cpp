@@ -120,6 +120,7 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     point.mfu = sim.flops.mfu;
     point.bubble_ratio = sim.bubble_ratio;
     point.unit_costs = prepared->plan.info.unit_costs;
+    point.parameters = prepared->plan.info.model_parameters;
     for (const auto& device : sim.devices) point.device_peak_bytes.push_back(device.peak_bytes);
     const MemoryFit fit = memoryFit(sim, prepared->plan.info);
     point.peak_bytes = fit.highest_peak_bytes;

@@ -29,6 +29,7 @@ struct SweepPoint {
     double tokens_per_s = 0;
     double mfu = 0;  // 0: not known (unit costs, profiles)
     double bubble_ratio = 0;
+    double parameters = 0;  // the model's (0: not known, as with unit costs)
     bool unit_costs = false;
     std::vector<double> device_peak_bytes;
     double peak_bytes = 0;  // the fullest device's
