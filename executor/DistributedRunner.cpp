@@ -1,50 +1,35 @@
 #include "executor/DistributedRunner.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
-#include <set>
+#include <string_view>
 
+#include "core/io/PlanJson.h"
 #include "core/model/RankLayout.h"
 #include "core/schedule/PipelineTopology.h"
 #include "executor/BlasThreads.h"
+#include "executor/CommGroups.h"
 #include "executor/DeviceWorker.h"
 #include "executor/GptModel.h"
 #include "executor/LinkOrder.h"
+#include "executor/ModelSpec.h"
 #include "executor/NcclSetup.h"
+#include "executor/ProcessGroupTransport.h"
+#include "executor/RankStore.h"
 #include "executor/RunRefusals.h"
 #include "executor/RunSetup.h"
 #include "executor/StepLoop.h"
-#include "executor/TcpTransport.h"
 #include "executor/TensorWire.h"
-#include "executor/dist/PeerWatch.h"
-#include "executor/dist/TcpMesh.h"
-#ifdef MARIO_HAVE_NCCL
-#include "executor/NcclTransport.h"
-#endif
 
 namespace mario::exec {
-namespace {
 
-// Rank 0 gets every rank's numbers, in rank order (the others get an empty list).
-Result<std::vector<std::vector<double>>> gatherNumbers(dist::TcpMesh& mesh, const std::vector<double>& mine,
-                                                       double timeout_s) {
-    std::vector<std::byte> bytes(mine.size() * sizeof(double));
-    std::memcpy(bytes.data(), mine.data(), bytes.size());
-    auto all = mesh.gather(std::move(bytes), 0, timeout_s);
-    if (!all) return all.error();
-    std::vector<std::vector<double>> numbers;
-    for (const auto& b : *all) {
-        if (b.size() != mine.size() * sizeof(double)) return makeError("a rank sent a malformed summary");
-        numbers.emplace_back(mine.size());
-        std::memcpy(numbers.back().data(), b.data(), b.size());
-    }
-    return numbers;
-}
-
-// Per REDUCE_GRAD group (slice key), the ranks holding the slice in ascending order.
-Result<std::map<std::string, std::vector<int>>> reduceGroups(const std::vector<StageRuntime>& stages,
-                                                             const PipelineTopology& topology, int replicas) {
+// Per REDUCE_GRAD group (slice key), the ranks holding the slice in ascending order. Shared with
+// MeshRunner.cpp until it is retired.
+Result<std::map<std::string, std::vector<int>>> reduceGroupRanks(const std::vector<StageRuntime>& stages,
+                                                                 const PipelineTopology& topology, int replicas) {
     std::map<std::string, std::vector<int>> groups;
     for (int r = 0; r < replicas; ++r) {
         for (const auto& st : stages) {
@@ -61,30 +46,51 @@ Result<std::map<std::string, std::vector<int>>> reduceGroups(const std::vector<S
     return groups;
 }
 
-// This rank's one worker per step, on this thread (NCCL's CUDA context is this thread's). NCCL,
-// when it carries the run, is kept for every step; the TCP transport is made per step, since its
-// messages are keyed by the iteration.
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+// What every rank must run alike: the plan and the options that shape the numbers. Ranks that
+// were started with different files or flags would otherwise wait on messages that never come.
+std::string runFingerprint(const Plan& plan, const ExecutorOptions& o) {
+    const std::string text = writePlan(plan).dump() + "|" + describe(o.model) + "|" + o.dtype + "|" +
+                             std::to_string(o.iterations) + "|" + std::to_string(o.seed) + "|" +
+                             std::to_string(o.adam) + "|" + std::to_string(o.lr) + "|" + o.tokens_file;
+    return std::to_string(std::hash<std::string_view>{}(text));
+}
+
+// Two ranks that disagree are named, identically on every rank (each judges the same list).
+void checkSameRun(RankStore& store, const std::string& fingerprint) {
+    const auto all = store.allGather("plan", fingerprint);
+    for (int r = 1; r < static_cast<int>(all.size()); ++r)
+        if (all[r] != all[0])
+            throw std::runtime_error("ranks 0 and " + std::to_string(r) +
+                                     " were started with different plans or run options; every rank must run the "
+                                     "same plan file with the same flags");
+}
+
+Bytes bytesOf(const std::vector<std::byte>& bytes) {
+    Bytes out(bytes.size());
+    if (!bytes.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
+    return out;
+}
+std::span<const std::byte> viewOf(const Bytes& bytes) {
+    return {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()};
+}
+
+// This rank's one worker per step, on this thread (a GPU's CUDA context is this thread's), with
+// the one transport of the run.
 class ProcessSteps final : public StepLoop {
 public:
-    struct Mesh {
-        dist::TcpMesh& mesh;
-        const RankPlace& place;
-        std::function<int(int)> rankOfDevice;
-        const std::map<std::string, std::vector<int>>& groups;
-    };
-
-    ProcessSteps(StepInputs inputs, const ExecutorOptions& options, StepReporting reporting, Mesh mesh,
-                 std::map<int, StageRuntime*> mine, std::unique_ptr<Transport> nccl)
-        : StepLoop(inputs, options, std::move(reporting)), mesh_(std::move(mesh)), mine_(std::move(mine)),
-          nccl_(std::move(nccl)) {}
+    ProcessSteps(StepInputs inputs, const ExecutorOptions& options, StepReporting reporting, RankPlace place,
+                 std::map<int, StageRuntime*> mine, ProcessGroupTransport& transport, RankStore& store)
+        : StepLoop(inputs, options, std::move(reporting)), place_(place), mine_(std::move(mine)),
+          transport_(transport), store_(store) {}
 
 protected:
-    std::vector<WorkerSeat> seat(int iteration) override {
-        if (!nccl_)
-            tcp_ = std::make_unique<TcpTransport>(mesh_.mesh, inputs().topology, mesh_.rankOfDevice, mesh_.groups,
-                                                  iteration, options().recv_timeout_s);
+    std::vector<WorkerSeat> seat(int) override {
         // No memory book: the GPU (or CPU process) is this rank's alone.
-        return {WorkerSeat{mesh_.place.device, mesh_.place.replica, mine_, transport(), nullptr, 0}};
+        return {WorkerSeat{place_.device, place_.replica, mine_, &transport_, nullptr, 0}};
     }
 
     void runWorkers(const std::vector<std::unique_ptr<DeviceWorker>>& workers) override {
@@ -92,38 +98,72 @@ protected:
     }
 
     std::optional<std::string> finishStep() override {
-        transport()->finishIteration();
-        return transport()->failure();
+        try {
+            transport_.finishIteration();
+        } catch (const RunAborted&) {
+        } catch (const std::exception& e) {
+            transport_.fail(std::string("end of step: ") + e.what());
+        }
+        return transport_.failure();
     }
 
-    // One message per rank: step time, loss share, activation peak, allocator peak.
+    // Every rank's step time, loss share, activation peak and allocator peak, to rank 0.
     Result<std::vector<WorkerMeasure>> gather(std::vector<WorkerMeasure> mine) override {
         const WorkerMeasure& m = mine.front();
-        auto numbers =
-            gatherNumbers(mesh_.mesh, {m.step_ms, m.loss_sum, m.peak_activation_bytes, m.peak_allocated_bytes},
-                          options().recv_timeout_s);
-        if (!numbers) return numbers.error();
-        std::vector<WorkerMeasure> all;
-        for (int r = 0; r < static_cast<int>(numbers->size()); ++r) {
-            const auto& n = (*numbers)[r];
-            all.push_back({placeOf(r, 1, inputs().replicas).device, n[0], n[1], n[2], n[3]});
+        const double numbers[] = {m.step_ms, m.loss_sum, m.peak_activation_bytes, m.peak_allocated_bytes};
+        Bytes bytes(sizeof numbers);
+        std::memcpy(bytes.data(), numbers, sizeof numbers);
+        const auto all = store_.gather("step/" + std::to_string(step_++), std::move(bytes));
+        std::vector<WorkerMeasure> measures;
+        for (int r = 0; r < static_cast<int>(all.size()); ++r) {
+            if (all[r].size() != sizeof numbers) return makeError("rank " + std::to_string(r) + " sent a malformed summary");
+            double n[4];
+            std::memcpy(n, all[r].data(), sizeof n);
+            measures.push_back({placeOf(r, 1, inputs().replicas).device, n[0], n[1], n[2], n[3]});
         }
-        return all;
+        return measures;
     }
 
 private:
-    Transport* transport() const { return nccl_ ? nccl_.get() : tcp_.get(); }
-
-    Mesh mesh_;
+    RankPlace place_;
     std::map<int, StageRuntime*> mine_;
-    std::unique_ptr<Transport> nccl_;
-    std::unique_ptr<TcpTransport> tcp_;
+    ProcessGroupTransport& transport_;
+    RankStore& store_;
+    int step_ = 0;
 };
+
+// This rank's groups: the world for SEND/RECV, and one per REDUCE_GRAD slice it shares with other
+// ranks. Every rank walks the groups in the same (sorted) order, so their collective set-ups
+// never wait on each other crosswise.
+struct Groups {
+    CommGroupPtr world;
+    std::map<std::string, CommGroupPtr> reduce;
+};
+
+Groups makeGroups(RankStore& store, const std::map<std::string, std::vector<int>>& ranksOfGroup, Backend backend,
+                  double timeout_s) {
+    auto make = [&](const StorePtr& keys, int rank, int size) {
+        return backend == Backend::Cuda ? makeNcclGroup(keys, rank, size, timeout_s)
+                                        : makeGlooGroup(keys, rank, size, timeout_s);
+    };
+    Groups groups;
+    groups.world = make(store.scoped("world"), store.rank(), store.worldSize());
+    int index = 0;
+    for (const auto& [key, ranks] : ranksOfGroup) {
+        const auto me = std::find(ranks.begin(), ranks.end(), store.rank());
+        const std::string prefix = "reduce/" + std::to_string(index++);
+        if (ranks.size() < 2 || me == ranks.end()) continue;
+        groups.reduce[key] = make(store.scoped(prefix), static_cast<int>(me - ranks.begin()), static_cast<int>(ranks.size()));
+    }
+    return groups;
+}
 
 }  // namespace
 
 Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
                                  Backend backend) {
+    const char* which = std::getenv("MARIO_DIST");
+    if (which != nullptr && std::string_view(which) == "mesh") return runOverMesh(plan, options, env, backend);
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
@@ -132,21 +172,25 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     if (auto refused = launchRefusal(plan, options, env)) return makeError(*refused);
     const int replicas = env.world_size / devices;
     const RankPlace place = placeOf(env.rank, 1, replicas);
-    auto rankOfDevice = [replicas, replica = place.replica](int device) {
-        return rankOf({device, replica, 0}, 1, replicas);
-    };
     at::set_num_threads(1);
     useOneBlasThread();
 
-    auto meshResult = dist::TcpMesh::connect(env, std::max(60.0, options.recv_timeout_s));
-    if (!meshResult) return meshResult.error();
-    dist::TcpMesh& mesh = **meshResult;
-    // Every way this rank can give up goes through one exit, which tells the other ranks why:
-    // they then name the rank that failed first, not the neighbour that went quiet after it.
+    std::unique_ptr<RankStore> store;
+    try {
+        store = RankStore::open(env, std::max(60.0, options.recv_timeout_s));
+    } catch (const std::exception& e) {
+        return makeError(e.what());
+    }
+    bool failed = false;
     auto outcome = [&]() -> Result<RunReport> {
         try {
+            checkSameRun(*store, runFingerprint(plan, options));
             ExecutorOptions local = options;
             local.device = backend == Backend::Cuda ? "cuda:" + std::to_string(env.local_rank) : "cpu";
+            // Two ranks on one GPU: NCCL refuses them with only "invalid usage", so they are named first.
+            if (backend == Backend::Cuda)
+                if (auto why = sharedGpuProblem(store->allGather("gpu", gpuIdentity(env.local_rank))))
+                    throw std::runtime_error(*why);
             const torch::Device device = torchDevice(local);
             const torch::ScalarType dtype = torchDtype(local);
             const GptModel model(options.model, options.seed, device);
@@ -161,46 +205,41 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             report.instructions = plan.instructionCount();
             std::vector<StageRuntime> stages =
                 buildStages(plan, topology, model, replicas, device, dtype, report.plan_layers_used);
-            auto groups = reduceGroups(stages, topology, replicas);
-            if (!groups) return groups.error();
+            auto ranksOfGroup = reduceGroupRanks(stages, topology, replicas);
+            if (!ranksOfGroup) return ranksOfGroup.error();
             std::map<int, StageRuntime*> mine;
             for (auto& st : stages)
                 if (topology.deviceOf(st.index) == place.device) mine[st.index] = &st;
-
             const LinkOrder links = LinkOrder::build(plan, topology);
-            std::unique_ptr<Transport> nccl;
-            // NCCL's waits never notice a dead peer by themselves; the mesh does (PeerWatch.h).
-            dist::PeerWatch peers(mesh);
-#ifdef MARIO_HAVE_NCCL
-            if (backend == Backend::Cuda) {
-                NcclRankInputs rank;
-                rank.rank = env.rank;
-                rank.device = place.device;
-                rank.replicas = replicas;
-                rank.localRank = env.local_rank;
-                rank.topology = &topology;
-                rank.links = &links;
-                rank.groups = &*groups;
-                rank.messageShape = {mbs, options.model.seq, options.model.hidden};
-                rank.dtype = static_cast<int>(dtype);
-                rank.timeout_s = options.recv_timeout_s;
-                nccl = NcclTransport::create(makeNcclSetup(rank, mesh, peers));
-            }
-#else
-            if (backend == Backend::Cuda)
-                return makeError(
-                    "the CUDA backend is not built: nvcc and NCCL were not found when mario-executor was built");
-#endif
+
+            const double timeout = options.recv_timeout_s;
+            Groups groups = makeGroups(*store, *ranksOfGroup, backend, std::max(60.0, timeout));
+            GroupTransportSetup setup;
+            setup.rank = env.rank;
+            setup.device = place.device;
+            setup.rankOfDevice = [replicas, replica = place.replica](int d) { return rankOf({d, replica, 0}, 1, replicas); };
+            setup.topology = &topology;
+            setup.links = &links;
+            setup.world = groups.world;
+            setup.reduceGroups = groups.reduce;
+            setup.messageShape = {mbs, options.model.seq, options.model.hidden};
+            setup.messageOptions = torch::TensorOptions().device(device).dtype(dtype);
+            setup.timeout_s = timeout;
+            setup.blockingWaits = backend != Backend::Cuda;
+            setup.postReceivesEarly = backend != Backend::Cuda;
+            if (backend == Backend::Cuda) setup.finishDevice = [gpu = env.local_rank] { synchronizeGpu(gpu); };
+            ProcessGroupTransport transport(std::move(setup), *store, store->connectAgain());
 
             StepReporting reporting;
             reporting.events = options.on_event;
             reporting.iterationEvents = env.rank == 0;
             reporting.allocatorPeaks = backend == Backend::Cuda ? AllocatorPeaks::PerDevice : AllocatorPeaks::None;
-            ProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting),
-                               {mesh, place, rankOfDevice, *groups}, mine, std::move(nccl));
-            if (auto ran = steps.run(report); !ran) return ran.error();
-            // Every transfer has finished: peers that close from now on are done, not dead.
-            peers.disarm();
+            ProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting), place,
+                               mine, transport, *store);
+            if (auto ran = steps.run(report); !ran) {
+                failed = true;
+                return ran.error();
+            }
             if (options.reference) {
                 // Every rank's stages (grads, then weights) to rank 0, which runs the reference.
                 ParamMap grads, weights;
@@ -211,29 +250,31 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
                 std::vector<std::byte> bytes;
                 appendParams(bytes, grads);
                 appendParams(bytes, weights);
-                auto outcomes = mesh.gather(std::move(bytes), 0, options.recv_timeout_s);
-                if (!outcomes) return outcomes.error();
+                const auto outcomes = store->gather("reference", bytesOf(bytes));
                 if (env.rank == 0) {
                     std::vector<StageOutcome> gathered;
-                    for (const auto& rankBytes : *outcomes) {
+                    for (const auto& rankBytes : outcomes) {
                         std::size_t at = 0;
                         StageOutcome outcome;
-                        outcome.grads = readParams(rankBytes, at);
-                        outcome.weights = readParams(rankBytes, at);
+                        outcome.grads = readParams(viewOf(rankBytes), at);
+                        outcome.weights = readParams(viewOf(rankBytes), at);
                         gathered.push_back(std::move(outcome));
                     }
                     checkAgainstReference(model, batch, local, gathered, report);
                 }
             }
-            // Nobody tears down while a peer may still be reading from it.
-            auto done = mesh.barrier(options.recv_timeout_s);
-            if (!done) return done.error();
+            // Nobody tears its groups down while a peer may still be reading from them.
+            store->barrier("end");
             return report;
         } catch (const std::exception& e) {
-            return makeError("rank " + std::to_string(env.rank) + ": " + e.what());
+            failed = true;
+            return makeError("rank " + std::to_string(env.rank) + ": " + errorLine(e));
         }
     }();
-    if (!outcome) mesh.reportFailure(outcome.error().message);
+    // Every way this rank gives up goes through the store, and the first line posted is the one
+    // every rank reports.
+    if (!outcome) return makeError(store->postFailure(outcome.error().message));
+    if (!failed) store->leave();
     return outcome;
 }
 

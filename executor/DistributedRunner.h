@@ -1,8 +1,9 @@
 #pragma once
 // Runs a plan as one process per (pipeline device, data-parallel replica), launched by torchrun
 // or srun: RANK/WORLD_SIZE/... say who this process is (executor/dist/LaunchEnv.h), Megatron's
-// rank order which device and replica it runs (RankLayout.h). The CPU backend talks over the
-// TCP mesh, the CUDA backend over NCCL (the mesh then only carries NCCL's ids and the summary).
+// rank order which device and replica it runs (RankLayout.h). The ranks meet in PyTorch's
+// TCPStore (RankStore.h) and move tensors through PyTorch's process groups: Gloo for the CPU
+// backend, NCCL for the CUDA backend (ProcessGroupTransport.h).
 // Torch-free API, like Executor.h.
 #include "core/schedule/Plan.h"
 #include "core/util/Result.h"
@@ -18,5 +19,10 @@ namespace mario::exec {
 // (tensor parallelism is not implemented by the executor).
 Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
                                  Backend backend);
+
+// The runner of before c10d (MeshRunner.cpp): the project's own TCP mesh and NCCL ids over it.
+// runDistributed takes it when MARIO_DIST=mesh, for comparison, until it is retired.
+Result<RunReport> runOverMesh(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
+                              Backend backend);
 
 }  // namespace mario::exec

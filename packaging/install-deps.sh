@@ -13,8 +13,8 @@ packages=(
   # GUI (views/, app/)
   qt6-base-dev qt6-base-dev-tools qt6-svg-dev libqt6svg6 libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
-  # executor (LibTorch CPU build, BLAS)
-  libtorch-dev libopenblas-dev
+  # executor (LibTorch CPU build, BLAS; Gloo's headers for PyTorch's ProcessGroupGloo)
+  libtorch-dev libopenblas-dev libgloo-dev
   # headless GUI tests and screenshots
   xvfb xauth xfonts-base fonts-dejavu-core
   # .deb packaging

@@ -84,11 +84,19 @@ Result<std::optional<LaunchEnv>> readLaunchEnv(const Getenv& getenv) {
         return makeError("MASTER_PORT is not set but WORLD_SIZE=" + std::to_string(env.world_size) + launcher);
     }
 
+    env.use_agent_store = lookup(getenv, "TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True";
+    if (auto restarts = lookup(getenv, "TORCHELASTIC_RESTART_COUNT")) {
+        auto value = parseInt(*restarts);
+        if (!value || *value < 0)
+            return makeError("TORCHELASTIC_RESTART_COUNT=" + *restarts + " is not a count (0, 1, ...)");
+        env.restart_count = *value;
+    }
+
     if (auto rdzv = lookup(getenv, "MARIO_RDZV_PORT")) {
         auto value = parsePort("MARIO_RDZV_PORT", *rdzv);
         if (!value) return value.error();
         env.rendezvous_port = *value;
-    } else if (lookup(getenv, "TORCHELASTIC_USE_AGENT_STORE").value_or("") == "True") {
+    } else if (env.use_agent_store) {
         // torchrun's c10d rendezvous shares its elastic agent's TCPStore with the workers and
         // points MASTER_ADDR:MASTER_PORT at it; TORCHELASTIC_USE_AGENT_STORE=True says so. That
         // port is already bound on rank 0's host, so our own rendezvous takes the next one.

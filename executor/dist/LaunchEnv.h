@@ -20,6 +20,11 @@ struct LaunchEnv {
     // The port rank 0 listens on for our own rendezvous (TcpMesh::connect). Usually MASTER_PORT,
     // but see readLaunchEnv for why it differs under torchrun's agent store.
     int rendezvous_port = 0;
+    // torchrun's c10d rendezvous shares its agent's TCPStore at MASTER_ADDR:MASTER_PORT with the
+    // workers (TORCHELASTIC_USE_AGENT_STORE=True); they join it instead of rank 0 hosting one,
+    // under the restart attempt's keys (TORCHELASTIC_RESTART_COUNT), as torch.distributed does.
+    bool use_agent_store = false;
+    int restart_count = 0;
 };
 
 // std::nullopt when WORLD_SIZE is unset: the executor then runs as a single process, as before

@@ -15,6 +15,7 @@ extern char** environ;
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -44,7 +45,12 @@ struct RankRun {
 class Ranks {
 public:
     // Starts WORLD ranks of `MARIO_EXECUTOR_BINARY args`; outputs go to dir/rank<R>.txt.
-    Ranks(int world, const std::vector<std::string>& args, const std::filesystem::path& dir) : runs_(world) {
+    Ranks(int world, const std::vector<std::string>& args, const std::filesystem::path& dir)
+        : Ranks(world, [&args](int) { return args; }, dir) {}
+
+    // The same with each rank's own arguments (`argsOfRank(rank)`).
+    Ranks(int world, const std::function<std::vector<std::string>(int)>& argsOfRank, const std::filesystem::path& dir)
+        : runs_(world) {
         const std::string port = std::to_string(freePort());
         std::filesystem::create_directories(dir);
         for (int r = 0; r < world; ++r) {
@@ -56,7 +62,8 @@ public:
                 const std::string entry = *e;
                 const std::string name = entry.substr(0, entry.find('='));
                 if (name != "RANK" && name != "WORLD_SIZE" && name != "LOCAL_RANK" && name != "MASTER_ADDR" &&
-                    name != "MASTER_PORT" && name != "TORCHELASTIC_USE_AGENT_STORE" && name != "MARIO_RDZV_PORT")
+                    name != "MASTER_PORT" && name != "TORCHELASTIC_USE_AGENT_STORE" && name != "MARIO_RDZV_PORT" &&
+                    name != "TORCHELASTIC_RESTART_COUNT")
                     env.push_back(entry);
             }
             env.push_back("RANK=" + std::to_string(r));
@@ -67,7 +74,7 @@ public:
             std::vector<char*> envp, argv{const_cast<char*>(MARIO_EXECUTOR_BINARY)};
             for (auto& e : env) envp.push_back(e.data());
             envp.push_back(nullptr);
-            std::vector<std::string> argsCopy = args;
+            std::vector<std::string> argsCopy = argsOfRank(r);
             for (auto& a : argsCopy) argv.push_back(a.data());
             argv.push_back(nullptr);
             const std::string output = runs_[r].output.string();

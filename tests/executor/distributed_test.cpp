@@ -1,12 +1,16 @@
 // The multi-process path through the real binary, launched the way torchrun launches it: one
-// process per (device, replica) in Megatron's rank order, TCP between them. Rank 0's summary
+// process per (device, replica) in Megatron's rank order, PyTorch's TCPStore and Gloo process
+// groups between them (torchrun itself where the build has one). Rank 0's summary
 // must equal the single-device reference; a killed rank must end every other rank promptly.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -135,6 +139,51 @@ TEST(MultiProcessFailure, AWorldThatDoesNotSplitIntoThePlanIsRefusedAtOnce) {
             << ranks.output(r);
     }
 }
+
+TEST(MultiProcessFailure, RanksStartedWithDifferentRunsAreRefusedBeforeTheyExchangeAnything) {
+    // Rank 1 was given another seed: its weights would differ from rank 0's without any error.
+    const WorldCase c{"mismatch", Scheme::OneFOneB, 2, 2, 1, 2, false};
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
+    mario::test::Ranks ranks(
+        2,
+        [&](int rank) {
+            return std::vector<std::string>{"run", plan.string(), "--backend", "cpu", "--seed", rank == 1 ? "6" : "5"};
+        },
+        plan.parent_path());
+    ASSERT_TRUE(ranks.wait(60));
+    for (int r = 0; r < 2; ++r) {
+        const std::string out = ranks.output(r);
+        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed) << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+        EXPECT_NE(out.find("ranks 0 and 1 were started with different plans or run options"), std::string::npos) << out;
+    }
+}
+
+#ifdef MARIO_TORCHRUN
+// torchrun exactly as a user types it, with its own rendezvous: the ranks join the agent's
+// TCPStore at the MASTER_ADDR:MASTER_PORT it hands them (TORCHELASTIC_USE_AGENT_STORE=True).
+TEST(Torchrun, FourProcessesOnTorchrunsOwnRendezvousMatchTheSingleDeviceRun) {
+    const WorldCase c{"torchrun_w4", Scheme::OneFOneB, 4, 4, 1, 4, false};
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
+    const fs::path out = dir.file("torchrun.txt");
+    const std::string command = std::string(MARIO_TORCHRUN) + " --standalone --nproc-per-node 4 --no-python " +
+                                MARIO_EXECUTOR_BINARY + " run " + plan.string() +
+                                " --backend cpu --reference --iterations 2 --seed 5 > " + out.string() + " 2>&1";
+    const int status = std::system(command.c_str());
+    std::ifstream in(out);
+    std::string line, summary;
+    while (std::getline(in, line))
+        if (line.rfind("{\"data_parallel\"", 0) == 0) summary = line;
+    ASSERT_EQ(status, 0) << command;
+    ASSERT_FALSE(summary.empty()) << "no summary line from rank 0";
+    const auto json = nlohmann::json::parse(summary);
+    EXPECT_EQ(json["world"], 4);
+    EXPECT_TRUE(json["grads_match"].get<bool>()) << summary;
+    EXPECT_LT(json["max_grad_rel_diff"].get<double>(), 1e-9);
+}
+#endif
 
 TEST(MultiProcessFailure, CudaRanksWithoutAUsableGpuSayWhyInOneLine) {
     // Debian's LibTorch has no CUDA: every rank of a cuda launch ends at once with the reason
