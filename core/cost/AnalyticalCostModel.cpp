@@ -27,6 +27,14 @@ constexpr double kOptimizerBytesPerParam = 30;
 // bandwidth-bound); the bucket finished last is reduced after the backward.
 constexpr double kGradientBucketParams = 40e6;
 constexpr double kBucketParamsPerReplica = 1e6;
+// Transformer Engine's userbuffer overlap of tensor-parallel communication (initialize_ub's
+// defaults, transformer_engine/pytorch/module/base.py, TE 1.x as Megatron-Core r0.8 runs it):
+// "pipeline" pairs (a GEMM into a reduce-scatter) cut the GEMM into 4 splits and run the
+// communication kernels on 16 SMs beside it; "bulk" pairs run a whole collective on 16 SMs beside
+// a whole GEMM; "ring_exchange" pairs (an all-gather into a GEMM) run tp steps, each a GEMM on
+// 1/tp of the rows while the copy engines send the next chunk (no SMs taken).
+constexpr double kOverlapSplits = 4;
+constexpr double kCommSms = 16;
 
 int replicasOf(const ParallelConfig& p) {
     const bool twoCopies = p.scheme == Scheme::Chimera || p.scheme == Scheme::DualPipe;
@@ -54,7 +62,8 @@ AnalyticalCostModel::AnalyticalCostModel(const Config& config)
                                               config.parallel.tp, config.parallel.micro_batch_size),
       activations_(config.model, config.training, config.parallel.tp, config.parallel.micro_batch_size),
       b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
-      replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)) {}
+      replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)),
+      overhead_ms_(config.hardware.kernel_overhead_us * 1e-3) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -141,12 +150,56 @@ double AnalyticalCostModel::tensorParallelCommMs() const {
     return 2 * collectives_.allReduceMs(bytes, t, bus);
 }
 
+double AnalyticalCostModel::ringExchangeMs(const GemmShape& g, double commMs) const {
+    // tp steps: the local chunk's GEMM first, then each of the other tp − 1 chunks arrives over
+    // the copy engines while earlier ones are multiplied. The chunk GEMMs run on up to three
+    // streams at once, so together they fill the SMs as the whole GEMM would; the last chunk
+    // can start only when the whole gather has arrived. Each chunk is a launch of its own.
+    const double t = parallel_.tp;
+    const double gemm = kernels_.roofline().gemmMs(g.m, g.n, g.k);
+    const double whole = std::max(gemm, commMs + gemm / t) + (t - 1) * overhead_ms_;
+    return whole - gemm;
+}
+
+double AnalyticalCostModel::pipelinedMs(const GemmShape& g, double commMs) const {
+    // The GEMM in kOverlapSplits chunks: the first alone, each next one beside the previous
+    // chunk's reduce-scatter on kCommSms SMs it cannot use, and the last reduce-scatter alone.
+    const double gemm = kernels_.roofline().gemmMs(g.m, g.n, g.k);
+    const double chunk = gemm / kOverlapSplits, step = commMs / kOverlapSplits;
+    const double whole = chunk + (kOverlapSplits - 1) * (std::max(besideCommunication(chunk), step) + overhead_ms_) + step;
+    return whole - gemm;
+}
+
+double AnalyticalCostModel::bulkMs(double gemmMs, double commMs) const {
+    return std::max(besideCommunication(gemmMs), commMs) - gemmMs;
+}
+
+double AnalyticalCostModel::besideCommunication(double gemmMs) const {
+    // The GEMM's tiles run on the SMs the communication kernels leave (none taken without sm_count).
+    const double sms = hardware_.sm_count;
+    return sms > kCommSms ? gemmMs * sms / (sms - kCommSms) : gemmMs;
+}
+
 double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
     const double comm = tensorParallelCommMs();
     if (!training_.overlap_tp_comm || comm <= 0) return comm;
-    double exposed = 0;
-    for (double gemm : kernels_.weightGemmForwardMs()) exposed += std::max(0.0, comm / 4 - (backward ? 2 : 1) * gemm);
-    return exposed;
+    // Four collectives of the block's activations per direction, each a quarter of `comm` (an
+    // all-gather or reduce-scatter; two of them make an all-reduce).
+    const double one = comm / 4;
+    const auto [qkv, projection, up, down] = kernels_.weightGemms();
+    if (!backward)  // all-gather → QKV and MLP up; projection and MLP down → reduce-scatter
+        return ringExchangeMs(qkv, one) + pipelinedMs(projection, one) + ringExchangeMs(up, one) +
+               pipelinedMs(down, one);
+    // Backward: the gradients of the reduce-scatters are all-gathers into the data gradients of
+    // the projection and MLP down; the column-parallel QKV and MLP up gather their input again
+    // for the weight gradient beside their data-gradient GEMM, and reduce-scatter that data
+    // gradient beside their weight-gradient GEMM: six collectives.
+    const KernelRoofline& r = kernels_.roofline();
+    auto dgrad = [](const GemmShape& g) { return GemmShape{g.m, g.k, g.n}; };
+    double ms = ringExchangeMs(dgrad(projection), one) + ringExchangeMs(dgrad(down), one);
+    for (const GemmShape& g : {qkv, up})
+        ms += bulkMs(r.gemmMs(g.m, g.k, g.n), one) + bulkMs(r.gemmMs(g.k, g.n, g.m, 1, 2 * kernels_.gradientBytes()), one);
+    return ms;
 }
 
 double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {

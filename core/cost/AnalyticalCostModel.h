@@ -43,7 +43,10 @@ public:
     // Per block and direction: the tensor-parallel collectives (0 at tp 1).
     double tensorParallelCommMs() const;
     // What of them stays on a block's critical path: all of it, or with overlap_tp_comm what
-    // each of the four collectives takes beyond the GEMM beside it (backward: two GEMMs each).
+    // Transformer Engine's userbuffer overlap leaves (docs/cost-model.md#tensor-parallelism):
+    // each collective split into chunks that run beside chunks of the GEMM next to it, that
+    // GEMM slowed by the SMs the communication kernels take, and the first GEMM chunk or the
+    // last communication chunk alone. Beyond the block's kernels, which time the GEMMs alone.
     double exposedTensorParallelMs(bool backward) const;
     // The gradient reduction of a stage with `params` parameters per GPU whose last backward
     // takes backwardMs (Megatron's overlap hides all of it but the last bucket under it).
@@ -55,6 +58,12 @@ public:
 
 private:
     explicit AnalyticalCostModel(const Config& config);
+    // One GEMM overlapped with one collective of `commMs` (docs/cost-model.md): the time the
+    // pair takes beyond the GEMM alone.
+    double ringExchangeMs(const GemmShape& gemm, double commMs) const;  // all-gather into the GEMM
+    double pipelinedMs(const GemmShape& gemm, double commMs) const;     // the GEMM into a reduce-scatter
+    double bulkMs(double gemmMs, double commMs) const;                  // side by side, not chunked
+    double besideCommunication(double gemmMs) const;  // a GEMM sharing the SMs with communication
 
     ModelConfig model_;
     HardwareConfig hardware_;
@@ -69,6 +78,7 @@ private:
     // Gradients are summed over 2·dp replicas when a scheme keeps two copies of each stage.
     int replicas_;
     double data_parallel_bus_;  // bytes per ms of the data-parallel group
+    double overhead_ms_;        // kernel_overhead_us: each chunk of an overlapped GEMM is a launch
 };
 
 }  // namespace mario

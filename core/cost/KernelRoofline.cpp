@@ -2,20 +2,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace mario {
 
 namespace {
 
-// cuBLAS and CUTLASS run large bf16 products on Ampere and Hopper with 256×128 output tiles
-// per thread block (one block per SM at a time): the unit that wave quantisation counts.
-constexpr double kTileLong = 256;
-constexpr double kTileShort = 128;
-
-// Each output tile also pays a fixed prologue (filling the shared-memory pipeline, three to four
-// k-blocks of 32) and epilogue (writing C): about as long as 128 more elements of K. A product
-// with a short K (a 2304-wide layer) loses a few percent to it; K of 12288 under 1%.
-constexpr double kTileFixedK = 128;
+// The output tiles cuBLAS and CUTLASS choose between for bf16 products on Ampere and Hopper
+// (CUTLASS's SM80 and SM90 GEMM configurations). A tile loads (tm + tn)·k operands for tm·tn·k
+// multiply-adds, a reuse of tm·tn/(tm + tn). From 128×128 (reuse 64) shared memory feeds the
+// tensor cores at their full rate; a 128×64 tile (reuse 42.7) runs at 42.7/64 of it, a 64×64
+// one at 32/64. Tiles this size run two or more per SM, each hiding the other's prologue
+// (filling the shared-memory pipeline) and epilogue (writing C), so the depth K of a product
+// does not enter its rate: a weight gradient at K = 1024 tokens runs as fast as at 8192 (Qi et
+// al. 2024, Table 6: dW of a 14.6B stage at 76% of an A100's peak). Larger 256×128 tiles fill
+// an SM alone and never beat 128×128 on a full machine; they are left out.
+struct TileShape {
+    double m, n;
+    double rate;  // relative to a 128×128 tile
+};
+constexpr TileShape kTiles[] = {{128, 128, 1.0}, {128, 64, 2.0 / 3}, {64, 128, 2.0 / 3}, {64, 64, 0.5}};
+// cuBLAS splits K across CTAs when the output tiles leave SMs idle; each split writes fp32
+// partial products that a second pass reads and sums (8 bytes per element and split).
+constexpr int kMaxSplits = 4;
+constexpr double kPartialBytes = 8;
 
 double tilesOf(double extent, double tile) { return std::ceil(extent / tile); }
 
@@ -26,26 +36,41 @@ KernelRoofline::KernelRoofline(const HardwareConfig& hardware)
       bytes_per_ms_(hardware.hbm_gb_per_s * 1e6 * hardware.hbm_efficiency),
       overhead_ms_(hardware.kernel_overhead_us * 1e-3) {}
 
-double KernelRoofline::tileEfficiency(double m, double n, double batch) const {
-    if (hw_.sm_count <= 0 || m <= 0 || n <= 0) return 1;
-    double best = 0;
-    for (auto [tm, tn] : {std::pair{kTileLong, kTileShort}, std::pair{kTileShort, kTileLong}}) {
-        const double tiles = tilesOf(m, tm) * tilesOf(n, tn) * batch;
+double KernelRoofline::computeMs(double m, double n, double k, double batch, int tile, int splits) const {
+    const TileShape& t = kTiles[tile];
+    double rate = t.rate;
+    if (hw_.sm_count > 0) {
+        const double tiles = tilesOf(m, t.m) * tilesOf(n, t.n) * batch * splits;
         const double waves = std::ceil(tiles / hw_.sm_count);
         // Useful output over the output the waves compute (padded tiles and idle SMs included).
-        const double useful = m * n * batch / (waves * hw_.sm_count * tm * tn);
-        best = std::max(best, useful);
+        rate *= m * n * batch * splits / (waves * hw_.sm_count * t.m * t.n);
     }
+    return 2 * m * n * k * batch / (peak_per_ms_ * hw_.gemm_efficiency * rate);
+}
+
+double KernelRoofline::tileEfficiency(double m, double n, double batch) const {
+    if (m <= 0 || n <= 0 || batch <= 0) return 1;
+    const double ideal = 2 * m * n * batch / (peak_per_ms_ * hw_.gemm_efficiency);
+    double best = 0;
+    for (int tile = 0; tile < int(std::size(kTiles)); ++tile)
+        best = std::max(best, ideal / computeMs(m, n, 1, batch, tile, 1));
     return best;
 }
 
-double KernelRoofline::gemmMs(double m, double n, double k, double batch) const {
+double KernelRoofline::gemmMs(double m, double n, double k, double batch, double outputBytes) const {
     if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
-    const double flops = 2 * m * n * k * batch;
-    const double depth = k / (k + kTileFixedK);
-    const double computeMs = flops / (peak_per_ms_ * hw_.gemm_efficiency * tileEfficiency(m, n, batch) * depth);
-    const double bytesMs = 2 * (m * k + k * n + m * n) * batch / bytes_per_ms_;
-    return std::max(computeMs, bytesMs) + overhead_ms_;
+    const double streamMs = (2 * (m * k + k * n) + outputBytes * m * n) * batch / bytes_per_ms_;
+    double best = -1;
+    for (int tile = 0; tile < int(std::size(kTiles)); ++tile) {
+        for (int splits = 1; splits <= kMaxSplits; ++splits) {
+            // The second pass over the partial products is a kernel of its own.
+            const double reduceMs =
+                splits > 1 ? kPartialBytes * splits * m * n * batch / bytes_per_ms_ + overhead_ms_ : 0;
+            const double ms = std::max(computeMs(m, n, k, batch, tile, splits), streamMs) + reduceMs;
+            if (best < 0 || ms < best) best = ms;
+        }
+    }
+    return best + overhead_ms_;
 }
 
 double KernelRoofline::memoryMs(double bytes) const {

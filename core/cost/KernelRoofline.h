@@ -12,10 +12,14 @@ public:
 
     // `batch` independent bf16 products C[m×n] = A[m×k]·B[k×n] in one launch: the slower of
     // the tensor-core time (FLOPs at gemm_efficiency, scaled by the share of the SMs the
-    // output tiles keep busy) and the time to stream A, B and C through HBM.
-    double gemmMs(double m, double n, double k, double batch = 1) const;
-    // The share of the machine a product's tiles keep busy: tiles of 256×128 (or 128×256,
-    // whichever fits better) padded at the edges, run in waves of sm_count. 1 without sm_count.
+    // output tiles keep busy) and the time to stream A, B and C through HBM, for the best of
+    // the tile shapes cuBLAS picks from and of splitting K (docs/cost-model.md#kernels).
+    // `outputBytes` is what each element of C costs in HBM traffic: 2 for a bf16 result, 8 when
+    // a weight gradient accumulates into an fp32 main gradient (read and written), 4 into bf16.
+    double gemmMs(double m, double n, double k, double batch = 1, double outputBytes = 2) const;
+    // The rate of the best tile shape relative to a full machine of 128×128 tiles, without
+    // splitting K: the share of the SMs its waves keep busy times its operand reuse. 1 without
+    // sm_count.
     double tileEfficiency(double m, double n, double batch = 1) const;
 
     // An element-wise or reduction kernel that streams `bytes` through HBM.
@@ -27,6 +31,9 @@ public:
     double peakFlopsPerMs() const { return peak_per_ms_; }
 
 private:
+    // One tile shape with K split `splits` ways: its tensor-core time.
+    double computeMs(double m, double n, double k, double batch, int tile, int splits) const;
+
     HardwareConfig hw_;
     double peak_per_ms_;   // FLOPs per millisecond at the datasheet peak
     double bytes_per_ms_;  // HBM bytes per millisecond at hbm_efficiency

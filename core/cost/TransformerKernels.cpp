@@ -10,18 +10,36 @@ constexpr double kFp32 = 4;
 // scores are recomputed); Dao 2023 counts its throughput the same way.
 constexpr double kFlashBackwardFlops = 2.5;
 
+// Bytes per element of each element-wise kernel of a block (bf16 tensors, byte masks), forward
+// and backward, as the kernels read and write them:
+// LayerNorm/RMSNorm reads x, writes y; its backward reads x and dy, writes dx (the weights'
+// gradients are per-column partial sums, negligible).
+constexpr double kNormForward = 2 * kBf16, kNormBackward = 3 * kBf16;
+// GeLU (bias fused) reads its input, writes its output; backward reads input and dy, writes dx.
+// SwiGLU reads gate and up, writes their product; backward reads the three, writes two.
+constexpr double kGeluForward = 2 * kBf16, kGeluBackward = 3 * kBf16;
+constexpr double kSwigluForward = 3 * kBf16, kSwigluBackward = 5 * kBf16;
+// The residual add (with bias-dropout: Megatron's fused bias_dropout_add) reads the branch and
+// the residual, writes the sum and the byte mask; its backward applies the mask to dy (read dy
+// and mask, write) and autograd then adds the branch's gradient to the residual's (read two,
+// write one).
+constexpr double kResidualForward = 3 * kBf16, kGradientSum = 3 * kBf16;
+constexpr double kMaskBackward = 2 * kBf16 + 1;
+// Rotary embedding reads and writes Q and K, forward and backward.
+constexpr double kRotary = 2 * kBf16;
+
 }  // namespace
 
 TransformerKernels::TransformerKernels(const ModelConfig& model, const TrainingConfig& training,
                                        const KernelRoofline& roofline, int tp, int microBatchSize)
     : model_(model), training_(training), roofline_(roofline), t_(tp),
       tokens_(double(microBatchSize) * model.sequence_length), sliced_(training.slicedTokens(tokens_, tp)),
-      dropout_(training.dropoutFor(model)) {}
+      dropout_(training.dropoutFor(model)), gradBytes_(training.grad_reduce_in_bf16 ? kBf16 : kFp32) {}
 
 void TransformerKernels::weightGemm(KernelTimes& t, const GemmShape& g) const {
     t.forward_ms += roofline_.gemmMs(g.m, g.n, g.k);
-    t.input_grad_ms += roofline_.gemmMs(g.m, g.k, g.n);   // dX = dY · Wᵀ
-    t.weight_grad_ms += roofline_.gemmMs(g.k, g.n, g.m);  // dW = Xᵀ · dY
+    t.input_grad_ms += roofline_.gemmMs(g.m, g.k, g.n);                      // dX = dY · Wᵀ
+    t.weight_grad_ms += roofline_.gemmMs(g.k, g.n, g.m, 1, 2 * gradBytes_);  // main_grad += Xᵀ · dY
 }
 
 std::array<GemmShape, 4> TransformerKernels::weightGemms() const {
@@ -33,9 +51,29 @@ std::array<GemmShape, 4> TransformerKernels::weightGemms() const {
             GemmShape{tokens_, h, f / t_}};
 }
 
-void TransformerKernels::elementwise(KernelTimes& t, double bytes) const {
-    t.forward_ms += roofline_.memoryMs(bytes);
-    t.input_grad_ms += roofline_.memoryMs(2 * bytes);
+void TransformerKernels::elementwise(KernelTimes& t, double forwardBytes, double backwardBytes) const {
+    t.forward_ms += roofline_.memoryMs(forwardBytes);
+    t.input_grad_ms += roofline_.memoryMs(backwardBytes);
+}
+
+KernelTimes TransformerKernels::unfusedLayoutAndBias() const {
+    KernelTimes t;
+    if (training_.flashAttention()) return t;
+    const double h = model_.hidden;
+    const double qkv = tokens_ * (h + 2 * h * model_.kvHeads() / model_.heads) / t_;  // elements of Q, K, V
+    const double context = tokens_ * h / t_;
+    // The attention output from [b·a, s, d] back to [s, b, h]: a copy, forward and backward;
+    // the gradients of Q, K and V concatenated into the fused projection's (read, write).
+    t.forward_ms += roofline_.memoryMs(2 * kBf16 * context);
+    t.input_grad_ms += roofline_.memoryMs(2 * kBf16 * context) + roofline_.memoryMs(2 * kBf16 * qkv);
+    if (model_.gated_mlp) return t;  // LLaMA-style blocks have no biases
+    // GPT's biases: the QKV projection's added after its GEMM (read, write); the four bias
+    // gradients are sums of the output gradients over the tokens (one read each).
+    const double up = model_.ffnHidden() / t_ * tokens_;
+    t.forward_ms += roofline_.memoryMs(2 * kBf16 * qkv);
+    t.input_grad_ms += roofline_.memoryMs(kBf16 * qkv) + roofline_.memoryMs(kBf16 * up) +
+                       2 * roofline_.memoryMs(kBf16 * sliced_ * h);
+    return t;
 }
 
 double TransformerKernels::attentionCoreFlops() const {
@@ -82,35 +120,34 @@ KernelTimes TransformerKernels::block() const {
     KernelTimes t;
     const double h = model_.hidden;
     const double kv = h * model_.kvHeads() / model_.heads;
-    const double f = model_.ffnHidden();
-    const double residual = dropout_ ? (3 * kBf16 + 1) * sliced_ * h : 3 * kBf16 * sliced_ * h;
+    const double f = model_.ffnHidden() * tokens_ / t_;  // FFN activations per GPU
+    const double normed = sliced_ * h;
+    const double residualForward = (kResidualForward + (dropout_ ? 1 : 0)) * normed;
+    auto residual = [&] {  // (bias-dropout-)residual add: the mask's backward is a kernel of its own
+        elementwise(t, residualForward, kGradientSum * normed);
+        if (dropout_) t.input_grad_ms += roofline_.memoryMs(kMaskBackward * normed);
+    };
     const auto [qkv, projection, up, down] = weightGemms();
 
-    elementwise(t, 2 * kBf16 * sliced_ * h);                                    // input norm
-    weightGemm(t, qkv);                                                         // fused Q, K, V projection
-    if (model_.gated_mlp) elementwise(t, 2 * kBf16 * tokens_ * (h + kv) / t_);  // rotary on Q and K
+    elementwise(t, kNormForward * normed, kNormBackward * normed);  // input norm
+    weightGemm(t, qkv);                                              // fused Q, K, V projection
+    if (model_.gated_mlp) elementwise(t, kRotary * tokens_ * (h + kv) / t_, kRotary * tokens_ * (h + kv) / t_);
     KernelTimes core = attentionCore();
     t += core;
+    t += unfusedLayoutAndBias();
     // Selective recomputation repeats the attention core's forward inside the backward.
     if (training_.recompute == TrainingConfig::Recompute::Selective) t.input_grad_ms += core.forward_ms;
-    weightGemm(t, projection);                // attention output projection
-    elementwise(t, residual);                 // (bias-dropout-)residual add
-    elementwise(t, 2 * kBf16 * sliced_ * h);  // post-attention norm
+    weightGemm(t, projection);                                       // attention output projection
+    residual();
+    elementwise(t, kNormForward * normed, kNormBackward * normed);  // post-attention norm
     weightGemm(t, up);
-    // GeLU reads and writes the FFN activations; SwiGLU reads two and writes one.
-    elementwise(t, (model_.gated_mlp ? 3 : 2) * kBf16 * tokens_ * f / t_);
+    if (model_.gated_mlp) elementwise(t, kSwigluForward * f, kSwigluBackward * f);
+    else elementwise(t, kGeluForward * f, kGeluBackward * f);
     weightGemm(t, down);
-    elementwise(t, residual);
+    residual();
     // Full recomputation repeats the whole block's forward before its backward.
     if (training_.recompute == TrainingConfig::Recompute::Full) t.input_grad_ms += t.forward_ms;
     return t;
-}
-
-std::array<double, 4> TransformerKernels::weightGemmForwardMs() const {
-    std::array<double, 4> ms{};
-    const auto gemms = weightGemms();
-    for (std::size_t i = 0; i < gemms.size(); ++i) ms[i] = roofline_.gemmMs(gemms[i].m, gemms[i].n, gemms[i].k);
-    return ms;
 }
 
 KernelTimes TransformerKernels::embedding() const {
@@ -128,7 +165,7 @@ KernelTimes TransformerKernels::head() const {
     KernelTimes t;
     const double h = model_.hidden;
     const double vocab = double(model_.vocab) / t_;  // vocabulary-parallel
-    elementwise(t, 2 * kBf16 * sliced_ * h);         // final norm
+    elementwise(t, kNormForward * sliced_ * h, kNormBackward * sliced_ * h);  // final norm
     weightGemm(t, GemmShape{tokens_, vocab, h});
     // Vocabulary-parallel cross-entropy in fp32: the forward reads the logits for the maximum,
     // the sum of exponentials and the target, the backward reads them once and writes the

@@ -44,25 +44,31 @@ public:
     KernelTimes embedding() const;  // token (and position) embedding lookup
     KernelTimes head() const;       // final norm, LM head projection, cross-entropy
 
-    // Forward times of the block's four weight GEMMs (QKV, output projection, MLP up, MLP
-    // down): the GEMMs tensor-parallel collectives can hide under.
-    std::array<double, 4> weightGemmForwardMs() const;
-
     // FLOPs the attention core executes in one forward per GPU: FlashAttention skips the
     // masked upper triangle of a causal mask, the materialised path computes every score.
     double attentionCoreFlops() const;
 
     const KernelRoofline& roofline() const { return roofline_; }
+    // The block's four weight GEMMs' forward shapes, in order: QKV, output projection, MLP up,
+    // MLP down (tensor-parallel collectives run beside them).
+    std::array<GemmShape, 4> weightGemms() const;
+    // Bytes per element of the gradient buffer weight gradients accumulate into.
+    double gradientBytes() const { return gradBytes_; }
 
 private:
-    // The block's four weight GEMMs, in order: QKV, output projection, MLP up, MLP down.
-    std::array<GemmShape, 4> weightGemms() const;
-    // A weight GEMM of the forward: its data and weight gradients have the same FLOPs.
+    // A weight GEMM of the forward: its data and weight gradients have the same FLOPs; the
+    // weight gradient accumulates into the gradient buffer in its dtype (Megatron's
+    // gradient-accumulation fusion), read and written.
     void weightGemm(KernelTimes& t, const GemmShape& gemm) const;
-    // An element-wise kernel streaming `bytes` forward; its backward reads the saved input and
-    // the incoming gradient and writes the outgoing one: twice the bytes.
-    void elementwise(KernelTimes& t, double bytes) const;
+    // An element-wise kernel streaming `forwardBytes`, and its backward `backwardBytes` (each
+    // counted per kernel in TransformerKernels.cpp; 0: no backward kernel).
+    void elementwise(KernelTimes& t, double forwardBytes, double backwardBytes) const;
     KernelTimes attentionCore() const;
+    // Megatron-LM's local layers (what the materialised and eager paths stand for) add the QKV
+    // bias in a kernel of its own, sum each bias gradient in another, and copy Q, K, V and the
+    // attention output between head-major and token-major layouts; Transformer Engine, under
+    // the FlashAttention path, fuses these into its GEMMs and attention kernels.
+    KernelTimes unfusedLayoutAndBias() const;
 
     ModelConfig model_;
     TrainingConfig training_;
@@ -71,6 +77,7 @@ private:
     double tokens_;  // b·s on the GPU for the GEMMs
     double sliced_;  // tokens the element-wise kernels see (b·s/t with sequence parallelism)
     bool dropout_;   // GPT-style blocks train with dropout; LLaMA-style ones do not
+    double gradBytes_;  // bytes per element of the gradient buffer W accumulates into
 };
 
 }  // namespace mario

@@ -77,19 +77,27 @@ HardwareConfig rooflineHardware() {
 
 TEST(AnalyticalCost, GemmRooflineWorkedByHand) {
     KernelRoofline roofline(rooflineHardware());
-    // 512×256×1024: four 256×128 tiles fill the 4 SMs in one wave; K = 1024 runs at
-    // 1024 / (1024 + 128) of the tile rate. 2·512·256·1024 FLOPs at 100e9 FLOP/ms × 0.5 × 8/9;
-    // its 1,835,008 bytes would take 1.8 µs, so the tensor cores bound it.
-    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024), 268435456.0 / (1e11 * 0.5 * 8 / 9) + 0.002, 1e-12);
-    // 300×128×128: two 256×128 tiles (or three 128×256) in one wave of 4 SMs compute
-    // 4·256·128 outputs for 300·128 useful ones (0.29296875); K = 128 runs at one half.
-    EXPECT_DOUBLE_EQ(roofline.tileEfficiency(300, 128), 0.29296875);
-    EXPECT_NEAR(roofline.gemmMs(300, 128, 128), 9830400.0 / (1e11 * 0.5 * 0.29296875 * 0.5) + 0.002, 1e-12);
+    // 512×256×1024: eight 128×128 tiles in two full waves of the 4 SMs, at the full rate
+    // whatever K (two tiles per SM hide each other's prologue and epilogue):
+    // 2·512·256·1024 FLOPs at 100e9 FLOP/ms × 0.5; its 1,835,008 bytes would take 1.8 µs.
+    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024), 268435456.0 / (1e11 * 0.5) + 0.002, 1e-12);
+    // 300×128: three 128×128 tiles in one wave of 4 SMs compute 4·128·128 outputs for 300·128
+    // useful ones (0.5859375); 128×64 and 64×128 tiles (6 or 5 of them, two waves) keep the
+    // same share busy at 2/3 of the rate, 64×64 (10, three waves: 0.78125) at half of it.
+    EXPECT_DOUBLE_EQ(roofline.tileEfficiency(300, 128), 0.5859375);
+    EXPECT_NEAR(roofline.gemmMs(300, 128, 128), 9830400.0 / (1e11 * 0.5 * 0.5859375) + 0.002, 1e-12);
+    // 128×128×65536, one tile for 4 SMs: K split 4 ways fills them (2·128·128·65536 FLOPs at the
+    // full rate), and a second kernel reads and sums the four fp32 partial products
+    // (8·4·128·128 bytes) — a quarter of the unsplit time (0.172 ms) plus 2.5 µs.
+    EXPECT_NEAR(roofline.gemmMs(128, 128, 65536), 2147483648.0 / (1e11 * 0.5) + 8 * 4 * 16384 / 1e9 + 2 * 0.002,
+                1e-12);
     // Eight 256×256×16 products at 100 GB/s: 2·(256·16 + 16·256 + 256·256)·8 = 1,179,648 bytes
-    // take 0.0118 ms, four times the tensor-core time: memory bounds it.
+    // take 0.0118 ms, 35 times the tensor-core time: memory bounds it. Accumulating into an
+    // fp32 gradient reads and writes C: 8 bytes an element, (2·8192 + 8·65536)·8 bytes.
     HardwareConfig slow = rooflineHardware();
     slow.hbm_gb_per_s = 100;
     EXPECT_NEAR(KernelRoofline(slow).gemmMs(256, 256, 16, 8), 1179648.0 / 1e8 + 0.002, 1e-12);
+    EXPECT_NEAR(KernelRoofline(slow).gemmMs(256, 256, 16, 8, 8), 4325376.0 / 1e8 + 0.002, 1e-12);
     EXPECT_NEAR(roofline.memoryMs(4e6), 4e6 / 1e9 + 0.002, 1e-12);
 }
 
@@ -106,6 +114,43 @@ TEST(AnalyticalCost, RingCollectivesInAndAcrossNodes) {
     EXPECT_NEAR(rings.allReduceMs(1e8, 8, 8e7), 2.0 * 7 / 8 * 1e8 / 8e7 + 14 * 0.01, 1e-12);
     EXPECT_NEAR(rings.allGatherMs(1e8, 4, 9e6), 3.0 / 4 * 1e8 / 9e6 + 3 * 0.01, 1e-12);
     EXPECT_EQ(rings.reduceScatterMs(1e8, 1, 9e6), 0);
+}
+
+// Transformer Engine's overlap of tensor-parallel communication, worked by hand: tp 4 with
+// sequence parallelism, T = 1024 tokens, h = 2048, every GEMM a full wave of 128×128 tiles on
+// 32 SMs at 1e11 FLOP/ms, HBM too fast to matter, no launch cost or latency. One all-gather or
+// reduce-scatter of the 2·T·h bytes: 3/4 of them at 1e8 bytes/ms.
+TEST(AnalyticalCost, OverlappedTensorParallelismPaysSlowdownAndExposedChunks) {
+    Config c = tinyGpt();
+    c.model = {"wide", 2, 2048, 16, 0, 0, 1000, 1024, false, true};
+    c.parallel.micro_batch_size = 1;
+    c.parallel.tp = 4;
+    c.hardware.sm_count = 32;
+    c.hardware.hbm_gb_per_s = 1e12;
+    c.hardware.link_latency_ms = 0;
+    c.training.overlap_tp_comm = true;
+    const double T = 1024, h = 2048, C = 0.75 * 2 * T * h / 1e8;
+    auto gemm = [](double m, double n, double k) { return 2 * m * n * k / 1e11; };
+    const double qkv = gemm(T, 3 * h / 4, h), proj = gemm(T, h, h / 4), mlp = gemm(T, h, h);  // up, down alike
+    auto model = AnalyticalCostModel::create(c);
+    ASSERT_TRUE(model.ok());
+    EXPECT_NEAR(model->tensorParallelCommMs(), 4 * C, 1e-12);
+    // Forward. The all-gathers into QKV and MLP up run in 4 ring steps beside the GEMM and end
+    // before it: C + G/4 < G, nothing exposed. The projection and MLP down run in 4 splits into
+    // their reduce-scatters: the first split alone, three beside the previous split's
+    // reduce-scatter on 16 of the 32 SMs (twice as long), the last reduce-scatter alone:
+    // G/4 + 3·2·G/4 + C/4, i.e. 0.75·G + C/4 beyond the GEMM. Perfect overlap said 0.
+    EXPECT_LT(C + qkv / 4, qkv);
+    EXPECT_NEAR(model->exposedTensorParallelMs(false), 0.75 * (proj + mlp) + 2 * C / 4, 1e-9);
+    // Backward: the projection's data gradient (T × h/4 × h) is shorter than its gather: C − 3G/4
+    // exposed; MLP down's is not. QKV and MLP up gather their input again beside their data
+    // gradient and reduce-scatter it beside their weight gradient, each GEMM on half the SMs:
+    // twice as long, so each pair exposes its GEMM again.
+    const double projDgrad = gemm(T, h / 4, h);
+    EXPECT_NEAR(model->exposedTensorParallelMs(true), (C - 0.75 * projDgrad) + 2 * qkv + 2 * mlp, 1e-6);
+    // Without the overlap every collective is on the critical path.
+    c.training.overlap_tp_comm = false;
+    EXPECT_NEAR(AnalyticalCostModel::create(c)->exposedTensorParallelMs(false), 4 * C, 1e-12);
 }
 
 TEST(AnalyticalCost, ActivationBytesFollowKorthikanti) {
@@ -168,7 +213,7 @@ TEST(AnalyticalCost, CheckpointSendAndStaticBytes) {
 }
 
 // A compute-bound GPT block (HBM too fast to matter, no launch cost, every efficiency 1): its
-// times are the FLOPs of its products, each at its depth K / (K + 128).
+// times are the FLOPs of its products at the peak, whatever their depth K.
 TEST(AnalyticalCost, BlockTimesAreItsProductsSplitIntoInputAndWeightGradients) {
     Config c = tinyGpt();
     c.model = {"wide", 2, 1024, 8, 0, 0, 1000, 256, false, true};
@@ -176,9 +221,7 @@ TEST(AnalyticalCost, BlockTimesAreItsProductsSplitIntoInputAndWeightGradients) {
     c.hardware.hbm_gb_per_s = 1e12;
     c.training.attention = TrainingConfig::Attention::Materialized;
     const double T = 256, s = 256, h = 1024, a = 8, d = h / a, peak = 1e11;  // FLOPs per ms
-    auto at = [&](double m, double n, double k, double batch = 1) {
-        return 2 * m * n * k * batch / (peak * k / (k + 128));
-    };
+    auto at = [&](double m, double n, double k, double batch = 1) { return 2 * m * n * k * batch / peak; };
     // QKV (T × 3h × h), projection (T × h × h), MLP up and down (T × 4h × h, T × h × 4h);
     // attention: a products Q·Kᵀ (s × s × d) and P·V (s × d × s).
     const double weights = at(T, 3 * h, h) + at(T, h, h) + at(T, 4 * h, h) + at(T, h, 4 * h);
