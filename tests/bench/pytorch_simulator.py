@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Mario's simulator against PyTorch's own, on the same schedules (issue 45).
+
+PyTorch 2.x's torch.distributed.pipelining lowers a compute_only order to compute+comms
+(_add_send_recv: SEND/RECV actions in a round robin over the ranks) and dry-runs it
+(_simulate_comms_compute: every rank steps until each RECV finds its SEND). That is the
+nearest thing PyTorch has to `mario simulate`, so it is the yardstick: for 1F1B with PP × m of
+4 × 8, 8 × 32, 16 × 64 and 32 × 128 (GPT-3 1.6B on A100-40G, no passes) this script
+  - writes the plan with `mario plan`, and the order PyTorch reads with `mario export --csv`
+    (compute_only), so both simulators get the same order;
+  - times PyTorch's lowering plus dry run on that order in this process (best of 5, after the
+    import of torch);
+  - reads `simulate_us` from `mario simulate PLAN --json` (the simulator alone: the best of up
+    to 7 runs inside the process, with the summary: bounds, critical chain, FLOPs);
+  - times the whole `mario simulate PLAN --json` process (start-up, reading the plan, the
+    simulation, the JSON; median of 5) from outside.
+and prints one Markdown table with the ratios. Run it with the interpreter that has PyTorch:
+
+    .venv-torch/bin/python tests/bench/pytorch_simulator.py [build/app/mario] [--sizes 4x8,8x32]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_MARIO = os.path.join(HERE, "..", "..", "build", "app", "mario")
+SIZES = [(4, 8), (8, 32), (16, 64), (32, 128)]
+REPEATS = 5
+
+
+def config(pp, m):
+    return {"format": "mario-config", "version": 1, "name": f"gpt3-1.6b 1f1b {pp}x{m}", "model": "gpt3-1.6b",
+            "hardware": "a100-40g", "devices": pp,
+            "parallel": {"scheme": "1f1b", "pp": pp, "dp": 1, "tp": 1, "micro_batch_size": 1,
+                         "global_batch_size": m}}
+
+
+def read_order(path, schedules):
+    """compute_only CSV -> {rank: [_Action]} (empty cells are idle slots)."""
+    order = {}
+    with open(path) as f:
+        for rank, line in enumerate(f.read().splitlines()):
+            order[rank] = [schedules._Action.from_str(cell.strip()) for cell in line.split(",") if cell.strip()]
+    return order
+
+
+def time_pytorch(order, pp, schedules):
+    stage_to_rank = lambda s: s % pp  # 1F1B: one stage per rank  # noqa: E731
+    best = float("inf")
+    for _ in range(REPEATS):
+        fresh = {rank: list(actions) for rank, actions in order.items()}  # the lowering empties its input
+        start = time.perf_counter()
+        lowered = schedules._add_send_recv(fresh, stage_to_rank=stage_to_rank, num_stages=pp)
+        schedules._simulate_comms_compute(lowered, stage_to_rank, pp)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e6
+
+
+def time_mario(mario, plan):
+    walls, sim = [], []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        run = subprocess.run([mario, "simulate", plan, "--json"], check=True, capture_output=True, text=True)
+        walls.append(time.perf_counter() - start)
+        sim.append(json.loads(run.stdout)["simulate_us"])
+    return min(sim), statistics.median(walls) * 1e6, json.loads(run.stdout)["instructions"]
+
+
+def main():
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return
+    sizes = SIZES
+    if "--sizes" in args:
+        at = args.index("--sizes")
+        sizes = [tuple(int(x) for x in size.split("x")) for size in args[at + 1].split(",")]
+        del args[at:at + 2]
+    mario = args[0] if args else DEFAULT_MARIO
+    try:
+        import torch
+        import torch.distributed.pipelining.schedules as schedules
+    except ImportError:
+        sys.exit("pytorch_simulator.py: needs PyTorch (run it with .venv-torch/bin/python)")
+    print(f"PyTorch {torch.__version__}; mario {mario}; {os.cpu_count()} CPUs; load {os.getloadavg()[0]:.2f}")
+    print("| PP × m | instructions | PyTorch lower + dry run µs | mario simulate_us | ratio | "
+          "mario simulate process µs | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for pp, m in sizes:
+            path = os.path.join(tmp, f"c{pp}x{m}.config.json")
+            plan = os.path.join(tmp, f"p{pp}x{m}.mario.json")
+            csv = os.path.join(tmp, f"p{pp}x{m}.csv")
+            with open(path, "w") as f:
+                json.dump(config(pp, m), f)
+            subprocess.run([mario, "plan", path, "--passes", "none", "-o", plan], check=True, capture_output=True)
+            subprocess.run([mario, "export", plan, "--csv", csv], check=True, capture_output=True)
+            theirs = time_pytorch(read_order(csv, schedules), pp, schedules)
+            ours, process, instructions = time_mario(mario, plan)
+            print(f"| {pp} × {m} | {instructions} | {theirs:.0f} | {ours:.1f} | {theirs / ours:.0f}× | "
+                  f"{process:.0f} | {theirs / process:.1f}× |")
+
+
+if __name__ == "__main__":
+    main()
