@@ -139,6 +139,7 @@ std::optional<CliError> writeCapacityChart(const CapacityResult& capacity, const
     if (!result) return CliError{kBadInput, result.error().message};
     SvgLineChart chart = sweepChart(*result, SweepMetric::Peak, &capacity);
     chart.title = "largest " + std::string(spec.knob->key) + " that fits (ringed), by its peak memory";
+    if (chart.limit) chart.y_max = 2.5 * *chart.limit;  // the crossing, not the far end, is the point
     if (auto written = writeTextFile(path, renderSvgLineChart(chart), "the capacity chart"); !written)
         return CliError{kBadInput, written.error().message};
     return std::nullopt;

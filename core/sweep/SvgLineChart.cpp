@@ -76,6 +76,7 @@ std::string renderSvgLineChart(const SvgLineChart& chart, int width, int height)
         for (const auto& y : series.y)
             if (y) yHigh = std::max(yHigh, *y);
     if (chart.limit) yHigh = std::max(yHigh, *chart.limit);
+    if (chart.y_max && *chart.y_max > 0) yHigh = std::min(yHigh, *chart.y_max);
     if (!(yHigh > 0)) yHigh = 1;
     const std::vector<double> yTicks = niceTicks(0, yHigh * 1.05);
     const double yTop = std::max(yHigh * 1.05, yTicks.back());
@@ -112,10 +113,18 @@ std::string renderSvgLineChart(const SvgLineChart& chart, int width, int height)
         svg += "<text x=\"" + fmt("%.1f", left + plotW - 4) + "\" y=\"" + y + "\" dy=\"-4\" text-anchor=\"end\" " +
                "fill=\"#b00000\">" + escaped(chart.limit_label) + "</text>\n";
     }
-    // One polyline per run of present values: a refused point leaves a gap.
+    // One polyline per run of present values: a refused point leaves a gap. Lines and marks are
+    // clipped to the plot (y_max cuts them); the legend is drawn beside it.
+    svg += "<clipPath id=\"plot\"><rect x=\"" + fmt("%.1f", left - 8) + "\" y=\"" + fmt("%.1f", top) + "\" width=\"" +
+           fmt("%.1f", plotW + 16) + "\" height=\"" + fmt("%.1f", plotH + 8) + "\"/></clipPath>\n<g clip-path=\"url(#plot)\">\n";
+    std::string legend;
     for (std::size_t s = 0; s < chart.series.size(); ++s) {
         const SvgSeries& series = chart.series[s];
-        const std::string colour = kColours[s % std::size(kColours)];
+        const std::string colour =
+            kColours[(series.colour >= 0 ? static_cast<std::size_t>(series.colour) : s) % std::size(kColours)];
+        const std::string dash = series.dash == 1 ? "\" stroke-dasharray=\"8 4"
+                                 : series.dash >= 2 ? "\" stroke-dasharray=\"2 3"
+                                                    : "";
         std::string path;
         bool pen = false;
         for (std::size_t i = 0; i < series.y.size() && i < chart.x.size(); ++i) {
@@ -126,7 +135,7 @@ std::string renderSvgLineChart(const SvgLineChart& chart, int width, int height)
             path += (pen ? " L" : " M") + fmt("%.1f", xPos(chart.x[i])) + " " + fmt("%.1f", yPos(*series.y[i]));
             pen = true;
         }
-        svg += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"2\"/>\n";
+        svg += "<path d=\"" + path + "\" fill=\"none\" stroke=\"" + colour + dash + "\" stroke-width=\"2\"/>\n";
         for (std::size_t i = 0; i < series.y.size() && i < chart.x.size(); ++i) {
             const std::string note = i < series.notes.size() ? series.notes[i] : std::string{};
             const std::string cx = fmt("%.1f", xPos(chart.x[i]));
@@ -142,13 +151,13 @@ std::string renderSvgLineChart(const SvgLineChart& chart, int width, int height)
                    (note.empty() ? std::string{} : "<title>" + escaped(note) + "</title>") + "</circle>\n";
         }
         const double ly = top + 14 + 18 * static_cast<double>(s);
-        svg += "<line x1=\"" + fmt("%.1f", left + plotW + 12) + "\" y1=\"" + fmt("%.1f", ly) + "\" x2=\"" +
-               fmt("%.1f", left + plotW + 32) + "\" y2=\"" + fmt("%.1f", ly) + "\" stroke=\"" + colour +
+        legend += "<line x1=\"" + fmt("%.1f", left + plotW + 12) + "\" y1=\"" + fmt("%.1f", ly) + "\" x2=\"" +
+               fmt("%.1f", left + plotW + 32) + "\" y2=\"" + fmt("%.1f", ly) + "\" stroke=\"" + colour + dash +
                "\" stroke-width=\"2\"/>\n";
-        svg += "<text x=\"" + fmt("%.1f", left + plotW + 36) + "\" y=\"" + fmt("%.1f", ly + 4) + "\">" +
-               escaped(series.label) + "</text>\n";
+        legend += "<text x=\"" + fmt("%.1f", left + plotW + 36) + "\" y=\"" + fmt("%.1f", ly + 4) + "\">" +
+                  escaped(series.label) + "</text>\n";
     }
-    return svg + "</svg>\n";
+    return svg + "</g>\n" + legend + "</svg>\n";
 }
 
 }  // namespace mario

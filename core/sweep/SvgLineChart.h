@@ -13,6 +13,8 @@ struct SvgSeries {
     std::vector<std::optional<double>> y;  // one per x; nullopt: a gap (a refused point)
     std::vector<std::string> notes;        // per x: a tooltip (<title>), e.g. the refusal
     std::optional<int> marked;             // index of x to mark (the largest that fits)
+    int colour = -1;  // index into the palette; -1: the series' own index
+    int dash = 0;     // 0 solid, 1 dashed, 2 dotted: a second dimension (the pass set) beside colour
 };
 
 struct SvgLineChart {
@@ -22,6 +24,7 @@ struct SvgLineChart {
     bool log_x = false;  // powers-of-two ladders read better on a log axis
     std::vector<SvgSeries> series;
     std::optional<double> limit;  // a dashed horizontal line (the memory limit)
+    std::optional<double> y_max;  // the top of the y axis (else the highest value); lines above are cut
     std::string limit_label;
 };
 

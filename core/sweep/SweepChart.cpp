@@ -7,8 +7,10 @@
 namespace mario {
 namespace {
 
+// A point that does not fit could not train: a gap in the time and throughput charts (its note
+// says why); the peak chart shows it above the limit line.
 std::optional<double> metricOf(const SweepPoint& point, SweepMetric metric) {
-    if (!point.ok()) return std::nullopt;
+    if (!point.ok() || (metric != SweepMetric::Peak && !point.fitsMemory())) return std::nullopt;
     switch (metric) {
         case SweepMetric::Throughput: return point.samples_per_s;
         case SweepMetric::Step: return point.step_ms;
@@ -65,6 +67,11 @@ SvgLineChart sweepChart(const SweepResult& result, SweepMetric metric, const Cap
         for (int p = 0; p < result.passSetCount(); ++p) {
             SvgSeries series;
             series.label = result.seriesLabel(s, p);
+            // One colour per scheme, one dash per pass set, when both are compared.
+            if (result.schemeCount() > 1 && result.passSetCount() > 1) {
+                series.colour = s;
+                series.dash = p;
+            }
             std::optional<double> largest;
             if (capacity)
                 for (const CapacityAnswer& answer : capacity->answers)
@@ -75,9 +82,11 @@ SvgLineChart sweepChart(const SweepResult& result, SweepMetric metric, const Cap
                 series.y.push_back(metricOf(point, metric));
                 char note[96];
                 std::snprintf(note, sizeof note, "%s = %s: ", range.knob->key.data(), range.values[v].text().c_str());
-                series.notes.push_back(note + (point.ok() ? humanBytes(point.peak_bytes) + " peak on device " +
-                                                                std::to_string(point.fullest_device)
-                                                          : point.refusal));
+                std::string why = point.refusal;
+                if (point.ok())
+                    why = (point.fitsMemory() ? "" : "does not fit: ") + humanBytes(point.peak_bytes) +
+                          " peak on device " + std::to_string(point.fullest_device);
+                series.notes.push_back(note + why);
                 if (largest && !range.values[v].isWord() && range.values[v].number == *largest)
                     series.marked = static_cast<int>(v);
             }
