@@ -65,6 +65,11 @@ bool exportSchedule(const QString& path, const ScheduleInput& input, const Compu
         if (!written) *error = QString::fromStdString(written.error().message);
         return written.ok();
     }
+    return exportChartImage(path, charts, QString::fromStdString(schedule.plan.info.name), error);
+}
+
+bool exportChartImage(const QString& path, QWidget* charts, const QString& title, QString* error) {
+    const QString lower = path.toLower();
     // Images are rendered into memory and written by core's one writer, like every other
     // output: a link stays a link, a device is written through, a failed write keeps the old file.
     QBuffer image;
@@ -79,7 +84,7 @@ bool exportSchedule(const QString& path, const ScheduleInput& input, const Compu
         svg.setOutputDevice(&image);
         svg.setSize(charts->size());
         svg.setViewBox(QRect(QPoint(0, 0), charts->size()));
-        svg.setTitle(QString::fromStdString(schedule.plan.info.name));
+        svg.setTitle(title);
         QPainter painter;
         if (!painter.begin(&svg)) return refuse(path, kind, error);
         charts->render(&painter);

@@ -15,4 +15,8 @@ namespace mario::gui {
 bool exportSchedule(const QString& path, const ScheduleInput& input, const ComputedSchedule& schedule, QWidget* charts,
                     QString* error, QString* note = nullptr);
 
+// `charts` as it is on screen, as PNG, SVG or PDF by the extension of `path` (`title` names
+// an SVG), written by core's one writer (core/io/TextFile.h); any other extension is refused.
+bool exportChartImage(const QString& path, QWidget* charts, const QString& title, QString* error);
+
 }  // namespace mario::gui

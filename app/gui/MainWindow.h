@@ -26,6 +26,7 @@ class ComputationProgress;
 struct PassStepSnapshot;
 class SummaryPanel;
 class TunerPanel;
+class WhatIfPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,6 +46,9 @@ public:
     CompareWindow* compareWithFile(const QString& path);
     ConfigPanel* configPanel() const { return config_; }
     TunerPanel* tuner();           // the schedule tuner window (Tools → Tune…), created on first use
+    // The What-if view (Tools → What-if): a dock beside the charts, created on first use and
+    // shown; the panel inside it.
+    WhatIfPanel* whatIf();
     QString errorText() const;     // the error banner, empty when none
     QString headlineText() const;  // the one-line summary above the charts
 
@@ -96,6 +100,7 @@ private:
     QAction* boundChain_ = nullptr;  // enabled while the schedule has a recompute bound (hide)
     CompareWindow* compare_ = nullptr;
     TunerPanel* tuner_ = nullptr;
+    WhatIfPanel* whatIf_ = nullptr;
     QLabel* banner_;
     QLabel* headline_ = nullptr;  // the summary's one-line headline above the charts
     QWidget* charts_;

@@ -136,6 +136,9 @@ void MainWindow::buildMenus() {
                         tuner()->raise();
                     })
         ->setObjectName("tune");
+    // Sweeps of one knob against step, MFU and peak, in a dock beside the charts (issue 41).
+    tools->addAction(tr("&What-if…"), QKeySequence(tr("Ctrl+I")), this, [this] { whatIf(); })
+        ->setObjectName("whatIf");
     // Live profiling: the current schedule on CPU threads, or on one GPU (below).
     tools->addAction(tr("Run on &CPU (executor)"), this, [this] { runLive(tr("Run on CPU"), {}); })
         ->setObjectName("runOnCpu");

@@ -1,8 +1,9 @@
 // MainWindow's other windows and outputs, apart from its layout and behaviour (MainWindow.cpp)
-// and its menus (MainWindowMenus.cpp): the compare window, the tuner, a live run on the
-// executor, and exports of the schedule shown.
+// and its menus (MainWindowMenus.cpp): the compare window, the tuner, the What-if view, a live
+// run on the executor, and exports of the schedule shown.
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QScreen>
@@ -16,6 +17,7 @@
 #include "app/gui/LiveRunWindow.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/TunerPanel.h"
+#include "app/gui/WhatIfPanel.h"
 #include "core/io/PlanJson.h"
 #include "core/session/ScheduleFiles.h"
 
@@ -112,6 +114,23 @@ TunerPanel* MainWindow::tuner() {
         }
     }
     return tuner_;
+}
+
+WhatIfPanel* MainWindow::whatIf() {
+    if (!whatIf_) {
+        // A dock, not a window: its charts sit beside the schedule a click on a point opens.
+        auto* dock = new QDockWidget(tr("What-if"), this);
+        dock->setObjectName("whatIfDock");
+        whatIf_ = new WhatIfPanel(&document_, dock);
+        dock->setWidget(whatIf_);
+        addDockWidget(Qt::RightDockWidgetArea, dock);
+        resizeDocks({dock}, {width() * 9 / 20}, Qt::Horizontal);
+    }
+    if (auto* dock = qobject_cast<QDockWidget*>(whatIf_->parentWidget())) {
+        dock->show();
+        dock->raise();
+    }
+    return whatIf_;
 }
 
 }  // namespace mario::gui

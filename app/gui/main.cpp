@@ -1,4 +1,4 @@
-// mario-workbench [FILE] [--screenshot OUT.png [--size WxH] [--view NAMES]]: the GUI. With
+// mario-workbench [FILE] [--screenshot OUT.png [--size WxH] [--view NAMES] [--what-if KEY=VALUES]]: the GUI. With
 // --screenshot it renders the window offscreen into a PNG and exits (tests, docs, the README's
 // pictures) with the exit codes of core/util/ExitCode.h; it writes no autosave and offers none back.
 #include <QAction>
@@ -13,6 +13,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/PassStepper.h"
 #include "app/gui/SessionAutosave.h"
+#include "app/gui/WhatIfPanel.h"
 #include "core/util/ExitCode.h"
 
 namespace {
@@ -83,6 +84,21 @@ int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser,
         shown->resize(size);
         QApplication::processEvents();
     }
+    if (parser.isSet("what-if")) {
+        // The What-if view with a sweep run to its end: KEY=VALUES as --vary reads them, with
+        // --schemes and --passes as `mario sweep` takes them.
+        gui::WhatIfPanel* whatIf = window.whatIf();
+        gui::WhatIfSettings settings;
+        const QString vary = parser.value("what-if");
+        settings.knob = vary.section(QLatin1Char('='), 0, 0);
+        settings.values = vary.section(QLatin1Char('='), 1);
+        settings.schemes = parser.value("schemes");
+        if (parser.isSet("passes")) settings.passSets = parser.value("passes");
+        whatIf->applySettings(settings);
+        if (!whatIf->run()) return fail(kBadInput, QStringLiteral("--what-if: %1").arg(whatIf->statusText()));
+        while (whatIf->isRunning()) QApplication::processEvents(QEventLoop::WaitForMoreEvents, 100);
+        QApplication::processEvents();
+    }
     const QString out = parser.value("screenshot");
     if (!shown->grab().save(out, "PNG")) return fail(kBadInput, QStringLiteral("cannot write %1").arg(out));
     return kOk;
@@ -112,6 +128,12 @@ int main(int argc, char** argv) {
                       "recomputeCover, shadeBubbles).",
                       "NAMES"});
     parser.addOption({"compare-base", "With --screenshot: render the compare window (this schedule vs the base one)."});
+    parser.addOption({"what-if",
+                      "With --screenshot: the What-if view after a sweep of KEY=VALUES (as mario sweep --vary reads "
+                      "it).",
+                      "KEY=VALUES"});
+    parser.addOption({"schemes", "With --what-if: the schemes to compare, as mario sweep --schemes.", "LIST"});
+    parser.addOption({"passes", "With --what-if: the pass sets to compare, as mario sweep --passes.", "LIST"});
     parser.process(app);
 
     mario::gui::MainWindow window;
