@@ -6,6 +6,7 @@
 
 #include "core/passes/PassManager.h"
 #include "core/passes/Passes.h"
+#include "core/passes/ReorderSchedule.h"
 #include "core/sim/Simulator.h"
 
 namespace mario {
@@ -41,8 +42,18 @@ Result<PassReport> runRelax(Plan& plan, PassContext& context) {
 
 Result<PassReport> runBoundW(Plan& plan, PassContext&) { return boundWeightGradients(plan, boundWBudget(plan)); }
 
+// Hide's budget, the same for hide and reorder within one run.
+Result<std::vector<double>> sharedHideBudget(const Plan& plan, PassContext& context) {
+    if (!context.hide_budget) {
+        auto budget = hideBudget(plan, context.isSelected(PassId::Relax));
+        if (!budget) return budget.error();
+        context.hide_budget = std::move(*budget);
+    }
+    return *context.hide_budget;
+}
+
 Result<PassReport> runHide(Plan& plan, PassContext& context) {
-    auto budget = hideBudget(plan, context.isSelected(PassId::Relax));
+    auto budget = sharedHideBudget(plan, context);
     if (!budget) return budget.error();
     if (context.bound_hide) {
         const auto start = std::chrono::steady_clock::now();
@@ -52,6 +63,12 @@ Result<PassReport> runHide(Plan& plan, PassContext& context) {
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }
     return hideRecompute(plan, *budget, context.cancel, context.hide_simulations);
+}
+
+Result<PassReport> runReorder(Plan& plan, PassContext& context) {
+    auto budget = sharedHideBudget(plan, context);
+    if (!budget) return budget.error();
+    return reorderSchedule(plan, *budget, context.cancel);
 }
 
 }  // namespace
@@ -78,6 +95,10 @@ const std::vector<PassInfo>& passTable() {
          "Place every recomputation in the bubbles of its device, and keep the activations that one more "
          "activation set of memory allows. Runs last.",
          false, true, false, &runHide},
+        {PassId::Reorder, "reorder", "reorder-schedule", true, PassPhase::Last, "reorder (beyond the paper)",
+         "Change each device's order of forwards, backwards and recomputations, then place the "
+         "recomputations as hide does, within hide's memory budget. Runs after hide.",
+         false, false, false, &runReorder},
     };
     return table;
 }

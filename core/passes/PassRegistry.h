@@ -33,6 +33,9 @@ struct PassContext {
     int hide_simulations = 0;                  // 0: no cap
     bool bound_hide = false;                   // also compute hide's recompute bound
     std::optional<RecomputeBound> hide_bound;  // out: set by hide when bound_hide
+    // Hide's budget, taken by the first of hide and reorder to run, on the plan it is handed, so
+    // that reorder after hide keeps hide's budget instead of growing it from hide's result.
+    std::optional<std::vector<double>> hide_budget;
     double hide_bound_us = 0;
 
     bool isSelected(PassId pass) const;

@@ -11,8 +11,9 @@ namespace mario {
 // The paper's four passes, then this project's three beyond the paper: Relax drops the
 // recomputations that the memory limit does not need; BoundW runs deferred weight gradients
 // earlier where they would lift a device above the plan's balanced peak; Hide places every
-// recomputation where it costs least on its device (and drops those the memory budget allows).
-enum class PassId { Checkpoint, Overlap, Redundancy, Prepose, Relax, BoundW, Hide };
+// recomputation where it costs least on its device (and drops those the memory budget allows);
+// Reorder changes each device's order of F, B, I, W and R within hide's budget (ReorderSchedule.h).
+enum class PassId { Checkpoint, Overlap, Redundancy, Prepose, Relax, BoundW, Hide, Reorder };
 
 // "checkpoint", "overlap", "redundancy", "prepose", "relax", "bound-w", "hide"
 std::string_view passName(PassId pass);

@@ -100,6 +100,15 @@ std::string captionForStep(const PassReport& step, const Plan& after, const SimR
                    std::to_string(dropped) + " whose activations fit in the memory budget";
             break;
         }
+        case PassId::Reorder: {
+            std::size_t dropped = 0;
+            for (const auto& change : step.changes) dropped += change.kind == ChangeKind::Removed;
+            text = "Reorder changed the order of its devices' work: it moved " + std::to_string(n - dropped) +
+                   " instruction" + (n - dropped == 1 ? "" : "s") + " (forwards, backwards and recomputations) and " +
+                   "dropped " + std::to_string(dropped) + " recomputation" + (dropped == 1 ? "" : "s") +
+                   " within the memory budget";
+            break;
+        }
         case PassId::BoundW:
             text = "Bound-w ran " + count + " deferred weight gradient" + (n == 1 ? "" : "s") +
                    " (W) earlier, so that no device holds more than the plan's balanced peak";

@@ -1,0 +1,153 @@
+// The reorder pass (core/passes/ReorderSchedule.h) against the exact search
+// (core/passes/ExactSchedule.h, itself checked against enumeration in exact_schedule_test.cpp) on
+// random small plans: generators' orders and orders drawn at random, random costs, every forward
+// checkpointed, hide's budget. On every plan the pass must stay valid and within its budget,
+// never end above its input, and never below the proven optimum (that would mean the exact
+// search or the simulator is wrong); on at least 95% of them it must reach that optimum.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/passes/ExactSchedule.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/PassRegistry.h"
+#include "core/passes/ReorderSchedule.h"
+#include "core/schedule/Communication.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
+#include "core/sim/Validator.h"
+#include "tests/core/TestPlans.h"
+
+namespace mario {
+namespace {
+
+constexpr int kPlans = 300;
+constexpr double kRequiredRate = 0.95;
+
+// A compute order drawn at random on one chain 0 → 1 → …: at every step one ready forward or
+// backward of any stage, appended to its device (a topological order: it cannot deadlock).
+ComputeOrder randomOrder(const Plan& skeleton, int microbatches, std::mt19937& rng) {
+    const int stages = static_cast<int>(skeleton.stages.size());
+    std::vector<int> forwarded(stages, 0), backwarded(stages, 0);
+    ComputeOrder order(skeleton.devices.size());
+    for (;;) {
+        std::vector<Instruction> ready;
+        for (int s = 0; s < stages; ++s) {
+            const int f = forwarded[s], b = backwarded[s];
+            if (f < microbatches && (s == 0 || forwarded[s - 1] > f)) ready.push_back({Op::Forward, s, f});
+            if (b < f && (s == stages - 1 || backwarded[s + 1] > b)) ready.push_back({Op::Backward, s, b});
+        }
+        if (ready.empty()) break;
+        const Instruction pick = ready[std::uniform_int_distribution<std::size_t>(0, ready.size() - 1)(rng)];
+        order[skeleton.stages[pick.stage].device].push_back(pick);
+        ++(pick.op == Op::Forward ? forwarded : backwarded)[pick.stage];
+    }
+    return order;
+}
+
+void randomCosts(Plan& plan, std::mt19937& rng) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    plan.link = {unit(rng) < 0.5 ? 0.0 : 0.3 * unit(rng), 0.0};
+    for (auto& stage : plan.stages) {
+        StageCost& c = stage.cost;
+        c.forward_ms = 0.5 + 1.5 * unit(rng);
+        c.backward_ms = c.forward_ms * (1.5 + unit(rng));
+        c.recompute_ms = c.forward_ms * (0.6 + 0.6 * unit(rng));
+        c.activation_bytes = 1e10 * (1 + unit(rng));
+        c.checkpoint_bytes = c.activation_bytes * (0.02 + 0.1 * unit(rng));
+        c.static_bytes = 1e10 * unit(rng);
+        c.send_bytes = 1e6 * unit(rng);
+        if (c.backward_input_ms) {
+            c.backward_input_ms = c.backward_ms * (0.4 + 0.3 * unit(rng));
+            c.backward_weight_ms = c.backward_ms * (0.3 + 0.3 * unit(rng));
+            c.weight_grad_bytes = c.activation_bytes * (0.2 + 0.5 * unit(rng));
+        }
+    }
+}
+
+struct Shape {
+    Scheme scheme;
+    int devices, microbatches;
+    bool randomOrder;
+};
+
+Plan drawPlan(std::mt19937& rng, std::string& name) {
+    static const Shape shapes[] = {{Scheme::OneFOneB, 2, 2, false}, {Scheme::OneFOneB, 2, 3, false},
+                                   {Scheme::OneFOneB, 3, 2, false}, {Scheme::OneFOneB, 2, 4, false},
+                                   {Scheme::OneFOneB, 3, 3, false}, {Scheme::GPipe, 2, 3, false},
+                                   {Scheme::ZbH1, 2, 2, false},     {Scheme::OneFOneB, 2, 3, true},
+                                   {Scheme::OneFOneB, 3, 2, true},  {Scheme::OneFOneB, 2, 4, true}};
+    const Shape& shape = shapes[std::uniform_int_distribution<std::size_t>(0, std::size(shapes) - 1)(rng)];
+    Plan plan = test::unitPlan(shape.scheme, shape.devices, shape.microbatches);
+    if (shape.randomOrder) {
+        auto ordered = planFromComputeOrder(plan, randomOrder(plan, shape.microbatches, rng));
+        EXPECT_TRUE(ordered.ok());
+        plan = std::move(*ordered);
+    }
+    randomCosts(plan, rng);
+    EXPECT_TRUE(runPasses(plan, *parsePassList("checkpoint")).ok());
+    name = std::string(schemeName(shape.scheme)) + (shape.randomOrder ? " (random order) " : " ") +
+           std::to_string(shape.devices) + "x" + std::to_string(shape.microbatches);
+    return plan;
+}
+
+TEST(Reorder, ReachesTheProvenOptimumOnSmallPlansAndNeverGoesBelowItOrAboveItsInput) {
+    std::mt19937 rng(43);
+    int proven = 0, reached = 0, drawn = 0;
+    double worst = 0;
+    while (proven < kPlans && drawn < 2 * kPlans) {
+        ++drawn;
+        std::string name;
+        const Plan input = drawPlan(rng, name);
+        auto budget = hideBudget(input, false);
+        ASSERT_TRUE(budget.ok());
+        const double before = test::simulate(input).makespan_ms;
+        Plan plan = input;
+        auto report = reorderSchedule(plan, *budget);
+        ASSERT_TRUE(report.ok()) << report.error().message;
+        ASSERT_TRUE(Validator::validate(plan).ok()) << name << ": " << Validator::validate(plan).summary();
+        const double after = test::simulate(plan).makespan_ms;
+        EXPECT_LE(after, before * (1 + 1e-12)) << name;
+        for (std::size_t d = 0; d < plan.devices.size(); ++d)
+            EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), (*budget)[d] * (1 + 1e-12)) << name;
+        auto exact = exactSchedule(input, *budget);
+        ASSERT_TRUE(exact.ok()) << exact.error().message;
+        if (!exact->proven) continue;
+        ++proven;
+        EXPECT_GE(after, exact->makespan * (1 - 1e-9)) << name << ": below the proven optimum";
+        if (after <= exact->makespan * (1 + 1e-9)) ++reached;
+        worst = std::max(worst, after / exact->makespan - 1);
+    }
+    ASSERT_GE(proven, kPlans);
+    const double rate = static_cast<double>(reached) / proven;
+    std::printf("reorder reached the proven optimum on %d of %d plans (%.1f%%), worst %+.2f%% (%d drawn)\n", reached,
+                proven, 100 * rate, 100 * worst, drawn);
+    EXPECT_GE(rate, kRequiredRate);
+}
+
+// Through the pass manager: after hide, reorder keeps hide's budget (taken on the plan hide was
+// handed), not one grown from hide's result, and the plan stays valid and no slower.
+TEST(Reorder, AfterHideKeepsHidesBudget) {
+    std::mt19937 rng(7);
+    for (int i = 0; i < 20; ++i) {
+        Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
+        randomCosts(plan, rng);
+        Plan four = plan;
+        ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
+        auto budget = hideBudget(four, false);
+        ASSERT_TRUE(budget.ok());
+        Plan hidden = four;
+        ASSERT_TRUE(runPasses(hidden, *parsePassList("hide")).ok());
+        ASSERT_TRUE(runPasses(plan, *parsePassList("all,hide,reorder")).ok());
+        EXPECT_LE(test::simulate(plan).makespan_ms, test::simulate(hidden).makespan_ms * (1 + 1e-12));
+        for (std::size_t d = 0; d < plan.devices.size(); ++d)
+            EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), (*budget)[d] * (1 + 1e-12));
+    }
+}
+
+}  // namespace
+}  // namespace mario
