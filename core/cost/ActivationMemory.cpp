@@ -2,6 +2,16 @@
 
 namespace mario {
 
+namespace {
+
+// An unfused RMSNorm (the eager path: mario-executor's rmsNorm, like LLaMA's reference code,
+// normalises in a wider type) keeps, per element, its upcast input for the backward (float64
+// in the executor: 8 bytes; float32 in LLaMA's and Hugging Face's code: 4) and the normalised
+// bf16 product before the weight (2), beside the input the fused kernel would keep.
+constexpr double kUnfusedRmsNormBytes = 8 + 2;
+
+}  // namespace
+
 ActivationMemory::ActivationMemory(const ModelConfig& model, const TrainingConfig& training, int tp, int microBatchSize)
     : model_(model), training_(training), t_(tp), tokens_(double(microBatchSize) * model.sequence_length),
       sliced_(training.slicedTokens(tokens_, tp)) {}
@@ -26,7 +36,10 @@ double ActivationMemory::block() const {
     double core = 0;
     if (training_.flashAttention()) core = 4 * batchHeads * s;
     else if (training_.recompute != TrainingConfig::Recompute::Selective) core = (dropout ? 5 : 2) * batchHeads * s * s;
-    return sliced + attention + mlp + core;
+    // Two norms a block; LayerNorm runs as one kernel even in eager PyTorch (torch::layer_norm).
+    const bool unfusedNorms = training_.attention == TrainingConfig::Attention::Eager && model_.gated_mlp;
+    const double norms = unfusedNorms ? 2 * kUnfusedRmsNormBytes * sliced_ * h : 0;
+    return sliced + attention + mlp + core + norms;
 }
 
 double ActivationMemory::keptPerBlock() const {

@@ -67,10 +67,11 @@ KernelTimes TransformerKernels::unfusedLayoutAndBias() const {
     t.forward_ms += roofline_.memoryMs(2 * kBf16 * context);
     t.input_grad_ms += roofline_.memoryMs(2 * kBf16 * context) + roofline_.memoryMs(2 * kBf16 * qkv);
     if (model_.gated_mlp) return t;  // LLaMA-style blocks have no biases
-    // GPT's biases: the QKV projection's added after its GEMM (read, write); the four bias
-    // gradients are sums of the output gradients over the tokens (one read each).
+    // GPT's biases: Megatron's local layers add the QKV projection's after its GEMM (read,
+    // write; PyTorch's linear, which the eager path calls, adds it in the GEMM); the four bias
+    // gradients are sums of the output gradients over the tokens (one read each) on both paths.
     const double up = model_.ffnHidden() / t_ * tokens_;
-    t.forward_ms += roofline_.memoryMs(2 * kBf16 * qkv);
+    if (training_.attention == TrainingConfig::Attention::Materialized) t.forward_ms += roofline_.memoryMs(2 * kBf16 * qkv);
     t.input_grad_ms += roofline_.memoryMs(kBf16 * qkv) + roofline_.memoryMs(kBf16 * up) +
                        2 * roofline_.memoryMs(kBf16 * sliced_ * h);
     return t;

@@ -64,10 +64,10 @@ private:
     // counted per kernel in TransformerKernels.cpp; 0: no backward kernel).
     void elementwise(KernelTimes& t, double forwardBytes, double backwardBytes) const;
     KernelTimes attentionCore() const;
-    // Megatron-LM's local layers (what the materialised and eager paths stand for) add the QKV
-    // bias in a kernel of its own, sum each bias gradient in another, and copy Q, K, V and the
-    // attention output between head-major and token-major layouts; Transformer Engine, under
-    // the FlashAttention path, fuses these into its GEMMs and attention kernels.
+    // Megatron-LM's local layers (the materialised path) add the QKV bias in a kernel of its
+    // own; they and PyTorch's eager layers sum each bias gradient in another and copy Q, K, V and
+    // the attention output between head-major and token-major layouts. Transformer Engine,
+    // under the FlashAttention path, fuses these into its GEMMs and attention kernels.
     KernelTimes unfusedLayoutAndBias() const;
 
     ModelConfig model_;

@@ -234,6 +234,21 @@ Config a100Gpt(int hidden, int heads, int sequence, int microBatch, int tp) {
     return c;
 }
 
+TEST(CostModel, UnfusedRmsNormsKeepTheirWideInput) {
+    // The eager path normalises a LLaMA block's two RMSNorms as mario-executor does: the input
+    // upcast to float64 (8 bytes an element) and the bf16 normalised product (2) stay until the
+    // backward, 2 × 10 bytes per token and hidden unit beyond what the materialised path keeps.
+    Config c = tinyGpt();
+    c.model.gated_mlp = true;
+    c.training.attention = TrainingConfig::Attention::Materialized;
+    const StageLayout twoBlocks{1, 3, false, false};
+    const double materialized = (*computeStageCosts(c, {twoBlocks}))[0].activation_bytes;
+    c.training.attention = TrainingConfig::Attention::Eager;
+    const double eager = (*computeStageCosts(c, {twoBlocks}))[0].activation_bytes;
+    const double tokens = 2 * 128, hidden = 64;
+    EXPECT_DOUBLE_EQ(eager - materialized, 2 * 2 * 10 * tokens * hidden);
+}
+
 TEST(CostModel, InstructionsMatchZeroBubblesProfiledStage) {
     // Qi et al., ICLR'24, Table 6: a middle stage of their 14.6B GPT (3 blocks of hidden 5120,
     // 40 heads, sequence 1024, micro-batch 1, tp 1, pp 16; fp16 Megatron with dropout, no
