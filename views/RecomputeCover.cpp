@@ -10,60 +10,25 @@ namespace {
 // durations, so a fully hidden R can come out a rounding error short.
 constexpr double kWhole = 1e-9;
 
-struct Run {
-    double start = 0, duration = 0, hidden = 0;
-    std::vector<int> boxes;  // indices into the lane
-};
-
-void closeRun(Run& run, std::vector<TimelineBox>& lane) {
-    const double hiddenUntil = run.start + run.hidden;
-    for (int index : run.boxes) {
-        TimelineBox& box = lane[static_cast<std::size_t>(index)];
-        const double length = box.end - box.start;
-        const double hidden = std::clamp(hiddenUntil - box.start, 0.0, length);
-        box.cover = hidden >= length - kWhole * std::max(1.0, length) ? RecomputeCover::Hidden
-                    : hidden <= kWhole * std::max(1.0, length)        ? RecomputeCover::Exposed
-                                                                      : RecomputeCover::Partly;
-    }
-    run = {};
-}
-
 }  // namespace
 
 void markRecomputeCover(const Plan& plan, const SimResult& result, Timeline& timeline) {
     const std::size_t devices = std::min({plan.devices.size(), result.devices.size(), timeline.lanes.size()});
     for (std::size_t d = 0; d < devices; ++d) {
-        const auto& program = plan.devices[d].program;
-        const auto& timings = result.devices[d].timings;
+        const std::size_t instructions = plan.devices[d].program.size();
         auto& lane = timeline.lanes[d];
-        std::vector<int> boxOf(program.size(), -1);  // program index → lane index
+        std::vector<int> boxOf(instructions, -1);  // program index → lane index
         for (std::size_t b = 0; b < lane.size(); ++b)
-            if (lane[b].program_index >= 0 && lane[b].program_index < static_cast<int>(program.size()))
+            if (lane[b].program_index >= 0 && lane[b].program_index < static_cast<int>(instructions))
                 boxOf[static_cast<std::size_t>(lane[b].program_index)] = static_cast<int>(b);
-        Run run;
-        const std::size_t n = std::min(program.size(), timings.size());
-        for (std::size_t i = 0; i < n; ++i) {
-            const Op op = program[i].op;
-            const InstructionTiming& timing = timings[i];
-            if (op == Op::RecvForward || op == Op::RecvBackward) {
-                if (run.duration <= 0) continue;
-                // When the message arrived; the RECV's end is later when the program reached it late.
-                double arrived = timing.end;
-                for (const Message* message : timeline.messages.incoming({static_cast<int>(d), static_cast<int>(i)}))
-                    arrived = message->arrived_ms;
-                run.hidden = std::max(run.hidden, std::clamp(arrived - run.start, 0.0, run.duration));
-            } else if (op == Op::SendForward || op == Op::SendBackward) {
-                continue;
-            } else if (op == Op::Recompute) {
-                const double length = timing.end - timing.start;
-                if (run.duration == 0) run.start = timing.start;
-                run.duration += length;
-                if (boxOf[i] >= 0) run.boxes.push_back(boxOf[i]);
-            } else {
-                closeRun(run, lane);
-            }
+        for (const RecomputeHidden& r : result.devices[d].recompute_hidden) {
+            if (r.index >= instructions || boxOf[r.index] < 0) continue;
+            TimelineBox& box = lane[static_cast<std::size_t>(boxOf[r.index])];
+            const double length = box.end - box.start;
+            box.cover = r.hidden_ms >= length - kWhole * std::max(1.0, length) ? RecomputeCover::Hidden
+                        : r.hidden_ms <= kWhole * std::max(1.0, length)        ? RecomputeCover::Exposed
+                                                                               : RecomputeCover::Partly;
         }
-        closeRun(run, lane);
     }
 }
 

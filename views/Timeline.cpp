@@ -148,7 +148,7 @@ Timeline buildTimeline(const Plan& plan, const SimResult& result) {
             for (const InstructionRef& ref : path->computeInstructions())
                 timeline.criticalPath.push_back({ref.device, ref.program_index});
     }
-    markRecomputeCover(plan, result, timeline);  // needs the messages' arrival times
+    markRecomputeCover(plan, result, timeline);
     return timeline;
 }
 

@@ -11,10 +11,7 @@ double overlapScale(const Plan& plan, const Instruction& forward, const Instruct
     return (f + b - plan.overlap_factor * std::min(f, b)) / (f + b);
 }
 
-double computeMs(const Plan& plan, const std::vector<Instruction>& program, std::size_t i) {
-    const Instruction& ins = program[i];
-    const double own = plan.stages[ins.stage].cost.durationOf(ins.op);
-    if (plan.overlap_factor <= 0) return own;
+double overlappedMs(const Plan& plan, const std::vector<Instruction>& program, std::size_t i, double own) {
     const auto pair = overlappedPairAt(program, i);
     return pair ? own * overlapScale(plan, program[*pair], program[*pair + 1]) : own;
 }

@@ -1,5 +1,6 @@
 #pragma once
 // What the simulator says about a plan: the timeline, memory, and summary numbers.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,14 @@ namespace mario {
 struct InstructionTiming {
     double start = 0;
     double end = 0;
+};
+
+// How much of one recomputation was hidden: the rule of DeviceStats::recompute_hidden_ms taken
+// R by R. A run's hidden time counts from the run's start, so its first Rs are hidden first;
+// an R's hidden part is what of it lies before that point.
+struct RecomputeHidden {
+    std::size_t index = 0;  // the R's place in its device's program
+    double hidden_ms = 0;   // 0 (exposed) up to its duration (hidden)
 };
 
 struct MemoryPoint {
@@ -36,6 +45,7 @@ struct DeviceStats {
     double peak_dynamic_bytes = 0;
     double peak_bytes = 0;                   // static + peak dynamic
     std::vector<InstructionTiming> timings;  // one per program instruction
+    std::vector<RecomputeHidden> recompute_hidden;  // one per R, in program order; they sum to recompute_hidden_ms
     std::vector<MemoryPoint> memory;         // step curve, empty unless requested
 };
 

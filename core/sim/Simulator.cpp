@@ -101,6 +101,7 @@ struct PreparedPlan {
     // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
     std::vector<std::uint8_t> checkpointed, split;
     std::vector<double> statics;
+    std::vector<std::size_t> recomputes;  // per device: its Rs, so that their hidden parts are one allocation
     // Per message: when it arrives, and which device waits for it. A timing resets only the
     // slots it touched (listed in `touched`), so the next one starts from all unsent.
     std::vector<double> arrival;
@@ -112,10 +113,11 @@ struct PreparedPlan {
           microbatches(messages.microbatches()), arrival(messages.size(), kNotSent), waiting(messages.size(), -1) {
         checkpointed.assign(static_cast<std::size_t>(stageCount) * microbatches, 0);
         split.assign(checkpointed.size(), 0);
-        for (const auto& device : plan.devices)
-            for (const auto& ins : device.program) {
+        recomputes.assign(plan.devices.size(), 0);
+        for (std::size_t d = 0; d < plan.devices.size(); ++d)
+            for (const auto& ins : plan.devices[d].program) {
                 const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + messages.denseOf(ins);
-                if (ins.op == Op::Recompute) checkpointed[key] = 1;
+                if (ins.op == Op::Recompute) checkpointed[key] = 1, ++recomputes[d];
                 if (ins.op == Op::BackwardInput) split[key] = 1;
             }
         statics = staticBytesPerDevice(plan);
@@ -168,17 +170,33 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
     // device would have waited that long without it).
     struct RecomputeRun {
         double start = 0, duration = 0, hidden = 0;
+        std::size_t first = 0;  // the program index of its first R
+        bool open = false;      // an R since the last other compute (zero-length ones too)
     };
     std::vector<RecomputeRun> recomputeRun(deviceCount);
-    auto closeRun = [&](int d) {
-        result.devices[d].recompute_hidden_ms += recomputeRun[d].hidden;
-        recomputeRun[d] = {};
+    // Closes the device's run before program index `end`: the run's hidden time, and each of its
+    // Rs' share of it (the views shade each R by it: views/RecomputeCover.h).
+    auto closeRun = [&](int d, std::size_t end) {
+        RecomputeRun& run = recomputeRun[d];
+        if (!run.open) return;
+        DeviceStats& stats = result.devices[d];
+        stats.recompute_hidden_ms += run.hidden;
+        const double hiddenUntil = run.start + run.hidden;
+        const auto& program = plan.devices[d].program;
+        for (std::size_t k = run.first; k < end; ++k)
+            if (program[k].op == Op::Recompute) {
+                const InstructionTiming& timing = stats.timings[k];
+                stats.recompute_hidden.push_back(
+                    {k, std::clamp(hiddenUntil - timing.start, 0.0, timing.end - timing.start)});
+            }
+        run = {};
     };
     for (int d = 0; d < deviceCount; ++d) {
         runnable[d] = deviceCount - 1 - d;
         DeviceStats& stats = result.devices[d];
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
+        if (prepared.recomputes[d] > 0) stats.recompute_hidden.reserve(prepared.recomputes[d]);
     }
     for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = prepared.statics[d];
     if (options.record_memory_curve)
@@ -250,11 +268,12 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
             }
             if (ins.op == Op::Recompute) {
                 RecomputeRun& run = recomputeRun[d];
+                if (!run.open) run.first = i, run.open = true;
                 if (run.duration == 0) run.start = t;
                 run.duration += duration;
                 stats.recompute_ms += duration;
             } else {
-                closeRun(d);
+                closeRun(d, i);
             }
             timing = {t, t + duration};
             t += duration;
@@ -272,7 +291,7 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
     for (const std::size_t slot : touched) arrival[slot] = kNotSent, waiting[slot] = -1;
     touched.clear();
     for (int d = 0; d < deviceCount; ++d) {
-        closeRun(d);
+        closeRun(d, pc[d]);
         if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
         result.makespan_ms = std::max(result.makespan_ms, clock[d]);
     }

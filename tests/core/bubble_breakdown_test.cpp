@@ -82,6 +82,26 @@ TEST(BubbleBreakdown, LongRecomputeIsPartlyExposed) {
     EXPECT_DOUBLE_EQ(bubbles[1].idle_after_ms, 3);
 }
 
+TEST(BubbleBreakdown, EachRecomputeCarriesItsHiddenPart) {
+    // Two Rs of 2 before the wait on device 0: the run covers [1,5], the gradient arrived at 4,
+    // so the run hides 3 from its start: the first R [1,3] all of its 2, the second [3,5] 1 of 2
+    // (what the Gantt shades green and amber: views/RecomputeCover.h).
+    Plan plan = recomputeBeforeTheWait(2);
+    auto& program = plan.devices[0].program;
+    const int first = test::indexOf(plan, 0, "0R0");
+    ASSERT_GE(first, 0);
+    program.insert(program.begin() + first + 1, Instruction{Op::Recompute, 0, 0});
+    const SimResult sim = simulate(plan);
+    const auto& parts = sim.devices[0].recompute_hidden;
+    ASSERT_EQ(parts.size(), 2u);
+    EXPECT_EQ(parts[0].index, static_cast<std::size_t>(first));
+    EXPECT_EQ(parts[1].index, static_cast<std::size_t>(first + 1));
+    EXPECT_DOUBLE_EQ(parts[0].hidden_ms, 2);
+    EXPECT_DOUBLE_EQ(parts[1].hidden_ms, 1);
+    EXPECT_DOUBLE_EQ(sim.devices[0].recompute_hidden_ms, 3);
+    EXPECT_TRUE(sim.devices[1].recompute_hidden.empty());  // device 1 recomputes nothing
+}
+
 TEST(BubbleBreakdown, RefusesADeadlock) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 1);
     auto& program = plan.devices[0].program;
@@ -113,6 +133,12 @@ TEST(BubbleBreakdown, AddsUpToTheSimulatorsTotals) {
             EXPECT_LE(b.recompute_hidden_ms, b.recompute_ms + eps);
             hidden += b.recompute_hidden_ms;
             recompute += b.recompute_ms;
+        }
+        // Each R's hidden part, taken apart by the simulator, adds up to its device's.
+        for (const DeviceStats& device : sim.devices) {
+            double parts = 0;
+            for (const RecomputeHidden& r : device.recompute_hidden) parts += r.hidden_ms;
+            EXPECT_NEAR(parts, device.recompute_hidden_ms, eps) << "trial " << trial;
         }
         EXPECT_NEAR(recompute, sim.recompute_ms, eps) << "trial " << trial;
         EXPECT_NEAR(hidden, sim.recompute_hidden_ms, eps) << "trial " << trial;
