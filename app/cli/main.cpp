@@ -78,8 +78,9 @@ usage:
 PASSES_HERE
 KNOBS_HERE
 exit codes: 0 success, 2 bad input (one line on stderr says what and where; also any internal
-            error), 3 deadlock, 4 the tuner found nothing that fits (the line names the closest
-            miss). mario-executor shares the table and adds 5, a run that failed.
+            error), 3 deadlock, 4 the tuner found nothing that fits, or capacity not even MIN
+            (the line names the closest miss). mario-executor shares the table and adds 5, a run
+            that failed.
 limits: sizes beyond any real run are refused with the limit in the message (docs/limits.md):
         e.g. 16384 micro-batches per step, 1024 pipeline devices, 65536 devices in all.
 )";

@@ -8,7 +8,7 @@ enum ExitCode : int {
     kOk = 0,
     kBadInput = 2,     // unreadable, malformed or out-of-range input; also the last-resort handler
     kDeadlock = 3,     // the plan deadlocks (the message names the chain of waits)
-    kNothingFits = 4,  // the tuner found no configuration under the memory limit
+    kNothingFits = 4,  // the tuner found no configuration under the memory limit (capacity: not even MIN)
     kRunFailed = 5,    // a run started and a worker or rank failed (the message names which)
 };
 

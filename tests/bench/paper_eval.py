@@ -331,9 +331,11 @@ def intro():
         "workbench's simulator gives for the same configurations: per section of the paper, a table of its "
         "claims, then the runs behind the workbench's numbers. Every "
         "workbench number comes from one run of `tests/bench/paper_eval.py`, which writes the configs, runs "
-        "`mario simulate --json` and `mario tune --json` on them and writes this page (a few seconds). After "
-        "a change to the cost model or the passes, regenerate it:", "",
+        "`mario simulate --json`, `mario tune --json` and `mario capacity --json` on them and writes this page "
+        "(a few seconds). After a change to the cost model or the passes, regenerate it:", "",
         "```sh", "python3 tests/bench/paper_eval.py build/app/mario -o docs/paper-reproduction.md", "```", "",
+        "Figures 6–9 as one `mario sweep` or `mario capacity` command each, with their charts: "
+        "[sweeps](sweeps.md#the-papers-figures-as-sweeps).", "",
         "## Assumptions", "",
         "- **Machine**: the paper's cluster, 16 nodes of 4 NVIDIA A100-40G. The configs carry the bundled "
         "`a100-40g` preset with `gpus_per_node` 4, so a pipeline of 8 spans two nodes and talks over "
