@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "app/cli/Arguments.h"
 #include "app/cli/Commands.h"
@@ -30,10 +31,25 @@ struct Common {
     std::vector<SchemeChoice> schemes;
     std::vector<std::vector<PassId>> pass_sets;
     int threads = 0;
+
+    // Into a SweepSpec or a CapacitySpec, which name these fields alike.
+    template <class Spec>
+    void into(Spec& spec) const {
+        spec.base = base;
+        spec.schemes = schemes;
+        spec.pass_sets = pass_sets;
+        spec.threads = threads;
+    }
 };
 
-std::optional<CliError> readCommon(const Arguments& parsed, const std::string& command, const std::string& executable,
+// Parses a command's arguments (its own options and the common ones: --schemes, --passes,
+// --threads, --plot, --json) and reads CONFIG and the common options.
+std::optional<CliError> readCommon(const Args& args, std::set<std::string> withValue, std::set<std::string> flags,
+                                   const std::string& command, const std::string& executable, Arguments& parsed,
                                    Common& out) {
+    withValue.insert({"schemes", "passes", "threads", "plot"});
+    flags.insert("json");
+    if (auto error = Arguments::parse(args, withValue, flags, parsed)) return error;
     if (parsed.positional().size() != 1) return CliError{kBadInput, command + " needs exactly one CONFIG"};
     auto presets = PresetLibrary::locate(executable);
     const PresetLibrary library = presets ? *presets : PresetLibrary(std::string{});
@@ -51,6 +67,10 @@ std::optional<CliError> readCommon(const Arguments& parsed, const std::string& c
         out.pass_sets = std::move(*sets);
     }
     if (auto error = parsed.integerIn("threads", 0, limits::kMaxThreads, out.threads)) return error;
+    if (auto plot = parsed.value("plot"); plot && !plot->ends_with(".svg"))
+        return CliError{kBadInput, "--plot " + *plot +
+                                       ": mario writes SVG only (a PNG needs a rasteriser, which the Qt-free CLI lacks; "
+                                       "the window's What-if view exports PNG)"};
     return std::nullopt;
 }
 
@@ -104,14 +124,6 @@ void printSweepTable(const SweepResult& result) {
                 result.elapsed_ms / 1000, result.threads, result.cancelled ? ", cancelled" : "");
 }
 
-std::optional<CliError> checkPlotPath(const std::optional<std::string>& plot) {
-    if (plot && !plot->ends_with(".svg"))
-        return CliError{kBadInput, "--plot " + *plot +
-                                       ": mario writes SVG only (a PNG needs a rasteriser, which the Qt-free CLI lacks; "
-                                       "the window's What-if view exports PNG)"};
-    return std::nullopt;
-}
-
 // Capacity's chart: the peak memory of every scheme × pass set on up to 16 evenly spaced grid
 // values up to twice the largest answer (and at each answer and first miss), the limit as a
 // line, each answer marked. A sweep of those values draws it.
@@ -154,16 +166,11 @@ std::string billions(double parameters) {
 
 int sweepCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error =
-            Arguments::parse(args, {"vary", "schemes", "passes", "threads", "csv", "plot", "metric"}, {"json"}, parsed))
-        return fail(error->code, error->message);
     Common common;
-    if (auto error = readCommon(parsed, "sweep", executable, common)) return fail(error->code, error->message);
+    if (auto error = readCommon(args, {"vary", "csv", "metric"}, {}, "sweep", executable, parsed, common))
+        return fail(error->code, error->message);
     SweepSpec spec;
-    spec.base = common.base;
-    spec.schemes = common.schemes;
-    spec.pass_sets = common.pass_sets;
-    spec.threads = common.threads;
+    common.into(spec);
     for (const std::string& vary : parsed.values("vary")) {
         auto range = parseVary(vary);
         if (!range) return fail(kBadInput, "--vary: " + range.error().message);
@@ -177,7 +184,6 @@ int sweepCommand(const Args& args, const std::string& executable) {
         metric = *read;
     }
     const auto plot = parsed.value("plot");
-    if (auto error = checkPlotPath(plot)) return fail(error->code, error->message);
     if (auto count = checkSweepSpec(spec); !count) return fail(kBadInput, count.error().message);
 
     auto result = runSweep(spec);
@@ -198,23 +204,17 @@ int sweepCommand(const Args& args, const std::string& executable) {
 
 int capacityCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
-    if (auto error = Arguments::parse(args, {"grow", "schemes", "passes", "threads", "plot"}, {"json", "scan"}, parsed))
-        return fail(error->code, error->message);
     Common common;
-    if (auto error = readCommon(parsed, "capacity", executable, common)) return fail(error->code, error->message);
+    if (auto error = readCommon(args, {"grow"}, {"scan"}, "capacity", executable, parsed, common))
+        return fail(error->code, error->message);
     CapacitySpec spec;
-    spec.base = common.base;
-    spec.schemes = common.schemes;
-    spec.pass_sets = common.pass_sets;
-    spec.threads = common.threads;
+    common.into(spec);
     spec.check = parsed.has("scan") ? CapacitySpec::Monotonicity::Scan : CapacitySpec::Monotonicity::Spot;
     const auto grow = parsed.value("grow");
     if (!grow) return fail(kBadInput, "capacity needs --grow KEY (one of " + knobKeyList(true) + ")");
     if (auto ok = parseGrow(*grow, spec); !ok) return fail(kBadInput, "--grow: " + ok.error().message);
 
     const auto plot = parsed.value("plot");
-    if (auto error = checkPlotPath(plot)) return fail(error->code, error->message);
-
     auto result = runCapacity(spec);
     if (!result) return fail(kBadInput, result.error().message);
     const std::string key(spec.knob->key);

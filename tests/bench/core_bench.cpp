@@ -36,6 +36,21 @@ InputFile load(const std::string& name) {
 
 const std::vector<PassId> kAll = {PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose};
 
+// GPT-3 13B on A100-40G with `parallel` (and any other top-level keys in `extra`), as the tune
+// and sweep benchmarks configure it.
+Config gpt3OnA100(const nlohmann::json& parallel, const nlohmann::json& extra = nlohmann::json::object()) {
+    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    nlohmann::json json = {{"format", "mario-config"},
+                           {"version", 1},
+                           {"model", "gpt3-13b"},
+                           {"hardware", "a100-40g"},
+                           {"parallel", parallel}};
+    json.update(extra);
+    auto config = readConfig(json, presets);
+    if (!config) std::abort();
+    return *config;
+}
+
 void simulateGpt3ChimeraAllPasses(benchmark::State& state) {
     InputFile input = load("gpt3-13b-chimera.config.json");
     if (!runPasses(input.plan, kAll, {.validate_each_pass = false})) std::abort();
@@ -264,19 +279,11 @@ BENCHMARK(hideMemorySweep)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(0)->Unit(benchma
 // four passes, ≤ 2 s on this 2-core machine: GPT-3 13B, 1F1B, sequence length 512…5120 × memory
 // limit 22…40 GB (the limit changes what checkpoint keeps), every point through simulate's path.
 void sweep100PointsOf8x32(benchmark::State& state) {
-    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    nlohmann::json json = {
-        {"format", "mario-config"},
-        {"version", 1},
-        {"model", "gpt3-13b"},
-        {"hardware", "a100-40g"},
-        {"memory_limit_gb", 40},
-        {"passes", "all"},
-        {"parallel", {{"scheme", "1f1b"}, {"pp", 8}, {"micro_batch_size", 1}, {"global_batch_size", 32}}}};
-    auto config = readConfig(json, presets);
-    if (!config) std::abort();
+    const Config config = gpt3OnA100(
+        {{"scheme", "1f1b"}, {"pp", 8}, {"micro_batch_size", 1}, {"global_batch_size", 32}},
+        {{"memory_limit_gb", 40}, {"passes", "all"}});
     SweepSpec spec;
-    spec.base = *config;
+    spec.base = config;
     spec.knobs = {*parseVary("model.sequence_length=512:5120:512"), *parseVary("memory_limit_gb=22:40:2")};
     spec.threads = static_cast<int>(state.range(0));
     int points = 0, refused = 0;
@@ -295,22 +302,15 @@ BENCHMARK(sweep100PointsOf8x32)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->
 // Issue 4's target: GPT-3 13B on 64 A100-40G, the full space (all schemes, PP, DP, TP within
 // a node, micro-batch sizes, checkpointing), ≤ 2 s on this 2-core machine (the paper: 210 s).
 void tuneGpt3On64A100(benchmark::State& state) {
-    PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
-    nlohmann::json json = {
-        {"format", "mario-config"},
-        {"version", 1},
-        {"model", "gpt3-13b"},
-        {"hardware", "a100-40g"},
-        {"parallel", {{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", 512}}}};
-    auto config = readConfig(json, presets);
-    if (!config) std::abort();
+    const Config config =
+        gpt3OnA100({{"scheme", "1f1b"}, {"pp", 2}, {"micro_batch_size", 1}, {"global_batch_size", 512}});
     TuneOptions options;
     options.devices = 64;
     options.tensor_parallel = {1, 2, 4, 8};
     options.threads = 2;
     double candidates = 0, simulated = 0, seconds = 0;
     for (auto _ : state) {
-        auto result = Tuner::run(*config, options);
+        auto result = Tuner::run(config, options);
         if (!result) std::abort();
         candidates = static_cast<double>(result->outcomes.size());
         simulated = result->simulated;

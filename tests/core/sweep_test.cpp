@@ -15,6 +15,7 @@
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sweep/Sweep.h"
+#include "core/sweep/SvgLineChart.h"
 #include "core/sweep/SweepExport.h"
 
 namespace mario {
@@ -215,6 +216,36 @@ TEST(Sweep, ThreadCountDoesNotChangeTheResult) {
     auto three = runSweep(spec);
     ASSERT_TRUE(one.ok() && three.ok());
     EXPECT_EQ(sweepCsv(*one), sweepCsv(*three));
+}
+
+// The chart a CLI user opens: a refused point breaks the line in two (two "M" moves, three
+// segments' worth of points drawn), its reason is a hover title with its markup escaped, and the
+// limit is a dashed line at its height.
+TEST(SvgLineChart, GapsSplitTheLineAndKeepTheirReason) {
+    SvgLineChart chart;
+    chart.x = {1, 2, 3, 4};
+    chart.limit = 40;
+    chart.limit_label = "memory limit";
+    SvgSeries series;
+    series.label = "1f1b <none>";
+    series.y = {10, 20, std::nullopt, 30};
+    series.notes = {"", "", "refused: a & b < c", ""};
+    chart.series = {series};
+    const std::string svg = renderSvgLineChart(chart, 700, 400);
+    const std::size_t path = svg.find("<path d=\" M");
+    ASSERT_NE(path, std::string::npos);
+    const std::string d = svg.substr(path, svg.find('"', path + 9) - path);
+    int moves = 0, lines = 0;
+    for (char c : d) {
+        moves += c == 'M';
+        lines += c == 'L';
+    }
+    EXPECT_EQ(moves, 2);  // 10 → 20, then 30 alone
+    EXPECT_EQ(lines, 1);
+    EXPECT_NE(svg.find("<title>refused: a &amp; b &lt; c</title>"), std::string::npos);
+    EXPECT_NE(svg.find("1f1b &lt;none&gt;"), std::string::npos);
+    EXPECT_NE(svg.find("stroke-dasharray=\"6 4\""), std::string::npos);  // the limit
+    EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
 }
 
 TEST(SweepSpec, BadInputIsOneLineNamingWhatIsWrong) {
