@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""What the `reorder` pass adds to `hide` on the published-model grid of docs/hide-recompute.md.
+
+For every configuration of recompute_grid.py's grid (gpt3-1.6b and llama2-3b on a100-40g;
+1f1b, chimera and interleaved with 2 chunks, or another scheme set; PP 4 and 8; m = PP, 2*PP,
+4*PP) it runs `mario simulate --json` with no passes (T_base), with `all,hide` and with
+`all,hide,reorder`, writes the reorder plan with `mario plan` and checks it with `mario validate`,
+and prints a Markdown table: each step against max(T_base, lower_bound) (the plan's own bound:
+its busiest device's compute, or its longest micro-batch chain), the pipeline bound, the
+highest peak of the reorder plan over the highest of hide's, and the passes' time. Both runs keep
+hide's memory budget (each device's peak after the four passes plus one activation set of its
+largest stage), which `reorder` shares with `hide` (core/passes/PassRegistry.cpp).
+
+usage: tests/bench/reorder_grid.py [path/to/mario] [--schemes paper|zero-bubble|remaining]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from recompute_grid import MODELS, PIPELINES, SCHEME_SETS, Refused, config, simulate  # noqa: E402
+
+
+def plan_is_valid(mario, config_path, passes, tmp):
+    out = os.path.join(tmp, "p.mario.json")
+    subprocess.run([mario, "plan", config_path, "--passes", passes, "-o", out], check=True, capture_output=True)
+    return subprocess.run([mario, "validate", out], capture_output=True).returncode == 0
+
+
+def main():
+    args = sys.argv[1:]
+    if "-h" in args or "--help" in args:
+        print(__doc__.strip())
+        return
+    schemes = SCHEME_SETS["paper"]
+    if "--schemes" in args:
+        at = args.index("--schemes")
+        if at + 1 >= len(args) or args[at + 1] not in SCHEME_SETS:
+            sys.exit(f"reorder_grid.py: --schemes takes one of {', '.join(SCHEME_SETS)}")
+        schemes = SCHEME_SETS[args[at + 1]]
+        del args[at:at + 2]
+    mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
+    rows, gaps_hide, gaps_reorder, skipped, invalid = [], [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in MODELS:
+            for scheme, chunks in schemes:
+                for pp in PIPELINES:
+                    for m in (pp, 2 * pp, 4 * pp):
+                        name = f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}"
+                        path = os.path.join(tmp, "c.config.json")
+                        with open(path, "w") as f:
+                            json.dump(config(model, scheme, chunks, pp, m), f)
+                        try:
+                            base = simulate(mario, path, "none")
+                        except Refused as why:
+                            skipped.append(f"{name}: {why}")
+                            continue
+                        hide = simulate(mario, path, "all,hide")
+                        reorder = simulate(mario, path, "all,hide,reorder")
+                        if not plan_is_valid(mario, path, "all,hide,reorder", tmp):
+                            invalid.append(name)
+                        tb = base["makespan"]
+
+                        def gap(r):
+                            return r["makespan"] / max(tb, r["lower_bound"]) - 1
+
+                        def peak(r):
+                            return max(d["peak_memory_bytes"] for d in r["devices"])
+
+                        gaps_hide.append(gap(hide))
+                        gaps_reorder.append(gap(reorder))
+                        rows.append((name, tb, hide["makespan"], reorder["makespan"], gap(hide), gap(reorder),
+                                     reorder["makespan"] / max(tb, reorder["tight_lower_bound"]) - 1,
+                                     peak(reorder) / peak(hide), hide["passes_us"] / 1000,
+                                     reorder["passes_us"] / 1000))
+    print("| configuration | T_base | T_hide | T_reorder | gap hide | gap reorder | gap reorder (pipeline bound) | "
+          "peak reorder / peak hide | passes all,hide ms | passes all,hide,reorder ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {100 * r[4]:+.1f}% | {100 * r[5]:+.1f}% | "
+              f"{100 * r[6]:+.1f}% | {r[7]:.3f} | {r[8]:.1f} | {r[9]:.1f} |")
+    for line in skipped:
+        print(f"skipped {line}")
+    print()
+    print("| | median | worst |")
+    print("|---|---|---|")
+    print(f"| gap to max(T_base, lower_bound), all,hide | {100 * statistics.median(gaps_hide):+.1f}% | "
+          f"{100 * max(gaps_hide):+.1f}% |")
+    print(f"| gap to max(T_base, lower_bound), all,hide,reorder | {100 * statistics.median(gaps_reorder):+.1f}% | "
+          f"{100 * max(gaps_reorder):+.1f}% |")
+    faster = sum(1 for r in rows if r[3] < r[2] * (1 - 1e-6))
+    print(f"\nreorder shorter than hide on {faster} of {len(rows)}; plans refused by mario validate: "
+          f"{', '.join(invalid) if invalid else 'none'}")
+
+
+if __name__ == "__main__":
+    main()
