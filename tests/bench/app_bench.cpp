@@ -2,7 +2,7 @@
 // 64-micro-batch Chimera schedule (GPT-3 13B) ≤ 50 ms. Issue 30's: at the documented limits
 // (65 536 devices; 32 devices × 2048 and × 8192 micro-batches) the GUI thread never goes more
 // than 100 ms without handling events while a file opens, the settings change or a pass is
-// toggled (docs/limits.md#the-window). Not a test:
+// toggled (docs/limits.md#the-window). Issue 41's: the same while a What-if sweep runs. Not a test:
 //   QT_QPA_PLATFORM=offscreen build/tests/bench/mario_app_bench
 #include <QCheckBox>
 #include <QSpinBox>
@@ -11,6 +11,7 @@
 #include "app/gui/ConfigPanel.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PassPanel.h"
+#include "app/gui/WhatIfPanel.h"
 #include "core/io/PlanJson.h"
 #include "core/schedule/Communication.h"
 #include "core/schedule/Generators.h"
@@ -139,6 +140,26 @@ private slots:
         measure(
             "pass toggle (overlap off) at 32 x 8192", window, [&] { overlap->click(); },
             [&] { return window.document()->current().result.makespan_ms != before; });
+    }
+
+    // A What-if sweep of the Chimera example: global batch 64 … 2048 (32 values) × 1F1B and
+    // Chimera × no passes and the paper's four, 128 points of up to 2048 micro-batches on 32
+    // devices, on the job's worker threads; the chart drawn when it ends counts too.
+    void whatIfSweepOf128Points() {
+        MainWindow window;
+        showChimera(window);
+        WhatIfPanel* panel = window.whatIf();
+        WhatIfSettings settings;
+        settings.knob = "parallel.global_batch_size";
+        settings.values = "64:2048:64";
+        settings.schemes = "1f1b,chimera";
+        settings.passSets = "none;all";
+        panel->applySettings(settings);
+        QTest::qWait(300);
+        measure(
+            "What-if sweep, 128 points of 32 devices", window, [&] { QVERIFY(panel->run()); },
+            [&] { return !panel->isRunning() && panel->result(); });
+        qInfo("  sweep: %.0f ms on %d threads", panel->result()->elapsed_ms, panel->result()->threads);
     }
 
 private:
