@@ -16,7 +16,7 @@ ExecutorCapabilities probeCapabilities() {
 #endif
     c.torch = TORCH_VERSION;
     c.protocol = kLiveEventProtocol;
-#ifdef MARIO_HAVE_NCCL
+#ifdef MARIO_C10D_NCCL
     c.nccl = true;
 #endif
     c.devices = static_cast<int>(torch::cuda::device_count());

@@ -37,6 +37,7 @@ bool ncclGroupsBuilt() { return false; }
 CommGroupPtr makeNcclGroup(const StorePtr&, int, int, double) { noNccl(); }
 std::string gpuIdentity(int) { noNccl(); }
 void synchronizeGpu(int) { noNccl(); }
+void abortNcclGroup(const CommGroupPtr&) {}
 #endif
 
 }  // namespace mario::exec

@@ -20,6 +20,9 @@ bool ncclGroupsBuilt();
 CommGroupPtr makeNcclGroup(const StorePtr& store, int rank, int size, double timeout_s);
 // "host/PCI bus id" of CUDA device `cudaDevice`: what tells two ranks on one GPU apart.
 std::string gpuIdentity(int cudaDevice);
+// Ends every transfer of an NCCL group now (PyTorch's abort), so a rank whose peer died stops
+// waiting in NCCL's kernels.
+void abortNcclGroup(const CommGroupPtr& group);
 // Waits until CUDA device `cudaDevice` has finished its queued work.
 void synchronizeGpu(int cudaDevice);
 

@@ -1,10 +1,10 @@
 #include "executor/DistributedRunner.h"
 
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string_view>
 
 #include "core/io/PlanJson.h"
@@ -16,7 +16,7 @@
 #include "executor/GptModel.h"
 #include "executor/LinkOrder.h"
 #include "executor/ModelSpec.h"
-#include "executor/NcclSetup.h"
+#include "executor/GpuSharing.h"
 #include "executor/ProcessGroupTransport.h"
 #include "executor/RankStore.h"
 #include "executor/RunRefusals.h"
@@ -25,9 +25,9 @@
 #include "executor/TensorWire.h"
 
 namespace mario::exec {
+namespace {
 
-// Per REDUCE_GRAD group (slice key), the ranks holding the slice in ascending order. Shared with
-// MeshRunner.cpp until it is retired.
+// Per REDUCE_GRAD group (slice key), the ranks holding the slice in ascending order.
 Result<std::map<std::string, std::vector<int>>> reduceGroupRanks(const std::vector<StageRuntime>& stages,
                                                                  const PipelineTopology& topology, int replicas) {
     std::map<std::string, std::vector<int>> groups;
@@ -45,8 +45,6 @@ Result<std::map<std::string, std::vector<int>>> reduceGroupRanks(const std::vect
     for (auto& [key, ranks] : groups) std::sort(ranks.begin(), ranks.end());
     return groups;
 }
-
-namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
@@ -132,6 +130,21 @@ private:
     int step_ = 0;
 };
 
+// The ranks this rank exchanges tensors with: the ends of its device's pipeline links in its
+// replica, and the other holders of its REDUCE_GRAD slices.
+std::vector<int> peersOf(int rank, int device, const LinkOrder& links, const std::function<int(int)>& rankOfDevice,
+                         const std::map<std::string, std::vector<int>>& ranksOfGroup) {
+    std::set<int> peers;
+    for (const auto& [from, to] : links.links()) {
+        if (from == device) peers.insert(rankOfDevice(to));
+        if (to == device) peers.insert(rankOfDevice(from));
+    }
+    for (const auto& [key, ranks] : ranksOfGroup)
+        if (std::find(ranks.begin(), ranks.end(), rank) != ranks.end()) peers.insert(ranks.begin(), ranks.end());
+    peers.erase(rank);
+    return {peers.begin(), peers.end()};
+}
+
 // This rank's groups: the world for SEND/RECV, and one per REDUCE_GRAD slice it shares with other
 // ranks. Every rank walks the groups in the same (sorted) order, so their collective set-ups
 // never wait on each other crosswise.
@@ -160,10 +173,8 @@ Groups makeGroups(RankStore& store, const std::map<std::string, std::vector<int>
 
 }  // namespace
 
-Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
+Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const LaunchEnv& env,
                                  Backend backend) {
-    const char* which = std::getenv("MARIO_DIST");
-    if (which != nullptr && std::string_view(which) == "mesh") return runOverMesh(plan, options, env, backend);
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
     const PipelineTopology& topology = *topologyResult;
@@ -181,7 +192,6 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
     } catch (const std::exception& e) {
         return makeError(e.what());
     }
-    bool failed = false;
     auto outcome = [&]() -> Result<RunReport> {
         try {
             checkSameRun(*store, runFingerprint(plan, options));
@@ -227,7 +237,16 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             setup.timeout_s = timeout;
             setup.blockingWaits = backend != Backend::Cuda;
             setup.postReceivesEarly = backend != Backend::Cuda;
-            if (backend == Backend::Cuda) setup.finishDevice = [gpu = env.local_rank] { synchronizeGpu(gpu); };
+            if (backend == Backend::Cuda) {
+                setup.finishDevice = [gpu = env.local_rank] { synchronizeGpu(gpu); };
+                setup.abortGroups = [groups] {
+                    abortNcclGroup(groups.world);
+                    for (const auto& [key, group] : groups.reduce) abortNcclGroup(group);
+                };
+            }
+            setup.peers = peersOf(env.rank, place.device, links, setup.rankOfDevice, *ranksOfGroup);
+            // Long enough for a loaded host, short against the receive timeout.
+            setup.heartbeat_timeout_s = std::clamp(timeout, 2.0, 5.0);
             ProcessGroupTransport transport(std::move(setup), *store, store->connectAgain());
 
             StepReporting reporting;
@@ -237,7 +256,6 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             ProcessSteps steps({plan, topology, model, batch, stages, replicas}, options, std::move(reporting), place,
                                mine, transport, *store);
             if (auto ran = steps.run(report); !ran) {
-                failed = true;
                 return ran.error();
             }
             if (options.reference) {
@@ -267,14 +285,18 @@ Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& option
             store->barrier("end");
             return report;
         } catch (const std::exception& e) {
-            failed = true;
             return makeError("rank " + std::to_string(env.rank) + ": " + errorLine(e));
         }
     }();
     // Every way this rank gives up goes through the store, and the first line posted is the one
     // every rank reports.
-    if (!outcome) return makeError(store->postFailure(outcome.error().message));
-    if (!failed) store->leave();
+    if (!outcome) {
+        const std::string standing = store->postFailure(outcome.error().message);
+        // Long enough for the other live ranks to read the failure; a dead one never leaves.
+        store->leave(2.0);
+        return makeError(standing);
+    }
+    store->leave(std::max(60.0, options.recv_timeout_s));
     return outcome;
 }
 

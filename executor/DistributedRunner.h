@@ -1,6 +1,6 @@
 #pragma once
 // Runs a plan as one process per (pipeline device, data-parallel replica), launched by torchrun
-// or srun: RANK/WORLD_SIZE/... say who this process is (executor/dist/LaunchEnv.h), Megatron's
+// or srun: RANK/WORLD_SIZE/... say who this process is (executor/LaunchEnv.h), Megatron's
 // rank order which device and replica it runs (RankLayout.h). The ranks meet in PyTorch's
 // TCPStore (RankStore.h) and move tensors through PyTorch's process groups: Gloo for the CPU
 // backend, NCCL for the CUDA backend (ProcessGroupTransport.h).
@@ -9,7 +9,7 @@
 #include "core/util/Result.h"
 #include "executor/Backend.h"
 #include "executor/Executor.h"
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 namespace mario::exec {
 
@@ -17,12 +17,7 @@ namespace mario::exec {
 // per-device peaks and, with options.reference, the comparison of every gradient; the other
 // ranks' reports hold their own share. WORLD_SIZE must be a multiple of the plan's devices
 // (tensor parallelism is not implemented by the executor).
-Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
+Result<RunReport> runDistributed(const Plan& plan, const ExecutorOptions& options, const LaunchEnv& env,
                                  Backend backend);
-
-// The runner of before c10d (MeshRunner.cpp): the project's own TCP mesh and NCCL ids over it.
-// runDistributed takes it when MARIO_DIST=mesh, for comparison, until it is retired.
-Result<RunReport> runOverMesh(const Plan& plan, const ExecutorOptions& options, const dist::LaunchEnv& env,
-                              Backend backend);
 
 }  // namespace mario::exec

@@ -31,6 +31,8 @@ std::string gpuIdentity(int cudaDevice) {
     return std::string(host) + "/" + bus;
 }
 
+void abortNcclGroup(const CommGroupPtr& group) { group->abort(); }
+
 void synchronizeGpu(int cudaDevice) { torch::cuda::synchronize(cudaDevice); }
 
 }  // namespace mario::exec

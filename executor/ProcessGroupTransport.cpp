@@ -25,7 +25,8 @@ int tagOf(const LinkMessage& m) {
 
 ProcessGroupTransport::ProcessGroupTransport(GroupTransportSetup setup, RankStore& store,
                                              std::unique_ptr<RankStore> watch)
-    : setup_(std::move(setup)), store_(store), watchStore_(std::move(watch)), book_(*setup_.links, setup_.device) {
+    : setup_(std::move(setup)), store_(store), watchStore_(std::move(watch)),
+      heartbeat_(setup_.peers, setup_.heartbeat_timeout_s, Heartbeat::Clock::now()), book_(*setup_.links, setup_.device) {
     watcher_ = std::thread([this] { this->watch(); });
 }
 
@@ -35,29 +36,37 @@ ProcessGroupTransport::~ProcessGroupTransport() {
 }
 
 void ProcessGroupTransport::watch() {
-    // Ten looks a second: a failure elsewhere ends this rank's waits within a tenth of a second,
-    // for one small request to the store per rank.
-    while (!stop_.load()) {
+    // Ten looks a second at the posted failure, and a heartbeat every fifth: a failure elsewhere
+    // ends this rank's waits within a tenth of a second, for a few small requests to the store.
+    for (int tick = 1; !stop_.load(); ++tick) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         std::optional<std::string> posted;
         try {
-            posted = watchStore_->postedFailure();
+            if (tick % 5 == 0)
+                if (auto silent = heartbeat_.look(*watchStore_, Heartbeat::Clock::now()))
+                    posted = watchStore_->postFailure("rank " + std::to_string(setup_.rank) + ": " + *silent);
+            if (!posted) posted = watchStore_->postedFailure();
         } catch (const std::exception& e) {
             posted = "rank " + std::to_string(setup_.rank) + " lost the run's store (did its host, rank 0, die?): " +
                      errorLine(e);
         }
         if (!posted) continue;
-        std::lock_guard lock(mutex_);
-        if (!failure_) failure_ = *posted;
-        for (c10d::Work* work : waiting_) {
-            try {
-                work->abort();
-            } catch (const std::exception&) {
-                // Not every op can be aborted (Gloo's collectives): it ends at its peer's exit.
-            }
-        }
+        abortAll(*posted);
         return;
     }
+}
+
+void ProcessGroupTransport::abortAll(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    if (!failure_) failure_ = why;
+    for (c10d::Work* work : waiting_) {
+        try {
+            work->abort();
+        } catch (const std::exception&) {
+            // Not every op can be aborted (Gloo's collectives): it ends at its peer's exit.
+        }
+    }
+    if (setup_.abortGroups) setup_.abortGroups();
 }
 
 void ProcessGroupTransport::await(const WorkPtr& work, const std::string& what) {

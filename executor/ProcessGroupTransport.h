@@ -13,7 +13,8 @@
 // Failure: a peer that dies fails the ops pending on it at once (Gloo's connection closes); the
 // rank that sees it posts its line to the store (RankStore::postFailure), and a watcher thread on
 // every rank polls the store and aborts this rank's pending receives, so ranks that were waiting
-// on someone else end within a poll and all report the first failure.
+// on someone else end within a poll and all report the first failure. A peer that dies without
+// closing anything (a hung process, or any peer under NCCL) is found by its heartbeat.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -28,6 +29,7 @@
 
 #include "core/schedule/PipelineTopology.h"
 #include "executor/C10d.h"
+#include "executor/Heartbeat.h"
 #include "executor/LinkBook.h"
 #include "executor/LinkOrder.h"
 #include "executor/RankStore.h"
@@ -56,6 +58,13 @@ struct GroupTransportSetup {
     bool postReceivesEarly = false;
     // At the end of an iteration, after its sends: waits for the device (NCCL: the GPU's work).
     std::function<void()> finishDevice;
+    // When the run fails: ends every transfer of this rank's groups (NCCL's abort; Gloo's
+    // receives are aborted one by one, so it has none).
+    std::function<void()> abortGroups;
+    // The ranks this rank exchanges tensors with, watched through their heartbeats, and how long
+    // one may stay silent.
+    std::vector<int> peers;
+    double heartbeat_timeout_s = 5;
 };
 
 class ProcessGroupTransport final : public Transport {
@@ -93,6 +102,8 @@ private:
     // or RunAborted when the watcher aborted it for another rank's failure.
     void await(const WorkPtr& work, const std::string& what);
     void watch();
+    // Records `why` as the run's failure and ends every wait of this rank.
+    void abortAll(const std::string& why);
     // Posts receives from device `from` up to `message` in link order; once for the iteration's
     // first transfer, every receive when postReceivesEarly.
     void post(int from, const LinkMessage& message);
@@ -102,6 +113,7 @@ private:
     GroupTransportSetup setup_;
     RankStore& store_;
     std::unique_ptr<RankStore> watchStore_;
+    Heartbeat heartbeat_;
     LinkBook book_;
     std::map<LinkMessage, Posted> arrived_;  // posted, not yet taken
     std::vector<Sent> sent_;

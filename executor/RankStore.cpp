@@ -19,13 +19,13 @@ std::chrono::milliseconds millis(double seconds) {
 
 // torch.distributed's own prefix for a run on torchrun's agent store (torch/distributed/
 // rendezvous.py): a restarted attempt never reads the keys of the one before it.
-std::string runPrefix(const dist::LaunchEnv& env) {
+std::string runPrefix(const LaunchEnv& env) {
     return env.use_agent_store ? "/worker/attempt_" + std::to_string(env.restart_count) + "/mario" : "mario";
 }
 
-bool hosts(const dist::LaunchEnv& env) { return env.rank == 0 && !env.use_agent_store; }
+bool hosts(const LaunchEnv& env) { return env.rank == 0 && !env.use_agent_store; }
 
-c10::intrusive_ptr<c10d::TCPStore> connectStore(const dist::LaunchEnv& env, double timeout_s, bool server,
+c10::intrusive_ptr<c10d::TCPStore> connectStore(const LaunchEnv& env, double timeout_s, bool server,
                                                 bool countsAsWorker) {
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(env.master_port);
@@ -46,13 +46,13 @@ c10::intrusive_ptr<c10d::TCPStore> connectStore(const dist::LaunchEnv& env, doub
 
 }  // namespace
 
-std::unique_ptr<RankStore> RankStore::open(const dist::LaunchEnv& env, double timeout_s) {
+std::unique_ptr<RankStore> RankStore::open(const LaunchEnv& env, double timeout_s) {
     auto tcp = connectStore(env, timeout_s, hosts(env), true);
     StorePtr keys = c10::make_intrusive<c10d::PrefixStore>(runPrefix(env), tcp);
     return std::unique_ptr<RankStore>(new RankStore(env, timeout_s, std::move(tcp), std::move(keys)));
 }
 
-RankStore::RankStore(dist::LaunchEnv env, double timeout_s, c10::intrusive_ptr<c10d::TCPStore> tcp, StorePtr keys)
+RankStore::RankStore(LaunchEnv env, double timeout_s, c10::intrusive_ptr<c10d::TCPStore> tcp, StorePtr keys)
     : env_(std::move(env)), timeout_s_(timeout_s), tcp_(std::move(tcp)), keys_(std::move(keys)) {}
 
 RankStore::~RankStore() = default;
@@ -123,12 +123,19 @@ std::optional<std::string> RankStore::postedFailure() {
     return textOf(keys_->get("failure"));
 }
 
-void RankStore::leave() {
-    const int left = static_cast<int>(keys_->add("left", 1));
-    if (!hosts(env_) || left == worldSize()) return;
-    const auto deadline = std::chrono::steady_clock::now() + millis(timeout_s_);
-    while (keys_->add("left", 0) < worldSize() && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+void RankStore::beat() { keys_->add("beat/" + std::to_string(rank()), 1); }
+
+std::int64_t RankStore::beatsOf(int rank) { return keys_->add("beat/" + std::to_string(rank), 0); }
+
+void RankStore::leave(double patience_s) {
+    try {
+        const int left = static_cast<int>(keys_->add("left", 1));
+        if (!hosts(env_) || left == worldSize()) return;
+        const auto deadline = std::chrono::steady_clock::now() + millis(patience_s);
+        while (keys_->add("left", 0) < worldSize() && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } catch (const std::exception&) {
+    }
 }
 
 }  // namespace mario::exec

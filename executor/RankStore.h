@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "executor/C10d.h"
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 namespace mario::exec {
 
@@ -30,7 +30,7 @@ class RankStore {
 public:
     // Joins (or, on rank 0 without an agent store, hosts) the run's store within timeout_s.
     // Throws std::runtime_error with one line naming the address and what went wrong.
-    static std::unique_ptr<RankStore> open(const dist::LaunchEnv& env, double timeout_s);
+    static std::unique_ptr<RankStore> open(const LaunchEnv& env, double timeout_s);
     ~RankStore();
 
     // A second client of the same store, for a thread of its own (a client is one connection).
@@ -53,17 +53,23 @@ public:
     // The failure posted so far, without waiting; nullopt while every rank is well.
     std::optional<std::string> postedFailure();
 
-    // Called last on every rank of a run that ended well: the host (rank 0 without an agent store)
-    // waits until every other rank has said so, since its exit takes the store down with it.
-    void leave();
+    // This rank's heartbeat counter, one up (Heartbeat.h); and rank `rank`'s, as it stands.
+    void beat();
+    std::int64_t beatsOf(int rank);
+
+    // Called last on every rank, whether its run ended well or not: the host (rank 0 without an
+    // agent store) waits up to `patience_s` until every other rank has said so, since its exit
+    // takes the store down with it (a rank still reading the store would report that instead of
+    // the run's failure). Never throws: a store already gone has nobody left to wait for.
+    void leave(double patience_s);
 
 private:
     // The value of `key`, waiting for it up to the store's timeout; throws naming the key.
     std::vector<std::uint8_t> read(const std::string& key);
 
-    RankStore(dist::LaunchEnv env, double timeout_s, c10::intrusive_ptr<c10d::TCPStore> tcp, StorePtr keys);
+    RankStore(LaunchEnv env, double timeout_s, c10::intrusive_ptr<c10d::TCPStore> tcp, StorePtr keys);
 
-    dist::LaunchEnv env_;
+    LaunchEnv env_;
     double timeout_s_;
     c10::intrusive_ptr<c10d::TCPStore> tcp_;
     StorePtr keys_;  // tcp_ under this run's prefix

@@ -11,10 +11,10 @@
 namespace mario::exec {
 namespace {
 
-bool distributed(const std::optional<dist::LaunchEnv>& launch) { return launch && launch->world_size > 1; }
+bool distributed(const std::optional<LaunchEnv>& launch) { return launch && launch->world_size > 1; }
 
 // The replicas of the whole run: --dp in one process, WORLD_SIZE over the devices under torchrun.
-int replicasOf(const Plan& plan, const ExecutorOptions& options, const std::optional<dist::LaunchEnv>& launch) {
+int replicasOf(const Plan& plan, const ExecutorOptions& options, const std::optional<LaunchEnv>& launch) {
     const int devices = static_cast<int>(plan.devices.size());
     return distributed(launch) && devices > 0 ? launch->world_size / devices : options.data_parallel;
 }
@@ -23,7 +23,7 @@ int replicasOf(const Plan& plan, const ExecutorOptions& options, const std::opti
 // the host's available memory and, on CUDA, the GPU's free memory. Ranks that share a machine
 // each check their own share against the same available memory.
 std::optional<std::string> oversizedRun(const Plan& plan, const ExecutorOptions& options, Backend backend,
-                                        const std::optional<dist::LaunchEnv>& launch) {
+                                        const std::optional<LaunchEnv>& launch) {
     RunScope scope{options.data_parallel, std::nullopt, options.reference, backend == Backend::Cuda};
     if (distributed(launch)) {
         scope.replicas = replicasOf(plan, options, launch);
@@ -60,7 +60,7 @@ std::optional<std::string> badTokens(const Plan& plan, ExecutorOptions& options,
 }  // namespace
 
 std::optional<std::string> launchRefusal(const Plan& plan, const ExecutorOptions& options,
-                                         const dist::LaunchEnv& launch) {
+                                         const LaunchEnv& launch) {
     if (launch.world_size <= 1) return std::nullopt;
     const int devices = static_cast<int>(plan.devices.size());
     // A plan tuned for tensor parallelism counts tp ranks per pipeline device in WORLD_SIZE;
@@ -84,7 +84,7 @@ std::int64_t runSamples(const Plan& plan, int replicas) {
 }
 
 std::optional<std::string> refuseRun(const Plan& plan, ExecutorOptions& options, Backend backend,
-                                     const std::optional<dist::LaunchEnv>& launch) {
+                                     const std::optional<LaunchEnv>& launch) {
     if (distributed(launch)) {
         if (auto refused = launchRefusal(plan, options, *launch)) return refused;
     } else if (auto refused = threadRefusal(static_cast<int>(plan.devices.size()), options.data_parallel,

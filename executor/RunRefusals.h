@@ -12,14 +12,14 @@
 #include "core/schedule/Plan.h"
 #include "executor/Backend.h"
 #include "executor/Executor.h"
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 namespace mario::exec {
 
 // A multi-process launch that cannot run this plan; none in one process or when it fits. The
 // multi-process runner asks the same (DistributedRunner.cpp).
 std::optional<std::string> launchRefusal(const Plan& plan, const ExecutorOptions& options,
-                                         const dist::LaunchEnv& launch);
+                                         const LaunchEnv& launch);
 
 // The samples (sequences) a run reads: every replica's micro-batches of micro_batch_size rows.
 std::int64_t runSamples(const Plan& plan, int replicas);
@@ -29,6 +29,6 @@ std::int64_t runSamples(const Plan& plan, int replicas);
 // options.tokens_file is set and options.tokens is not, and keeps it in options.tokens for the
 // run. Notes (a memory limit that cannot be read) go through options.on_notice.
 std::optional<std::string> refuseRun(const Plan& plan, ExecutorOptions& options, Backend backend,
-                                     const std::optional<dist::LaunchEnv>& launch);
+                                     const std::optional<LaunchEnv>& launch);
 
 }  // namespace mario::exec

@@ -6,8 +6,8 @@
 // Without WORLD_SIZE all devices (× --dp replicas) run in this process: CPU threads, or one GPU
 // with a stream per device; --partition-sms gives each its own SM partition (docs/gpu.md), and
 // --shared-streams lets it run on shared SMs where the GPU cannot be partitioned. Under torchrun/srun (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
-// MASTER_PORT) each process runs one device of one replica: Megatron's rank order, TCP between
-// CPU processes, NCCL between GPUs. --dump-step DIR writes the step for PyTorch's runtime to
+// MASTER_PORT) each process runs one device of one replica: Megatron's rank order, PyTorch's c10d
+// (Gloo between CPU processes, NCCL between GPUs). --dump-step DIR writes the step for PyTorch's runtime to
 // repeat (executor/StepDump.h): one iteration, float64, one process.
 //   mario-executor profile --model SPEC [--micro-batch-size B] [--max-blocks K] [--repeats R]
 //                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam]
@@ -52,7 +52,7 @@
 #include "executor/ProfileGuards.h"
 #include "executor/Profiler.h"
 #include "executor/RunRefusals.h"
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 namespace {
 
@@ -239,7 +239,7 @@ int runMain(int argc, char** argv) {
             return usage(fits.error().message);
     // torchrun / srun: one process per (device, replica). Without WORLD_SIZE (or a world of one)
     // every device runs in this process: threads on the CPU, or streams on one GPU.
-    auto launch = mario::dist::readLaunchEnv([](const char* name) { return std::getenv(name); });
+    auto launch = mario::exec::readLaunchEnv([](const char* name) { return std::getenv(name); });
     if (!launch) return usage(launch.error().message);
     const bool distributed = launch->has_value() && (*launch)->world_size > 1;
     if (*backend == mario::exec::Backend::Cuda && !distributed)

@@ -62,7 +62,7 @@ public:
                 const std::string entry = *e;
                 const std::string name = entry.substr(0, entry.find('='));
                 if (name != "RANK" && name != "WORLD_SIZE" && name != "LOCAL_RANK" && name != "MASTER_ADDR" &&
-                    name != "MASTER_PORT" && name != "TORCHELASTIC_USE_AGENT_STORE" && name != "MARIO_RDZV_PORT" &&
+                    name != "MASTER_PORT" && name != "TORCHELASTIC_USE_AGENT_STORE" &&
                     name != "TORCHELASTIC_RESTART_COUNT")
                     env.push_back(entry);
             }
@@ -115,6 +115,8 @@ public:
     }
 
     void kill(int rank) { ::kill(runs_[rank].pid, SIGKILL); }
+    // Freezes a rank (SIGSTOP): alive to the kernel, its connections open, but silent.
+    void freeze(int rank) { ::kill(runs_[rank].pid, SIGSTOP); }
     const RankRun& operator[](int rank) const { return runs_[rank]; }
     int size() const { return static_cast<int>(runs_.size()); }
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 #include <thread>
@@ -48,6 +49,24 @@ nlohmann::json summaryOf(const std::string& output) {
     auto end = output.find_last_not_of('\n');
     auto start = output.rfind('\n', end);
     return nlohmann::json::parse(output.substr(start == std::string::npos ? 0 : start + 1, end + 1));
+}
+
+// Four ranks of a 1F1B run long enough to outlast any test: a failure has to end it.
+std::unique_ptr<mario::test::Ranks> busyWorld(const fs::path& plan) {
+    return std::make_unique<mario::test::Ranks>(
+        4,
+        std::vector<std::string>{"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
+                                 "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
+        plan.parent_path());
+}
+
+// Waits (up to a minute) until `rank` computes: its live events have started.
+bool computing(const mario::test::Ranks& ranks, int rank) {
+    const auto started = std::chrono::steady_clock::now();
+    while (ranks.output(rank).find("\"instruction\"") == std::string::npos &&
+           std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return ranks.output(rank).find("\"instruction\"") != std::string::npos;
 }
 
 class MultiProcess : public ::testing::TestWithParam<WorldCase> {};
@@ -95,16 +114,10 @@ TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
     const WorldCase c{"killed", Scheme::OneFOneB, 4, 8, 1, 4, false};
     const mario::test::ScratchDir dir(std::string("dist_") + c.name);
     const fs::path plan = writePlan(c, dir);
-    mario::test::Ranks ranks(4,
-                             {"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
-                              "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
-                             plan.parent_path());
-    // Kill rank 2 once it is computing (its live events have started).
-    const auto started = std::chrono::steady_clock::now();
-    while (ranks.output(2).find("\"instruction\"") == std::string::npos &&
-           std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_NE(ranks.output(2).find("\"instruction\""), std::string::npos) << ranks.output(2);
+    auto world = busyWorld(plan);
+    mario::test::Ranks& ranks = *world;
+    // Kill rank 2 once it is computing.
+    ASSERT_TRUE(computing(ranks, 2)) << ranks.output(2);
     ranks.kill(2);
     const auto killed = std::chrono::steady_clock::now();
     ASSERT_TRUE(ranks.wait(20)) << "a surviving rank hung";
@@ -115,13 +128,42 @@ TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
         EXPECT_NE(ranks.output(r).find("mario-executor: "), std::string::npos) << ranks.output(r);
     }
     // Every survivor names rank 2, the one that died: its neighbours saw its connection close,
-    // rank 0 hears it from rank 1's failure notice (it used to blame rank 1 instead).
+    // rank 0 reads their line from the store (it used to blame rank 1 instead).
     for (int r : {0, 1, 3}) {
         const std::string out = ranks.output(r);
         const auto line = out.substr(out.rfind("mario-executor: "));
         EXPECT_NE(line.find("rank 2"), std::string::npos) << "rank " << r << ": " << line;
         for (const char* blame : {"rank 1 closed", "connection to rank 1 ", "rank 3 closed", "connection to rank 3 "})
             EXPECT_EQ(line.find(blame), std::string::npos) << "rank " << r << ": " << line;
+    }
+}
+
+TEST(MultiProcessFailure, AFrozenRankIsNamedByItsHeartbeatLongBeforeTheReceiveTimeout) {
+    // A stopped process keeps its connections open, so nothing closes: only its heartbeat in the
+    // store (executor/Heartbeat.h, 5 s here) tells the others, as it would under NCCL.
+    const WorldCase c{"frozen", Scheme::OneFOneB, 4, 8, 1, 4, false};
+    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
+    const fs::path plan = writePlan(c, dir);
+    auto world = busyWorld(plan);
+    mario::test::Ranks& ranks = *world;
+    ASSERT_TRUE(computing(ranks, 2)) << ranks.output(2);
+    ranks.freeze(2);
+    const auto frozen = std::chrono::steady_clock::now();
+    for (int r : {0, 1, 3}) {
+        while (ranks.output(r).find("mario-executor: ") == std::string::npos &&
+               std::chrono::steady_clock::now() - frozen < std::chrono::seconds(40))
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen).count();
+    EXPECT_LT(seconds, 20) << "the recv timeout is 60 s: the heartbeat must find the frozen rank first";
+    ranks.kill(2);
+    ASSERT_TRUE(ranks.wait(20)) << "a surviving rank hung";
+    for (int r : {0, 1, 3}) {
+        EXPECT_EQ(ranks[r].exitCode, mario::kRunFailed) << "rank " << r << ": " << ranks.output(r);
+        const std::string out = ranks.output(r);
+        const auto at = out.rfind("mario-executor: ");
+        ASSERT_NE(at, std::string::npos) << out;
+        EXPECT_NE(out.find("rank 2 stopped: no heartbeat", at), std::string::npos) << "rank " << r << ": " << out;
     }
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // Where this process sits in a multi-process run, read from the variables that torchrun and the
 // project's Slurm script (core/tune/LaunchExport) set: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
-// MASTER_PORT. The environment is passed in as a function so tests need not touch the real one
+// MASTER_PORT, and torchrun's TORCHELASTIC_USE_AGENT_STORE and TORCHELASTIC_RESTART_COUNT. The environment is passed in as a function so tests need not touch the real one
 // (setenv is not thread-safe and would leak between tests).
 #include <functional>
 #include <optional>
@@ -9,7 +9,7 @@
 
 #include "core/util/Result.h"
 
-namespace mario::dist {
+namespace mario::exec {
 
 struct LaunchEnv {
     int rank = 0;
@@ -17,9 +17,6 @@ struct LaunchEnv {
     int local_rank = 0;
     std::string master_addr;  // rank 0's host; empty when world_size == 1
     int master_port = 0;      // 0 when world_size == 1 and MASTER_PORT is unset
-    // The port rank 0 listens on for our own rendezvous (TcpMesh::connect). Usually MASTER_PORT,
-    // but see readLaunchEnv for why it differs under torchrun's agent store.
-    int rendezvous_port = 0;
     // torchrun's c10d rendezvous shares its agent's TCPStore at MASTER_ADDR:MASTER_PORT with the
     // workers (TORCHELASTIC_USE_AGENT_STORE=True); they join it instead of rank 0 hosting one,
     // under the restart attempt's keys (TORCHELASTIC_RESTART_COUNT), as torch.distributed does.
@@ -32,7 +29,7 @@ struct LaunchEnv {
 // names the variable and its value ("RANK=5 is not below WORLD_SIZE=4").
 //
 // MASTER_ADDR and MASTER_PORT are required when WORLD_SIZE > 1 and ignored (but still checked
-// when present) for a world of one. MARIO_RDZV_PORT, when set, overrides the rendezvous port.
+// when present) for a world of one. They are where the run's TCPStore is (RankStore.h).
 Result<std::optional<LaunchEnv>> readLaunchEnv(const std::function<const char*(const char*)>& getenv);
 
-}  // namespace mario::dist
+}  // namespace mario::exec

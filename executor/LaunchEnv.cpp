@@ -1,9 +1,9 @@
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 #include <charconv>
 #include <string_view>
 
-namespace mario::dist {
+namespace mario::exec {
 namespace {
 
 using Getenv = std::function<const char*(const char*)>;
@@ -92,24 +92,7 @@ Result<std::optional<LaunchEnv>> readLaunchEnv(const Getenv& getenv) {
         env.restart_count = *value;
     }
 
-    if (auto rdzv = lookup(getenv, "MARIO_RDZV_PORT")) {
-        auto value = parsePort("MARIO_RDZV_PORT", *rdzv);
-        if (!value) return value.error();
-        env.rendezvous_port = *value;
-    } else if (env.use_agent_store) {
-        // torchrun's c10d rendezvous shares its elastic agent's TCPStore with the workers and
-        // points MASTER_ADDR:MASTER_PORT at it; TORCHELASTIC_USE_AGENT_STORE=True says so. That
-        // port is already bound on rank 0's host, so our own rendezvous takes the next one.
-        // The launch scripts pick MASTER_PORT themselves, so the next port is free in practice;
-        // MARIO_RDZV_PORT is the way out when it is not.
-        if (env.master_port == 65535)
-            return makeError("MASTER_PORT=65535 leaves no port for the rendezvous (MASTER_PORT+1 under torchrun's "
-                             "agent store); set MARIO_RDZV_PORT");
-        env.rendezvous_port = env.master_port == 0 ? 0 : env.master_port + 1;
-    } else {
-        env.rendezvous_port = env.master_port;
-    }
     return std::optional<LaunchEnv>(std::move(env));
 }
 
-}  // namespace mario::dist
+}  // namespace mario::exec

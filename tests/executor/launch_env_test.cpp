@@ -1,4 +1,4 @@
-// readLaunchEnv (executor/dist/LaunchEnv.h): the variables torchrun and the srun script set, each
+// readLaunchEnv (executor/LaunchEnv.h): the variables torchrun and the srun script set, each
 // error one line that names the variable and its value.
 #include <gtest/gtest.h>
 
@@ -8,12 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "executor/dist/LaunchEnv.h"
+#include "executor/LaunchEnv.h"
 
 namespace {
 
-using mario::dist::LaunchEnv;
-using mario::dist::readLaunchEnv;
+using mario::exec::LaunchEnv;
+using mario::exec::readLaunchEnv;
 using Vars = std::map<std::string, std::string>;
 
 // A fake environment: the real one is process-wide, and setenv in a test would leak into others.
@@ -46,7 +46,7 @@ std::string readError(const Vars& vars) {
     return env.ok() ? std::string() : env.error().message;
 }
 
-TEST(DistLaunchEnv, WithoutWorldSizeItIsASingleProcess) {
+TEST(LaunchEnv, WithoutWorldSizeItIsASingleProcess) {
     auto env = readLaunchEnv(envOf({{"RANK", "3"}, {"MASTER_PORT", "bad"}}));
     ASSERT_TRUE(env.ok()) << env.error().message;
     EXPECT_FALSE(env->has_value());
@@ -56,17 +56,16 @@ TEST(DistLaunchEnv, WithoutWorldSizeItIsASingleProcess) {
     EXPECT_FALSE(empty->has_value());
 }
 
-TEST(DistLaunchEnv, ReadsTheTorchrunVariables) {
+TEST(LaunchEnv, ReadsTheTorchrunVariables) {
     const LaunchEnv env = readOk(fourRanks());
     EXPECT_EQ(env.rank, 2);
     EXPECT_EQ(env.world_size, 4);
     EXPECT_EQ(env.local_rank, 1);
     EXPECT_EQ(env.master_addr, "node0");
     EXPECT_EQ(env.master_port, 29500);
-    EXPECT_EQ(env.rendezvous_port, 29500);
 }
 
-TEST(DistLaunchEnv, LocalRankDefaultsToZeroAndAWorldOfOneNeedsNoMaster) {
+TEST(LaunchEnv, LocalRankDefaultsToZeroAndAWorldOfOneNeedsNoMaster) {
     Vars vars = fourRanks();
     vars.erase("LOCAL_RANK");
     EXPECT_EQ(readOk(vars).local_rank, 0);
@@ -77,24 +76,21 @@ TEST(DistLaunchEnv, LocalRankDefaultsToZeroAndAWorldOfOneNeedsNoMaster) {
     EXPECT_EQ(single.master_port, 0);
 }
 
-TEST(DistLaunchEnv, UnderTorchrunsAgentStoreTheRendezvousTakesTheNextPort) {
+TEST(LaunchEnv, UnderTorchrunsAgentStoreEveryRankJoinsItAtMasterPort) {
     Vars vars = fourRanks();
+    EXPECT_FALSE(readOk(vars).use_agent_store);
     vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
-    EXPECT_EQ(readOk(vars).rendezvous_port, 29501);
-    EXPECT_EQ(readOk(vars).master_port, 29500);
+    vars["TORCHELASTIC_RESTART_COUNT"] = "2";
+    const LaunchEnv env = readOk(vars);
+    EXPECT_TRUE(env.use_agent_store);
+    EXPECT_EQ(env.restart_count, 2);
+    EXPECT_EQ(env.master_port, 29500);  // the agent's store itself: no port of our own
+    // torch.distributed takes only the exact word "True" (torch/distributed/rendezvous.py).
     vars["TORCHELASTIC_USE_AGENT_STORE"] = "False";
-    EXPECT_EQ(readOk(vars).rendezvous_port, 29500);
+    EXPECT_FALSE(readOk(vars).use_agent_store);
 }
 
-TEST(DistLaunchEnv, MarioRdzvPortOverridesBoth) {
-    Vars vars = fourRanks();
-    vars["MARIO_RDZV_PORT"] = "31000";
-    EXPECT_EQ(readOk(vars).rendezvous_port, 31000);
-    vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
-    EXPECT_EQ(readOk(vars).rendezvous_port, 31000);
-}
-
-TEST(DistLaunchEnv, EveryErrorIsOneLineNamingTheVariable) {
+TEST(LaunchEnv, EveryErrorIsOneLineNamingTheVariable) {
     struct Case {
         std::string variable;  // the variable the message must name
         std::string value;     // "" to unset it
@@ -115,8 +111,8 @@ TEST(DistLaunchEnv, EveryErrorIsOneLineNamingTheVariable) {
         {"MASTER_PORT", "0", "MASTER_PORT=0 is not a port (1..65535)"},
         {"MASTER_PORT", "70000", "MASTER_PORT=70000 is not a port (1..65535)"},
         {"MASTER_PORT", "29500 ", "MASTER_PORT=29500  is not an integer"},
-        {"MARIO_RDZV_PORT", "x", "MARIO_RDZV_PORT=x is not an integer"},
-        {"MARIO_RDZV_PORT", "65536", "MARIO_RDZV_PORT=65536 is not a port (1..65535)"},
+        {"TORCHELASTIC_RESTART_COUNT", "-1", "TORCHELASTIC_RESTART_COUNT=-1 is not a count (0, 1, ...)"},
+        {"TORCHELASTIC_RESTART_COUNT", "one", "TORCHELASTIC_RESTART_COUNT=one is not a count (0, 1, ...)"},
     };
     for (const Case& c : cases) {
         Vars vars = fourRanks();
@@ -128,16 +124,14 @@ TEST(DistLaunchEnv, EveryErrorIsOneLineNamingTheVariable) {
         EXPECT_NE(message.find(c.variable), std::string::npos) << message;
         EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     }
-    // The agent store's MASTER_PORT+1 must still be a port.
+    // Under the agent store MASTER_PORT=65535 is a port like any other (no MASTER_PORT+1 any more).
     Vars vars = fourRanks();
     vars["MASTER_PORT"] = "65535";
     vars["TORCHELASTIC_USE_AGENT_STORE"] = "True";
-    const std::string message = readError(vars);
-    EXPECT_NE(message.find("MASTER_PORT=65535"), std::string::npos) << message;
-    EXPECT_NE(message.find("MARIO_RDZV_PORT"), std::string::npos) << message;
+    EXPECT_EQ(readOk(vars).master_port, 65535);
 }
 
-TEST(DistLaunchEnv, ARankPastTheWorldIsNamedWithBothValues) {
+TEST(LaunchEnv, ARankPastTheWorldIsNamedWithBothValues) {
     Vars vars = fourRanks();
     vars["RANK"] = "5";
     EXPECT_EQ(readError(vars), "RANK=5 is not below WORLD_SIZE=4");
