@@ -237,6 +237,8 @@ int capacityCommand(const Args& args, const std::string& executable) {
                 std::printf("%10s %7s %10s %11s %6s %8s %4s %4s  ", "none", "", "", "", "", "", "", "");
             }
             if (answer.reached_max) std::printf("(the grid's end fits)");
+            else if (!answer.refused_above.empty())
+                std::printf("every larger value is refused: %s", answer.refused_above.c_str());
             else if (answer.first_over && answer.first_over->ok())
                 std::printf("%s needs %s on device %d, over %s", answer.first_over->values[0].text().c_str(),
                             humanBytes(answer.first_over->peak_bytes).c_str(), answer.first_over->fullest_device,

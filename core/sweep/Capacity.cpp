@@ -55,7 +55,8 @@ public:
         answer.largest = value(*good);
         answer.at = probe(*good);
         if (const auto over = firstValid(*good + 1, count_)) answer.first_over = probe(*over);
-        else answer.reached_max = true;
+        else if (*good == count_ - 1) answer.reached_max = true;
+        else if (!cancelled()) answer.refused_above = probe(*good + 1).refusal;
         check(answer, *good);
         return finish(answer);
     }

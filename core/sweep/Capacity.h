@@ -39,6 +39,9 @@ struct CapacityAnswer {
     std::optional<SweepPoint> at;      // the point at the answer: step, MFU, peak, fullest device
     std::optional<SweepPoint> first_over;  // the next grid value that does not fit, and why
     bool reached_max = false;          // MAX itself fits: the answer is the grid's end
+    // No valid value above the answer: why the next one is refused (a micro-batch size above
+    // the global batch, …), so that the answer is not mistaken for a memory limit.
+    std::string refused_above;
     int probes = 0;                    // points simulated, checks included
     // Empty when the check passed: "micro_batch_size 3 does not fit (device 0, 41.2 GB) below the
     // answer 4".

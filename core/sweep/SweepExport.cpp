@@ -108,6 +108,7 @@ json capacityJson(const CapacityResult& result) {
                     {"passes", passNames(answer.passes)},
                     {"largest", answer.largest ? json(*answer.largest) : json(nullptr)},
                     {"reached_max", answer.reached_max},
+                    {"refused_above", answer.refused_above.empty() ? json(nullptr) : json(answer.refused_above)},
                     {"probes", answer.probes},
                     {"checked", answer.checked},
                     {"monotone", answer.violations.empty()},

@@ -130,7 +130,9 @@ TEST(Capacity, EqualsABruteForceScanOnAGridOfSmallConfigs) {
                         EXPECT_EQ(answer.first_over->values[0].number, *firstOver) << what;
                         EXPECT_FALSE(answer.first_over->fitsMemory()) << what;
                     } else {
-                        EXPECT_TRUE(answer.reached_max) << what;
+                        // Nothing valid above: the grid's end fits, or every larger value is refused.
+                        EXPECT_TRUE(answer.reached_max == (*lastFit == grid.max)) << what;
+                        EXPECT_EQ(answer.refused_above.empty(), *lastFit == grid.max) << what;
                         ++reachedMax;
                     }
                     ASSERT_TRUE(answer.at) << what;
