@@ -19,6 +19,7 @@
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
+#include "tests/core/RandomOrders.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
@@ -113,26 +114,6 @@ double bruteForce(const Plan& plan, const std::vector<double>& budget) {
     }
 }
 
-void randomCosts(Plan& plan, std::mt19937& rng) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    plan.link = {unit(rng) < 0.5 ? 0.0 : 0.3 * unit(rng), 0.0};
-    for (auto& stage : plan.stages) {
-        StageCost& c = stage.cost;
-        c.forward_ms = 0.5 + 1.5 * unit(rng);
-        c.backward_ms = c.forward_ms * (1.5 + unit(rng));
-        c.recompute_ms = c.forward_ms * (0.6 + 0.6 * unit(rng));
-        c.activation_bytes = 1e10 * (1 + unit(rng));
-        c.checkpoint_bytes = c.activation_bytes * (0.02 + 0.1 * unit(rng));
-        c.static_bytes = 1e10 * unit(rng);
-        c.send_bytes = 1e6 * unit(rng);
-        if (c.backward_input_ms) {
-            c.backward_input_ms = c.backward_ms * (0.4 + 0.3 * unit(rng));
-            c.backward_weight_ms = c.backward_ms * (0.3 + 0.3 * unit(rng));
-            c.weight_grad_bytes = c.activation_bytes * (0.2 + 0.5 * unit(rng));
-        }
-    }
-}
-
 // The exact answer's plan is valid, runs in the step it claims and keeps every budget.
 void expectPlanOfResult(const ExactResult& result, const std::vector<double>& budget) {
     ASSERT_TRUE(result.plan.has_value());
@@ -156,7 +137,7 @@ TEST(ExactSchedule, EqualsBruteForceOnTinyPipelines) {
         for (int seed = 0; seed < c.seeds; ++seed) {
             std::mt19937 rng(1000 * c.devices + 17 * c.microbatches + seed + static_cast<int>(c.scheme));
             Plan plan = test::unitPlan(c.scheme, c.devices, c.microbatches);
-            randomCosts(plan, rng);
+            test::randomCosts(plan, rng);
             Plan checkpointed = plan;
             ASSERT_TRUE(runPasses(checkpointed, *parsePassList("checkpoint")).ok());
             // Three budgets: the checkpointed plan's own peaks (some forwards must recompute),
@@ -202,7 +183,7 @@ TEST(ExactSchedule, OneFOneBClosedFormIsOptimalForUniformStages) {
 TEST(ExactSchedule, SaysNotProvenWhenItsNodeBudgetRunsOut) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
     std::mt19937 rng(7);
-    randomCosts(plan, rng);
+    test::randomCosts(plan, rng);
     ASSERT_TRUE(runPasses(plan, *parsePassList("checkpoint")).ok());
     auto budget = hideBudget(plan, false);
     ASSERT_TRUE(budget.ok());

@@ -20,6 +20,7 @@
 #include "core/sim/ProgramMemory.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
+#include "tests/core/RandomOrders.h"
 #include "tests/core/TestPlans.h"
 
 namespace mario {
@@ -27,47 +28,6 @@ namespace {
 
 constexpr int kPlans = 300;
 constexpr double kRequiredRate = 0.95;
-
-// A compute order drawn at random on one chain 0 → 1 → …: at every step one ready forward or
-// backward of any stage, appended to its device (a topological order: it cannot deadlock).
-ComputeOrder randomOrder(const Plan& skeleton, int microbatches, std::mt19937& rng) {
-    const int stages = static_cast<int>(skeleton.stages.size());
-    std::vector<int> forwarded(stages, 0), backwarded(stages, 0);
-    ComputeOrder order(skeleton.devices.size());
-    for (;;) {
-        std::vector<Instruction> ready;
-        for (int s = 0; s < stages; ++s) {
-            const int f = forwarded[s], b = backwarded[s];
-            if (f < microbatches && (s == 0 || forwarded[s - 1] > f)) ready.push_back({Op::Forward, s, f});
-            if (b < f && (s == stages - 1 || backwarded[s + 1] > b)) ready.push_back({Op::Backward, s, b});
-        }
-        if (ready.empty()) break;
-        const Instruction pick = ready[std::uniform_int_distribution<std::size_t>(0, ready.size() - 1)(rng)];
-        order[skeleton.stages[pick.stage].device].push_back(pick);
-        ++(pick.op == Op::Forward ? forwarded : backwarded)[pick.stage];
-    }
-    return order;
-}
-
-void randomCosts(Plan& plan, std::mt19937& rng) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    plan.link = {unit(rng) < 0.5 ? 0.0 : 0.3 * unit(rng), 0.0};
-    for (auto& stage : plan.stages) {
-        StageCost& c = stage.cost;
-        c.forward_ms = 0.5 + 1.5 * unit(rng);
-        c.backward_ms = c.forward_ms * (1.5 + unit(rng));
-        c.recompute_ms = c.forward_ms * (0.6 + 0.6 * unit(rng));
-        c.activation_bytes = 1e10 * (1 + unit(rng));
-        c.checkpoint_bytes = c.activation_bytes * (0.02 + 0.1 * unit(rng));
-        c.static_bytes = 1e10 * unit(rng);
-        c.send_bytes = 1e6 * unit(rng);
-        if (c.backward_input_ms) {
-            c.backward_input_ms = c.backward_ms * (0.4 + 0.3 * unit(rng));
-            c.backward_weight_ms = c.backward_ms * (0.3 + 0.3 * unit(rng));
-            c.weight_grad_bytes = c.activation_bytes * (0.2 + 0.5 * unit(rng));
-        }
-    }
-}
 
 struct Shape {
     Scheme scheme;
@@ -84,11 +44,11 @@ Plan drawPlan(std::mt19937& rng, std::string& name) {
     const Shape& shape = shapes[std::uniform_int_distribution<std::size_t>(0, std::size(shapes) - 1)(rng)];
     Plan plan = test::unitPlan(shape.scheme, shape.devices, shape.microbatches);
     if (shape.randomOrder) {
-        auto ordered = planFromComputeOrder(plan, randomOrder(plan, shape.microbatches, rng));
+        auto ordered = planFromComputeOrder(plan, test::randomOrder(plan, shape.microbatches, rng));
         EXPECT_TRUE(ordered.ok());
         plan = std::move(*ordered);
     }
-    randomCosts(plan, rng);
+    test::randomCosts(plan, rng);
     EXPECT_TRUE(runPasses(plan, *parsePassList("checkpoint")).ok());
     name = std::string(schemeName(shape.scheme)) + (shape.randomOrder ? " (random order) " : " ") +
            std::to_string(shape.devices) + "x" + std::to_string(shape.microbatches);
@@ -135,7 +95,7 @@ TEST(Reorder, AfterHideKeepsHidesBudget) {
     std::mt19937 rng(7);
     for (int i = 0; i < 20; ++i) {
         Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
-        randomCosts(plan, rng);
+        test::randomCosts(plan, rng);
         Plan four = plan;
         ASSERT_TRUE(runPasses(four, *parsePassList("all")).ok());
         auto budget = hideBudget(four, false);
