@@ -63,6 +63,7 @@ private:
         bool fresh = false;
         WindowPeaks levels;                                        // memoryLevels of the program
         StageMicrobatchTable forwardAt;                            // (stage, micro-batch) -> index of its F, or -1
+        std::vector<std::size_t> recomputes;                       // where the Rs stand, ascending
     };
     bool stopped() const;
     double budgetOf(int device) const;
