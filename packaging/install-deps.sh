@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
+  # compiler cache (optional: CMake uses it when found, cmake/MarioCompilerCache.cmake)
+  ccache
   # core
   nlohmann-json3-dev
   # tests and benchmarks
