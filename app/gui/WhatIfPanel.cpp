@@ -58,28 +58,24 @@ QWidget* WhatIfPanel::buildInputs() {
     auto* inputs = new QWidget(this);
     auto* form = new QFormLayout(inputs);
     form->setContentsMargins(0, 0, 0, 0);
-    knob_ = new QComboBox(inputs);
-    knob_->setObjectName("whatIfKnob");
-    fillKnobs(knob_, false);
-    values_ = new QLineEdit(inputs);
-    values_->setObjectName("whatIfValues");
+    // A knob picker and its values field, on one row.
+    auto knobRow = [&](const QString& label, const QString& name, bool optional, QComboBox*& box, QLineEdit*& edit) {
+        box = new QComboBox(inputs);
+        box->setObjectName(name);
+        fillKnobs(box, optional);
+        edit = new QLineEdit(inputs);
+        edit->setObjectName(name + "Values");
+        auto* row = new QHBoxLayout;
+        row->addWidget(box);
+        row->addWidget(edit, 1);
+        form->addRow(label, row);
+    };
+    knobRow(tr("vary"), "whatIfKnob", false, knob_, values_);
     values_->setPlaceholderText(tr("1,2,4,8 or 1:16 or 1:16:2"));
     values_->setToolTip(tr("The values, as mario sweep --vary reads them: a list (1,2,4,8), a range MIN:MAX "
                            "(every whole number) or MIN:MAX:STEP"));
-    auto* first = new QHBoxLayout;
-    first->addWidget(knob_);
-    first->addWidget(values_, 1);
-    form->addRow(tr("vary"), first);
-    knob2_ = new QComboBox(inputs);
-    knob2_->setObjectName("whatIfKnob2");
-    fillKnobs(knob2_, true);
-    values2_ = new QLineEdit(inputs);
-    values2_->setObjectName("whatIfValues2");
+    knobRow(tr("and"), "whatIfKnob2", true, knob2_, values2_);
     values2_->setPlaceholderText(tr("values of a second knob (optional)"));
-    auto* second = new QHBoxLayout;
-    second->addWidget(knob2_);
-    second->addWidget(values2_, 1);
-    form->addRow(tr("and"), second);
     schemes_ = new QLineEdit(inputs);
     schemes_->setObjectName("whatIfSchemes");
     schemes_->setPlaceholderText(tr("the config's scheme; or 1f1b,chimera,interleaved:2"));

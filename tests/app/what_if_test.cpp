@@ -109,6 +109,13 @@ class WhatIfTest : public QObject {
         return panel;
     }
 
+    // The workbench on GPT-3 13B with the What-if view open, nothing run yet.
+    static WhatIfPanel* openGpt3(MainWindow& window) {
+        window.document()->setSynchronous(true);
+        window.show();
+        return window.openFile(kGpt3) ? window.whatIf() : nullptr;
+    }
+
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
@@ -207,10 +214,8 @@ private slots:
     // its result back with the points not run said so, and never blocks meanwhile.
     void cancelStopsTheSweepAndSaysSo() {
         MainWindow window;
-        window.document()->setSynchronous(true);
-        window.show();
-        QVERIFY(window.openFile(kGpt3));
-        WhatIfPanel* panel = window.whatIf();
+        WhatIfPanel* panel = openGpt3(window);
+        QVERIFY(panel);
         typeInto(panel->valuesEdit(), "64:4096:64");
         panel->knobBox()->setCurrentIndex(panel->knobBox()->findData("parallel.global_batch_size"));
         typeInto(panel->schemesEdit(), "1f1b,chimera");
@@ -232,10 +237,8 @@ private slots:
     // A field the CLI would refuse is refused with the CLI's line, and nothing runs.
     void aBadFieldIsOneLineAndNothingRuns() {
         MainWindow window;
-        window.document()->setSynchronous(true);
-        window.show();
-        QVERIFY(window.openFile(kGpt3));
-        WhatIfPanel* panel = window.whatIf();
+        WhatIfPanel* panel = openGpt3(window);
+        QVERIFY(panel);
         typeInto(panel->valuesEdit(), "4:1");
         QTest::keyClick(panel->valuesEdit(), Qt::Key_Return);
         QVERIFY(!panel->isRunning());
