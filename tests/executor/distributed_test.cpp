@@ -51,23 +51,30 @@ nlohmann::json summaryOf(const std::string& output) {
     return nlohmann::json::parse(output.substr(start == std::string::npos ? 0 : start + 1, end + 1));
 }
 
-// Four ranks of a 1F1B run long enough to outlast any test: a failure has to end it.
-std::unique_ptr<mario::test::Ranks> busyWorld(const fs::path& plan) {
-    return std::make_unique<mario::test::Ranks>(
-        4,
-        std::vector<std::string>{"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
-                                 "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
-        plan.parent_path());
-}
+// Four ranks of a 1F1B run long enough to outlast any test (a failure has to end it), in a
+// scratch folder of their own.
+struct BusyWorld {
+    explicit BusyWorld(const std::string& name) : dir("dist_" + name) {
+        const fs::path plan = writePlan({name.c_str(), Scheme::OneFOneB, 4, 8, 1, 4, false}, dir);
+        ranks = std::make_unique<mario::test::Ranks>(
+            4,
+            std::vector<std::string>{"run", plan.string(), "--backend", "cpu", "--iterations", "100000", "--events",
+                                     "--recv-timeout-s", "60", "--model", "layers=8,hidden=64,heads=4,seq=32,vocab=64"},
+            plan.parent_path());
+    }
 
-// Waits (up to a minute) until `rank` computes: its live events have started.
-bool computing(const mario::test::Ranks& ranks, int rank) {
-    const auto started = std::chrono::steady_clock::now();
-    while (ranks.output(rank).find("\"instruction\"") == std::string::npos &&
-           std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return ranks.output(rank).find("\"instruction\"") != std::string::npos;
-}
+    // Waits (up to a minute) until `rank` computes: its live events have started.
+    bool computing(int rank) const {
+        const auto started = std::chrono::steady_clock::now();
+        while (ranks->output(rank).find("\"instruction\"") == std::string::npos &&
+               std::chrono::steady_clock::now() - started < std::chrono::seconds(60))
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return ranks->output(rank).find("\"instruction\"") != std::string::npos;
+    }
+
+    mario::test::ScratchDir dir;
+    std::unique_ptr<mario::test::Ranks> ranks;
+};
 
 class MultiProcess : public ::testing::TestWithParam<WorldCase> {};
 
@@ -111,13 +118,10 @@ INSTANTIATE_TEST_SUITE_P(Worlds, MultiProcess, ::testing::ValuesIn(kWorlds),
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
-    const WorldCase c{"killed", Scheme::OneFOneB, 4, 8, 1, 4, false};
-    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
-    const fs::path plan = writePlan(c, dir);
-    auto world = busyWorld(plan);
-    mario::test::Ranks& ranks = *world;
+    const BusyWorld world("killed");
+    mario::test::Ranks& ranks = *world.ranks;
     // Kill rank 2 once it is computing.
-    ASSERT_TRUE(computing(ranks, 2)) << ranks.output(2);
+    ASSERT_TRUE(world.computing(2)) << ranks.output(2);
     ranks.kill(2);
     const auto killed = std::chrono::steady_clock::now();
     ASSERT_TRUE(ranks.wait(20)) << "a surviving rank hung";
@@ -141,12 +145,9 @@ TEST(MultiProcessFailure, AKilledRankEndsEveryOtherRankWithinSeconds) {
 TEST(MultiProcessFailure, AFrozenRankIsNamedByItsHeartbeatLongBeforeTheReceiveTimeout) {
     // A stopped process keeps its connections open, so nothing closes: only its heartbeat in the
     // store (executor/Heartbeat.h, 5 s here) tells the others, as it would under NCCL.
-    const WorldCase c{"frozen", Scheme::OneFOneB, 4, 8, 1, 4, false};
-    const mario::test::ScratchDir dir(std::string("dist_") + c.name);
-    const fs::path plan = writePlan(c, dir);
-    auto world = busyWorld(plan);
-    mario::test::Ranks& ranks = *world;
-    ASSERT_TRUE(computing(ranks, 2)) << ranks.output(2);
+    const BusyWorld world("frozen");
+    mario::test::Ranks& ranks = *world.ranks;
+    ASSERT_TRUE(world.computing(2)) << ranks.output(2);
     ranks.freeze(2);
     const auto frozen = std::chrono::steady_clock::now();
     for (int r : {0, 1, 3}) {
