@@ -87,10 +87,6 @@ torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, co
     return torch::matmul(torch::softmax(scores, -1), v).transpose(1, 2).reshape({b, t, nh * hd});
 }
 
-torch::Tensor splitHeads(const torch::Tensor& y, int64_t heads) {
-    return y.reshape({y.size(0), y.size(1), heads, y.size(2) / heads}).transpose(1, 2);
-}
-
 torch::Tensor gptBlock(const ModelSpec& spec, int index, const ParamMap& params, torch::Tensor x) {
     const std::string p = blockPrefix(index);
     const int64_t h = spec.hidden;
@@ -120,6 +116,10 @@ torch::Tensor llamaBlock(const ModelSpec& spec, int index, const ParamMap& param
 }
 
 }  // namespace
+
+torch::Tensor splitHeads(const torch::Tensor& y, int64_t heads) {
+    return y.reshape({y.size(0), y.size(1), heads, y.size(2) / heads}).transpose(1, 2);
+}
 
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& w, double eps) {
     // LLaMA normalises in float32 even for 16-bit activations, whose mean of squares loses too

@@ -25,6 +25,10 @@ torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& w, double eps
 // pos · theta^(-2i/head_dim). head_dim must be even (std::invalid_argument otherwise).
 torch::Tensor applyRotary(const torch::Tensor& x, double theta = 10000.0);
 
+// The heads of y [B, T, heads·hd] as [B, heads, T, hd]: a view, as the blocks' attention takes
+// them (`mario-executor calibrate` times its products on the same layouts).
+torch::Tensor splitHeads(const torch::Tensor& y, int64_t heads);
+
 class GptModel {
 public:
     // Initialises every weight from `seed` (torch::manual_seed); call before worker threads

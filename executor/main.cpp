@@ -17,6 +17,9 @@
 // other partitions, for the stages' contention) and writes a "mario-profile" v1 document
 // (core/io/ProfileJson.h); one summary line on stdout with every fit's R², a warning line
 // on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
+//   mario-executor calibrate [--device cpu|cuda:N] [--model SPEC] [--quick] ... -o PRESET.json
+// calibrate measures this CPU or GPU and writes a hardware preset for core's analytical model
+// (executor/CalibrationCli.h, docs/calibration.md).
 //   mario-executor capabilities      (or --capabilities)
 // prints one JSON line saying what this binary can run (CUDA and its GPUs, SM partitions, NCCL,
 // versions, and why not where it cannot): core/io/ExecutorCapabilities.h; the workbench asks it
@@ -45,6 +48,7 @@
 #include "core/sim/Validator.h"
 #include "core/util/ExitCode.h"
 #include "executor/Backend.h"
+#include "executor/CalibrationCli.h"
 #include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
 #include "executor/Executor.h"
@@ -320,6 +324,7 @@ int runMain(int argc, char** argv) {
 int main(int argc, char** argv) {
     try {
         if (argc >= 2 && std::string(argv[1]) == "profile") return profileMain(argc, argv);
+        if (argc >= 2 && std::string(argv[1]) == "calibrate") return mario::exec::calibrateMain(argc, argv);
         if (argc >= 2 && (std::string(argv[1]) == "capabilities" || std::string(argv[1]) == "--capabilities")) {
             if (argc > 2) {
                 std::cerr << "mario-executor capabilities: takes no options (got " << argv[2] << ")" << std::endl;

@@ -41,6 +41,8 @@ constexpr std::string_view kModelKeys[] = {"format", "version",         "name", 
                                            "vocab",  "sequence_length", "gated_mlp", "tied_embeddings"};
 // achievable_mfu and mfu_half_tokens belong to the flat model that the per-operator one
 // replaced: files written before it still carry them, so they are read and ignored.
+// The header of a hardware preset, read and written here only.
+constexpr const char* kHardwareFormat = "mario-hardware";
 constexpr std::string_view kHardwareKeys[] = {"format",
                                               "version",
                                               "name",
@@ -199,7 +201,7 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
     using Need = JsonFieldReader::Need;
     using Check = JsonFieldReader::Check;
     JsonFieldReader in(object, path);
-    in.header("mario-hardware");
+    in.header(kHardwareFormat);
     in.onlyKeys(kHardwareKeys);
     HardwareConfig h;
     in.string("name", h.name, Need::Optional);
@@ -255,6 +257,16 @@ nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
             {"kernel_overhead_us", h.kernel_overhead_us},
             {"framework_reserve_gb", h.framework_reserve_gb},
             {"gpus_per_node", h.gpus_per_node}};
+}
+
+nlohmann::json PresetLibrary::hardwarePreset(const HardwareConfig& hardware, const std::string& notes,
+                                             const nlohmann::json& source) {
+    nlohmann::json preset = hardwareToJson(hardware);
+    preset["format"] = kHardwareFormat;
+    preset["version"] = 1;
+    preset["notes"] = notes;
+    if (!source.is_null()) preset["source"] = source;
+    return preset;
 }
 
 }  // namespace mario

@@ -58,6 +58,11 @@ public:
     static Result<HardwareConfig> parseHardware(const nlohmann::json& object, const std::string& path);
     static nlohmann::json modelToJson(const ModelConfig& model);
     static nlohmann::json hardwareToJson(const HardwareConfig& hardware);
+    // A whole preset file (profiles/hardware/NAME.json): the header, every field, where the
+    // numbers come from (`notes`) and, optionally, the measurements they were fitted to
+    // (`source`). `mario-executor calibrate` writes its presets with it; parseHardware reads it.
+    static nlohmann::json hardwarePreset(const HardwareConfig& hardware, const std::string& notes,
+                                         const nlohmann::json& source);
 
 private:
     std::vector<std::string> namesIn(const std::string& subfolder, std::string_view suffix) const;

@@ -1,0 +1,91 @@
+#pragma once
+// The fits of `mario-executor calibrate` (docs/calibration.md): from kernels measured on this
+// machine to the preset fields core's analytical model reads. Every fit goes through the model's
+// own KernelRoofline, so that whatever shape physics the model has (wave quantisation, the
+// K-depth term, the HBM roofline) is in the fit and the preset reproduces the measured times
+// through the same formulas that will use it. Torch-free: the measurements come in as numbers.
+#include <string>
+#include <vector>
+
+#include "core/model/HardwareConfig.h"
+
+namespace mario::exec {
+
+// One measured product: `batch` products C[m×n] = A[m×k]·B[k×n] in one launch.
+struct GemmSample {
+    double m = 0, n = 0, k = 0, batch = 1;
+    double ms = 0;      // median of the repeats
+    double spread = 0;  // (slowest − fastest repeat) / median
+    // A product the measured block runs (fitted), or one of the wider grid (reported only).
+    bool fitted = true;
+};
+
+// One measured element-wise or normalisation kernel, with the bytes the model charges its forward
+// and its backward (bf16 elements read and written, byte masks: docs/cost-model.md#kernels).
+struct StreamSample {
+    std::string name;
+    double forward_bytes = 0;
+    double backward_bytes = 0;
+    double forward_ms = 0;
+    double backward_ms = 0;
+    double spread = 0;
+};
+
+// How far the fitted model is from each measurement: model / measured, smallest and largest.
+struct FitSpread {
+    double low = 1, high = 1;
+};
+
+class CalibrationFit {
+public:
+    // `hardware` holds every field that is not fitted (peak, sm_count, memory, links); the fits
+    // replace the ones they own.
+    explicit CalibrationFit(HardwareConfig hardware) : hw_(std::move(hardware)) {}
+
+    // kernel_overhead_us: the per-kernel cost of the smallest kernels, measured directly.
+    void setKernelOverheadUs(double us) { hw_.kernel_overhead_us = us; }
+
+    // hbm_gb_per_s is the measured copy bandwidth; hbm_efficiency the share of it at which the
+    // model's element-wise times, forward and backward, add up to the measured ones (a
+    // time-weighted fit over the kernels given: the ones a block runs, at its sizes). Where the
+    // kernels stream the model's bytes faster than the copy (a bf16 model of fp32 kernels),
+    // hbm_gb_per_s is raised to that rate and the efficiency is 1.
+    FitSpread fitStreaming(double copyGbPerS, const std::vector<StreamSample>& kernels);
+
+    // peak_tflops · gemm_efficiency: the rate at which the model's GEMM times over the fitted
+    // products (the block's own) add up to their measured times. peak_tflops is the fastest product measured (a measured ceiling,
+    // not a datasheet figure) unless the model needs more to reach the measured total at
+    // efficiency 1; gemm_efficiency is the rest. Call after fitStreaming: the HBM roofline of the
+    // products uses its bandwidth. The spread is over the fitted products; spreadOf gives any set's.
+    FitSpread fitGemm(const std::vector<GemmSample>& sweep);
+    FitSpread spreadOf(const std::vector<GemmSample>& sweep, bool fittedOnly) const;
+
+    // flash_forward_efficiency and flash_backward_efficiency from measured attention cores
+    // doing `forwardFlops` (the model's count: the causal half) in forwardMs, and 2.5× that in
+    // backwardMs. Call after fitGemm (it sets the peak). Clamped to (0, 1].
+    void fitAttention(double forwardFlops, double forwardMs, double backwardMs);
+
+    const HardwareConfig& hardware() const { return hw_; }
+
+    // The model's time for a measured sample with the current fields.
+    double modelMs(const GemmSample& gemm) const;
+    double modelForwardMs(const StreamSample& kernel) const;
+    double modelBackwardMs(const StreamSample& kernel) const;
+
+private:
+    HardwareConfig hw_;
+};
+
+// The root of an increasing function on [low, high] by bisection (60 halvings: below 1e-15 of the
+// interval's width); the end nearer the root where there is none.
+double increasingRoot(double low, double high, double target, const auto& f) {
+    if (f(low) >= target) return low;
+    if (f(high) <= target) return high;
+    for (int i = 0; i < 60; ++i) {
+        const double mid = (low + high) / 2;
+        (f(mid) < target ? low : high) = mid;
+    }
+    return (low + high) / 2;
+}
+
+}  // namespace mario::exec

@@ -1,0 +1,207 @@
+// mario-executor calibrate (issue 40, item 6): a CPU preset it fits from single kernels predicts,
+// through core's analytical model, the block time `mario-executor profile` measures on the same
+// machine within 10%, forward and backward separately. Two measurements are compared, so both
+// run as a run's device thread runs (one intra-op and one BLAS thread, warm-up, median of
+// repeats), and a comparison outside the band is measured again (a busy machine) rather than
+// judged with a wider band; on a machine busier than its cores throughout, the test is skipped
+// with the measurements rather than judged on noise.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cost/AnalyticalCostModel.h"
+#include "core/io/PresetLibrary.h"
+#include "core/io/TextFile.h"
+#include "executor/CalibrationFit.h"
+#include "executor/Calibrator.h"
+#include "executor/Profiler.h"
+#include "tests/common/ScratchDir.h"
+#include "tests/executor/RunCli.h"
+
+namespace {
+
+using mario::exec::CalibrationFit;
+using mario::exec::GemmSample;
+using mario::exec::StreamSample;
+
+constexpr double kTolerance = 0.10;  // issue 40's bar for a calibrated CPU preset
+// Measured again on a busy machine, after a pause, never judged with a wider band: on the 2-core
+// CI machine shared with builds, one block's forward ranged from 7.2 to 16.4 ms within minutes.
+constexpr int kAttempts = 5;
+constexpr auto kPause = std::chrono::seconds(3);
+
+// The executor's GPT block (GptModel.cpp) in core's words: LayerNorm, GELU MLP of 4h, biases, the
+// eager attention (scale, mask, softmax as kernels of their own), no dropout, one GPU's share.
+mario::Config blockConfig(const mario::exec::ModelSpec& spec, int microBatch, const mario::HardwareConfig& hw) {
+    mario::Config c;
+    c.model.layers = spec.layers;
+    c.model.hidden = spec.hidden;
+    c.model.heads = spec.heads;
+    c.model.vocab = spec.vocab;
+    c.model.sequence_length = spec.seq;
+    c.hardware = hw;
+    c.parallel.micro_batch_size = microBatch;
+    c.parallel.global_batch_size = microBatch;
+    c.training.attention = mario::TrainingConfig::Attention::Eager;
+    c.training.dropout = false;
+    return c;
+}
+
+struct Comparison {
+    double predicted_forward = 0, measured_forward = 0, predicted_backward = 0, measured_backward = 0;
+    double forwardError() const { return predicted_forward / measured_forward - 1; }
+    double backwardError() const { return predicted_backward / measured_backward - 1; }
+    bool within() const { return std::abs(forwardError()) <= kTolerance && std::abs(backwardError()) <= kTolerance; }
+    std::string text() const {
+        std::ostringstream out;
+        out << "forward " << predicted_forward << " ms predicted, " << measured_forward << " measured ("
+            << 100 * forwardError() << "%); backward " << predicted_backward << " predicted, " << measured_backward
+            << " measured (" << 100 * backwardError() << "%)";
+        return out.str();
+    }
+};
+
+// Calibrates with --quick at the block's sizes, predicts one block through the analytical model,
+// and measures it with the profiler: the slope of stages of 1..3 blocks, i.e. one block's time.
+Comparison compareBlock(const mario::exec::ModelSpec& spec, int microBatch) {
+    mario::exec::CalibrationOptions calibrate;
+    calibrate.model = spec;
+    calibrate.micro_batch_size = microBatch;
+    calibrate.quick = true;
+    auto preset = mario::exec::calibrateDevice(calibrate);
+    EXPECT_TRUE(preset.ok()) << preset.error().message;
+    if (!preset) return {};
+    auto model = mario::AnalyticalCostModel::create(blockConfig(spec, microBatch, preset->hardware));
+    EXPECT_TRUE(model.ok()) << model.error().message;
+    if (!model) return {};
+    const mario::KernelTimes block = model->kernels().block();
+
+    mario::exec::ProfileOptions profile;
+    profile.model = spec;
+    profile.micro_batch_size = microBatch;
+    profile.max_blocks = 3;
+    profile.repeats = 7;
+    auto measured = mario::exec::profileModel(profile);
+    EXPECT_TRUE(measured.ok()) << measured.error().message;
+    if (!measured) return {};
+    return {block.forward_ms, measured->forward.a, block.backwardMs(), measured->backward.a};
+}
+
+}  // namespace
+
+// Whether the machine had more runnable work than cores while an attempt measured: the 1-minute
+// load average over the cores (getloadavg). Two timings taken then are not comparable (on the
+// 2-core CI machine at load 5 to 8 one block's forward ranged from 7.2 to 20.7 ms).
+bool machineBusy() {
+    double load[1] = {0};
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return getloadavg(load, 1) == 1 && load[0] > double(cores);
+}
+
+TEST(Calibration, CpuPresetPredictsTheExecutorsBlockWithinTenPercent) {
+    const char* env = std::getenv("MARIO_CALIBRATION_BLOCK");  // the benchmark table's other sizes
+    auto spec = mario::exec::parseModelSpec(env ? env : "layers=3,hidden=256,heads=4,seq=128,vocab=64");
+    ASSERT_TRUE(spec.ok());
+    std::string attempts;
+    bool quietAttempt = false;
+    for (int attempt = 1; attempt <= kAttempts; ++attempt) {
+        const bool busyBefore = machineBusy();
+        const Comparison c = compareBlock(*spec, 1);
+        const bool busy = busyBefore || machineBusy();
+        ASSERT_GT(c.measured_forward, 0);
+        attempts += "\n  attempt " + std::to_string(attempt) + (busy ? " (machine busy)" : "") + ": " + c.text();
+        if (c.within()) {
+            std::cout << "calibrated CPU block:" << attempts << std::endl;
+            return;
+        }
+        quietAttempt = quietAttempt || !busy;
+        std::this_thread::sleep_for(kPause);
+    }
+    // A miss counts when it was measured on a quiet machine; on one busy throughout, the two
+    // timings say nothing, and the test says so instead of passing or failing on noise.
+    if (!quietAttempt) GTEST_SKIP() << "the machine was busier than its cores in every attempt:" << attempts;
+    FAIL() << "the calibrated preset missed the measured block by more than 10%:" << attempts;
+}
+
+// The fits reproduce what they were given, through the model's own formulas: the model's total
+// over the fitted kernels is the measured total, and a machine twice as slow fits half the rate.
+TEST(Calibration, FitsMatchTheMeasuredTotals) {
+    mario::HardwareConfig start;
+    start.kernel_overhead_us = 2;
+    std::vector<GemmSample> sweep{{256, 256, 256, 1, 0.9}, {256, 1024, 256, 1, 3.1}, {1024, 256, 256, 1, 3.3}};
+    std::vector<StreamSample> streams{{"a", 1e6, 2e6, 0.4, 0.9, 0}, {"b", 4e6, 8e6, 2.0, 3.5, 0}};
+    CalibrationFit fit(start);
+    fit.fitStreaming(10, streams);
+    fit.fitGemm(sweep);
+    double model = 0, measured = 0;
+    for (const GemmSample& g : sweep) model += fit.modelMs(g), measured += g.ms;
+    EXPECT_NEAR(model, measured, 1e-9 * measured);
+    double streamModel = 0, streamMeasured = 0;
+    for (const StreamSample& s : streams)
+        streamModel += fit.modelForwardMs(s) + fit.modelBackwardMs(s), streamMeasured += s.forward_ms + s.backward_ms;
+    EXPECT_NEAR(streamModel, streamMeasured, 1e-9 * streamMeasured);
+    // By hand: 5 MB forward and 10 MB backward over 6.8 ms less four kernels' 2 µs.
+    const double rate = (1e6 * 3 + 4e6 * 3) / ((0.4 + 0.9 + 2.0 + 3.5 - 4 * 0.002) * 1e6);
+    EXPECT_NEAR(fit.hardware().hbm_gb_per_s * fit.hardware().hbm_efficiency, rate, 1e-9 * rate);
+
+    std::vector<GemmSample> slower = sweep;
+    for (GemmSample& g : slower) g.ms = 2 * g.ms - start.kernel_overhead_us * 1e-3;  // compute part doubled
+    CalibrationFit slow(start);
+    slow.fitStreaming(10, streams);
+    slow.fitGemm(slower);
+    const auto rateOf = [](const mario::HardwareConfig& h) { return h.peak_tflops * h.gemm_efficiency; };
+    EXPECT_NEAR(rateOf(slow.hardware()), rateOf(fit.hardware()) / 2, 1e-9 * rateOf(fit.hardware()));
+    EXPECT_LE(fit.hardware().gemm_efficiency, 1.0);
+}
+
+// What a user does: calibrate, put the preset in a presets folder, name it in a config.
+TEST(Calibration, CliWritesAPresetAConfigCanName) {
+    const mario::test::ScratchDir dir("calibrate");
+    std::filesystem::create_directories(dir.path() / "hardware");
+    const std::string path = dir.file("hardware/my-cpu.json");
+    int code = 0;
+    const std::string out = mario::test::runExecutorCli(
+        "calibrate --quick --model layers=1,hidden=32,heads=2,seq=32 --name my-cpu -o " + path, code);
+    ASSERT_EQ(code, 0) << out;
+    const auto summary = nlohmann::json::parse(out.substr(out.rfind('{')));
+    EXPECT_EQ(summary["name"], "my-cpu");
+    auto preset = mario::PresetLibrary(dir.path().string()).hardware("my-cpu");
+    ASSERT_TRUE(preset.ok()) << preset.error().message;
+    EXPECT_GT(preset->peak_tflops, 0);
+    EXPECT_EQ(preset->sm_count, 0);  // a CPU has no waves of SMs
+    auto text = mario::readTextFile(path);
+    ASSERT_TRUE(text.ok());
+    const auto document = nlohmann::json::parse(*text);
+    // Provenance: machine, LibTorch, dtype, threads, repeats and their spread.
+    for (const char* word : {"cores", "LibTorch", "float64", "intra-op thread", "median of", "spread"})
+        EXPECT_NE(document["notes"].get<std::string>().find(word), std::string::npos) << word;
+    EXPECT_FALSE(document["source"]["gemms"].empty());
+    auto spec = mario::exec::parseModelSpec("layers=4,hidden=32,heads=2,seq=32");
+    EXPECT_TRUE(mario::AnalyticalCostModel::create(blockConfig(*spec, 1, *preset)).ok());
+}
+
+TEST(Calibration, BadArgumentsAreOneLine) {
+    const mario::test::ScratchDir dir("calibrate_bad");
+    for (const std::string& args :
+         {std::string("calibrate --quick"), std::string("calibrate --device tpu -o x.json"),
+          "calibrate --quick --model layers=1,hidden=32,heads=2,seq=32 -o " + dir.path().string(),
+          std::string("calibrate --repeats 0 -o x.json"),
+          std::string("calibrate --links-from no-such-gpu -o x.json")}) {
+        int code = 0;
+        const std::string out = mario::test::runExecutorCli(args, code);
+        EXPECT_EQ(code, 2) << args << ": " << out;
+        EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
+        EXPECT_EQ(out.rfind("mario-executor calibrate: ", 0), 0u) << out;
+    }
+}
