@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "core/cost/CostModel.h"
 #include "core/model/RankLayout.h"
 
 namespace mario {
@@ -63,7 +64,7 @@ AnalyticalCostModel::AnalyticalCostModel(const Config& config)
       activations_(config.model, config.training, config.parallel.tp, config.parallel.micro_batch_size),
       b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
       replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)),
-      overhead_ms_(config.hardware.kernel_overhead_us * 1e-3) {}
+      overhead_ms_(config.hardware.kernel_overhead_us * 1e-3), host_(config), link_(pipelineLink(config)) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
     const ModelConfig& m = config.model;
@@ -239,10 +240,23 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     // Tensor parallelism: the block's collectives, and the head's gather of the final hidden
     // states (a reduce-scatter of their gradient on the way back).
     const double headComm = layout.has_head ? 0.5 * tensorParallelCommMs() : 0;
-    cost.forward_ms = time.forward_ms + layers * exposedTensorParallelMs(false) + headComm;
-    cost.backward_input_ms = time.input_grad_ms + layers * exposedTensorParallelMs(true) + headComm;
-    cost.backward_weight_ms = time.weight_grad_ms;
-    cost.backward_ms = *cost.backward_input_ms + *cost.backward_weight_ms;
+    const double forwardGpu = time.forward_ms + layers * exposedTensorParallelMs(false) + headComm;
+    const double inputGradGpu = time.input_grad_ms + layers * exposedTensorParallelMs(true) + headComm;
+    // Host time: each instruction lasts the longer of its GPU time and the host's issue time of
+    // its operators (docs/cost-model.md#host-time); a fused B issues both halves' operators.
+    const KernelTimes ops = host_.launches(layout);
+    cost.forward_ms = host_.boundMs(forwardGpu, ops.forward_ms);
+    cost.backward_input_ms = host_.boundMs(inputGradGpu, ops.input_grad_ms);
+    cost.backward_weight_ms = host_.boundMs(time.weight_grad_ms, ops.weight_grad_ms);
+    cost.backward_ms = host_.boundMs(inputGradGpu + time.weight_grad_ms, ops.input_grad_ms + ops.weight_grad_ms);
+    // DeepSpeed's blocking sends: a stage that sends forward (not the last) or backward (not the
+    // first) holds its compute stream for the transfer.
+    const double blocked = blockingSendMs();
+    if (!layout.has_head) cost.forward_ms += blocked;
+    if (!layout.has_embedding) {
+        *cost.backward_input_ms += blocked;
+        cost.backward_ms += blocked;
+    }
     // A checkpointed F keeps only the stage input (docs/execution-model.md), so R must rebuild every
     // activation B needs, the logits included: it repeats the whole stage forward.
     cost.recompute_ms = cost.forward_ms;
@@ -256,13 +270,27 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     // flight: it is held with the stage's static memory (once per stage of a device, so a device
     // with several stages counts it more than once, an overestimate of at most one block each).
     cost.static_bytes = params * staticBytesPerParameter() + activations_.backwardWorkspace();
-    // The last stage of a chain sends nothing onward (the plan format's convention). Each
-    // tensor-parallel rank sends its own 1/tp of the boundary (Megatron's scatter-gather).
-    cost.send_bytes = layout.has_head ? 0 : 2 * s_ * b_ * h_ / parallel_.tp;
+    cost.send_bytes = sendBytes(layout);
     cost.reduce_grad_ms = gradientReductionMs(params, cost.backward_ms);
     const double updated = parallel_.distributed_optimizer ? params / parallel_.dp : params;
     cost.optimizer_ms = kernels_.roofline().memoryMs(kOptimizerBytesPerParam * updated);
     return cost;
+}
+
+double AnalyticalCostModel::sendBytes(const StageLayout& layout) const {
+    // The last stage of a chain sends nothing onward (the plan format's convention). Each
+    // tensor-parallel rank sends its own 1/tp of the boundary (Megatron's scatter-gather);
+    // DeepSpeed's pipeline engine sends the whole bf16 boundary from every rank.
+    if (layout.has_head) return 0;
+    const double whole = 2 * s_ * b_ * h_;
+    return training_.framework == TrainingConfig::Framework::DeepSpeed ? whole : whole / parallel_.tp;
+}
+
+double AnalyticalCostModel::blockingSendMs() const {
+    if (training_.framework != TrainingConfig::Framework::DeepSpeed) return 0;
+    // A backward send carries the same bytes as the forward one (the boundary's gradient); the
+    // last stage sends none forward but one backward, so take the whole boundary either way.
+    return link_.transferMs(2 * s_ * b_ * h_);
 }
 
 }  // namespace mario

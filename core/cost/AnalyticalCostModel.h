@@ -6,10 +6,12 @@
 // All figures are per GPU: tensor parallelism divides them.
 #include "core/cost/ActivationMemory.h"
 #include "core/cost/Collectives.h"
+#include "core/cost/HostIssue.h"
 #include "core/cost/KernelRoofline.h"
 #include "core/cost/StageLayout.h"
 #include "core/cost/TransformerKernels.h"
 #include "core/model/Config.h"
+#include "core/schedule/Plan.h"
 #include "core/schedule/StageCost.h"
 #include "core/util/Result.h"
 
@@ -55,6 +57,13 @@ public:
     const TransformerKernels& kernels() const { return kernels_; }
     const ActivationMemory& activations() const { return activations_; }
     StageCost stageCost(const StageLayout& layout) const;
+    // The boundary a stage sends on: its tensor-parallel rank's 1/tp of it (Megatron's
+    // scatter-gather), or whole under DeepSpeed's pipeline engine; 0 from a chain's last stage.
+    double sendBytes(const StageLayout& layout) const;
+    // DeepSpeed's pipeline engine sends with blocking dist.send on the compute stream
+    // (deepspeed/runtime/pipe/p2p.py: no async_op), so the sender's F and B end only after the
+    // transfer; 0 under Megatron and torchtitan, whose sends run beside compute.
+    double blockingSendMs() const;
 
 private:
     explicit AnalyticalCostModel(const Config& config);
@@ -79,6 +88,8 @@ private:
     int replicas_;
     double data_parallel_bus_;  // bytes per ms of the data-parallel group
     double overhead_ms_;        // kernel_overhead_us: each chunk of an overlapped GEMM is a launch
+    HostIssue host_;            // the host thread's issue time of each instruction
+    LinkSpec link_;             // the pipeline link, for DeepSpeed's blocking sends
 };
 
 }  // namespace mario

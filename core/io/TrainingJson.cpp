@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::string_view kTrainingKeys[] = {"attention",           "recompute",           "sequence_parallel",
                                               "overlap_grad_reduce", "grad_reduce_dtype",   "dropout",
-                                              "overlap_tp_comm",     "overlap_param_gather"};
+                                              "overlap_tp_comm",     "overlap_param_gather",
+                                              "framework",           "cuda_graphs",         "host_op_us"};
 
 const char* attentionName(TrainingConfig::Attention attention) {
     switch (attention) {
@@ -28,6 +29,14 @@ const char* recomputeName(TrainingConfig::Recompute recompute) {
         case TrainingConfig::Recompute::Selective: return "selective";
         case TrainingConfig::Recompute::Full: return "full";
         default: return "none";
+    }
+}
+
+const char* frameworkName(TrainingConfig::Framework framework) {
+    switch (framework) {
+        case TrainingConfig::Framework::Torchtitan: return "torchtitan";
+        case TrainingConfig::Framework::DeepSpeed: return "deepspeed";
+        default: return "megatron";
     }
 }
 
@@ -67,6 +76,19 @@ Result<TrainingConfig> readTraining(const nlohmann::json& object) {
     if (in.ok() && reduceDtype != "fp32" && reduceDtype != "bf16")
         in.fail("grad_reduce_dtype", "expected \"fp32\" or \"bf16\" (got \"" + reduceDtype + "\")");
     t.grad_reduce_in_bf16 = reduceDtype == "bf16";
+    std::string framework = "megatron";
+    in.string("framework", framework, Need::Optional);
+    if (framework == "megatron") t.framework = TrainingConfig::Framework::Megatron;
+    else if (framework == "torchtitan") t.framework = TrainingConfig::Framework::Torchtitan;
+    else if (framework == "deepspeed") t.framework = TrainingConfig::Framework::DeepSpeed;
+    else if (in.ok())
+        in.fail("framework", "expected \"megatron\", \"torchtitan\" or \"deepspeed\" (got \"" + framework + "\")");
+    in.boolean("cuda_graphs", t.cuda_graphs, Need::Optional);
+    if (in.has("host_op_us")) {
+        double us = 0;
+        in.number("host_op_us", us, Need::Required, JsonFieldReader::Check::NonNegative);
+        t.host_op_us = us;
+    }
     if (in.error()) return *in.error();
     return t;
 }
@@ -79,7 +101,12 @@ nlohmann::json writeTraining(const TrainingConfig& t) {
                           {"overlap_tp_comm", t.overlap_tp_comm},
                           {"overlap_param_gather", t.overlap_param_gather},
                           {"grad_reduce_dtype", t.grad_reduce_in_bf16 ? "bf16" : "fp32"}};
+    // Written only when they differ from their defaults, so that configs written before them
+    // read back byte for byte.
+    if (t.framework != TrainingConfig::Framework::Megatron) out["framework"] = frameworkName(t.framework);
+    if (t.cuda_graphs) out["cuda_graphs"] = true;
     if (t.dropout) out["dropout"] = *t.dropout;  // unset means the model's default
+    if (t.host_op_us) out["host_op_us"] = *t.host_op_us;  // unset means the framework's constant
     return out;
 }
 

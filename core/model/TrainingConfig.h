@@ -46,6 +46,16 @@ struct TrainingConfig {
     bool dropoutFor(const ModelConfig& model) const { return dropout.value_or(!model.gated_mlp); }
     // Gradients reduced in bf16 (Megatron's --grad-reduce-in-bf16) rather than fp32, its default.
     bool grad_reduce_in_bf16 = false;
+    // The stack whose host thread issues the kernels (docs/cost-model.md#host-time): it sets the
+    // host's cost per issued operator (cost/HostIssue.h) and, for DeepSpeed's pipeline engine,
+    // whole blocking sends on the compute stream instead of Megatron's scatter-gathered ones.
+    enum class Framework { Megatron, Torchtitan, DeepSpeed };
+    Framework framework = Framework::Megatron;
+    // Each instruction's kernels captured in a CUDA graph: one launch per instruction.
+    bool cuda_graphs = false;
+    // The host's cost per issued operator in microseconds, in place of the framework's
+    // (a measured host, or a what-if); unset: the framework's constant.
+    std::optional<double> host_op_us;
 
     friend bool operator==(const TrainingConfig&, const TrainingConfig&) = default;
 };

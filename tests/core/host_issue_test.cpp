@@ -1,0 +1,129 @@
+// Host time (docs/cost-model.md#host-time): an instruction lasts the longer of its GPU time and
+// the host's issue time of its operators; DeepSpeed's pipeline engine holds the sender's stream
+// for a whole blocking send. Every expected value is worked by hand on the tiny GPT of
+// CostTestConfigs.h, whose kernels take well under a microsecond each.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/cost/HostIssue.h"
+#include "core/io/TrainingJson.h"
+#include "core/session/PlanBuilder.h"
+#include "tests/core/CostTestConfigs.h"
+
+namespace mario {
+namespace {
+
+using testing::presetConfig;
+using testing::tinyGpt;
+
+StageCost stageOf(const Config& c, StageLayout layout) {
+    auto costs = computeStageCosts(c, {layout});
+    EXPECT_TRUE(costs.ok()) << (costs.ok() ? "" : costs.error().message);
+    return costs.ok() ? (*costs)[0] : StageCost{};
+}
+
+constexpr StageLayout kTwoMiddleBlocks{0, 2, false, false};
+
+TEST(HostIssue, BlockOperatorsCountedByHand) {
+    // A GPT block with FlashAttention and dropout, tp 1. Forward: input norm, QKV GEMM, flash
+    // attention, projection GEMM, bias-dropout-residual, norm, MLP up GEMM, GeLU, MLP down GEMM,
+    // bias-dropout-residual = 10. Input gradient: the four GEMMs' data gradients, two norms,
+    // flash backward, GeLU backward, and per residual the mask backward and the gradient sum
+    // (2 × 2) = 12. Weight gradient: four GEMMs.
+    Config c = tinyGpt();
+    const KernelTimes n = HostIssue(c).launches(kTwoMiddleBlocks);
+    EXPECT_EQ(n.forward_ms, 2 * 10);
+    EXPECT_EQ(n.input_grad_ms, 2 * 12);
+    EXPECT_EQ(n.weight_grad_ms, 2 * 4);
+    // Tensor parallelism adds four collectives a block and direction (not to W).
+    c.parallel.tp = 2;
+    const KernelTimes tp = HostIssue(c).launches(kTwoMiddleBlocks);
+    EXPECT_EQ(tp.forward_ms, 2 * (10 + 4));
+    EXPECT_EQ(tp.input_grad_ms, 2 * (12 + 4));
+    EXPECT_EQ(tp.weight_grad_ms, 2 * 4);
+}
+
+TEST(HostIssue, TinyKernelsAreHostBound) {
+    // 10 us a host operator against kernels of a fraction of a microsecond: each instruction is
+    // its operators × 10 us. F: 20 × 0.01 ms; I: 24 × 0.01; W: 8 × 0.01; B issues both halves.
+    Config c = tinyGpt();
+    c.training.host_op_us = 10;
+    const StageCost s = stageOf(c, kTwoMiddleBlocks);
+    EXPECT_NEAR(s.forward_ms, 0.20, 1e-12);
+    EXPECT_NEAR(s.inputGradMs(), 0.24, 1e-12);
+    EXPECT_NEAR(s.weightGradMs(), 0.08, 1e-12);
+    EXPECT_NEAR(s.backward_ms, 0.32, 1e-12);
+    EXPECT_NEAR(s.recompute_ms, 0.20, 1e-12);
+    // The GPU's own time is far below: with a free host the stage is over 50× shorter.
+    c.training.host_op_us = 0;
+    EXPECT_LT(stageOf(c, kTwoMiddleBlocks).forward_ms, 0.20 / 50);
+    // CUDA graphs: one launch per instruction, 0.01 ms each.
+    c.training.host_op_us = 10;
+    c.training.cuda_graphs = true;
+    const StageCost graphs = stageOf(c, kTwoMiddleBlocks);
+    EXPECT_NEAR(graphs.forward_ms, 0.01, 1e-12);
+    EXPECT_NEAR(graphs.weightGradMs(), 0.01, 1e-12);
+    EXPECT_NEAR(graphs.backward_ms, 0.02, 1e-12);
+}
+
+TEST(HostIssue, LargeKernelsStayGpuBound) {
+    // GPT-3 13B on an A100: 40 blocks over 4 stages, each kernel far above 10 us; the default
+    // framework's host never paces it, so its times equal those of a free host.
+    Config c = presetConfig("gpt3-13b", "a100-40g", 4);
+    const StageLayout middle{10, 20, false, false};
+    const StageCost megatron = stageOf(c, middle);
+    c.training.host_op_us = 0;
+    const StageCost freeHost = stageOf(c, middle);
+    EXPECT_DOUBLE_EQ(megatron.forward_ms, freeHost.forward_ms);
+    EXPECT_DOUBLE_EQ(megatron.backward_ms, freeHost.backward_ms);
+    EXPECT_DOUBLE_EQ(megatron.weightGradMs(), freeHost.weightGradMs());
+    // And the host time is indeed below: 10 blocks × 10 operators × 10 us = 1 ms of ~100.
+    EXPECT_LT(HostIssue::operatorMicroseconds(TrainingConfig{}) * 1e-3 * 100, megatron.forward_ms);
+}
+
+TEST(HostIssue, DeepSpeedSendsWholeAndBlocking) {
+    // pp 2 on one node (100 GB/s, 0.01 ms a message), tp 2: the boundary is 2·s·b·h =
+    // 2·128·2·64 = 32768 bytes; Megatron sends 1/tp of it per rank and beside compute,
+    // DeepSpeed all of it on the compute stream: 0.01 + 32768 / 1e8 ms on the sender.
+    Config c = tinyGpt();
+    c.parallel.tp = 2;
+    c.training.host_op_us = 0;
+    const StageLayout first{0, 2, true, false}, last{2, 4, false, true};
+    const StageCost mFirst = stageOf(c, first), mLast = stageOf(c, last);
+    c.training.framework = TrainingConfig::Framework::DeepSpeed;
+    const StageCost dFirst = stageOf(c, first), dLast = stageOf(c, last);
+    const double transfer = 0.01 + 32768 / 1e8;
+    EXPECT_DOUBLE_EQ(mFirst.send_bytes, 16384);
+    EXPECT_DOUBLE_EQ(dFirst.send_bytes, 32768);
+    EXPECT_NEAR(dFirst.forward_ms - mFirst.forward_ms, transfer, 1e-12);
+    EXPECT_DOUBLE_EQ(dFirst.backward_ms, mFirst.backward_ms);  // the first stage sends no gradient
+    EXPECT_DOUBLE_EQ(dLast.forward_ms, mLast.forward_ms);      // the last sends no activation
+    EXPECT_NEAR(dLast.backward_ms - mLast.backward_ms, transfer, 1e-12);
+    EXPECT_NEAR(dLast.inputGradMs() - mLast.inputGradMs(), transfer, 1e-12);
+}
+
+TEST(HostIssue, FrameworkKeysReadAndRefused) {
+    auto read = readTraining(nlohmann::json::parse(R"({"framework": "deepspeed", "cuda_graphs": true, "host_op_us": 7})"));
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    EXPECT_EQ(read->framework, TrainingConfig::Framework::DeepSpeed);
+    EXPECT_TRUE(read->cuda_graphs);
+    EXPECT_EQ(read->host_op_us, 7.0);
+    auto back = readTraining(writeTraining(*read));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, *read);
+    auto bad = readTraining(nlohmann::json::parse(R"({"framework": "jax"})"));
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(bad.error().message.find("training.framework"), std::string::npos) << bad.error().message;
+    EXPECT_EQ(bad.error().message.find('\n'), std::string::npos);
+    auto negative = readTraining(nlohmann::json::parse(R"({"host_op_us": -1})"));
+    ASSERT_FALSE(negative.ok());
+    EXPECT_NE(negative.error().message.find("training.host_op_us"), std::string::npos) << negative.error().message;
+    // Configs without the keys write none of them (default framework, no graphs).
+    const nlohmann::json plain = writeTraining(TrainingConfig{});
+    EXPECT_FALSE(plain.contains("framework"));
+    EXPECT_FALSE(plain.contains("cuda_graphs"));
+}
+
+}  // namespace
+}  // namespace mario
