@@ -134,6 +134,20 @@ class Runner:
         return result
 
 
+def host_op_us_for(r, runs_at, target, training, high=400.0, steps=12):
+    """The per-operator host cost (training.host_op_us, docs/cost-model.md#host-time) at which the
+    mean of runs_at(training)'s ratios reaches `target`, by bisection on [0, high] us; None when
+    even `high` does not reach it. runs_at maps a training dict to the list of ratios."""
+    def reached(us):
+        return mean(runs_at(dict(training, host_op_us=us))) >= target
+    if not reached(high):
+        return None
+    low = 0.0
+    for _ in range(steps):
+        mid = (low + high) / 2
+        low, high = (low, mid) if reached(mid) else (mid, high)
+    return high
+
 # Formatting
 def x(v):
     return f"{v:.2f}×"

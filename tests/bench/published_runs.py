@@ -117,7 +117,7 @@ EXPLAINED = {
     "GPT 1.7B, 48 H100, tp1 pp1 dp48 mbs1":
         "settings unpublished (micro-batch, recomputation, schedule: simulated at 1, none, 1F1B); a 2048-wide "
         "block's kernels last 20-300 us on an H100, where host-side launch cost beyond kernel_overhead_us "
-        "(not modelled) paces small layers; from 16B up the rows agree within 10%",
+        "(unpublished for this host; at 10 us an operator not binding in the host-time model) paces small layers; from 16B up the rows agree within 10%",
     "GPT 7.1B, 96 H100, tp2 pp1 dp48 mbs1":
         "as the 1.7B row: settings unpublished, and a 4096-wide block split over tp 2 still has short kernels",
 }
