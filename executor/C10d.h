@@ -10,6 +10,7 @@
 //   - ProcessGroupGloo.hpp includes Gloo's own headers, which neither LibTorch ships: they come
 //     from Debian's libgloo-dev (the Gloo Debian's LibTorch is linked against; a wheel keeps its
 //     Gloo inside libtorch_cpu, and the executor only passes Gloo's device around by pointer).
+//     So only CommGroups.cpp includes it, and a build without them (a GPU node) still has NCCL.
 #include <exception>
 #include <string>
 
@@ -17,7 +18,11 @@
 #include <torch/version.h>
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#else
+#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
+#endif
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/csrc/distributed/c10d/Work.hpp>

@@ -3,6 +3,10 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#ifdef MARIO_GLOO_HEADERS
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+
 namespace mario::exec {
 namespace {
 
@@ -12,6 +16,7 @@ std::chrono::milliseconds millis(double seconds) {
 
 }  // namespace
 
+#ifdef MARIO_GLOO_HEADERS
 CommGroupPtr makeGlooGroup(const StorePtr& store, int rank, int size, double timeout_s) {
     auto options = c10d::ProcessGroupGloo::Options::create(millis(timeout_s));
     // torch.distributed reads the same variable; its first interface is the one used here.
@@ -24,6 +29,12 @@ CommGroupPtr makeGlooGroup(const StorePtr& store, int rank, int size, double tim
     }
     return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, options);
 }
+#else
+CommGroupPtr makeGlooGroup(const StorePtr&, int, int, double) {
+    throw std::runtime_error("this mario-executor was built without Gloo's headers (apt-get install libgloo-dev and "
+                             "rebuild), so its CPU processes cannot talk; --backend cuda runs over NCCL");
+}
+#endif
 
 #ifndef MARIO_C10D_NCCL
 namespace {

@@ -12,6 +12,7 @@ namespace mario::exec {
 
 // Collective over the `size` ranks that call it with stores of the same prefix. Gloo binds to
 // GLOO_SOCKET_IFNAME's interface when it is set, else to this host's name (PyTorch's default).
+// Built only with Gloo's headers (MARIO_GLOO_HEADERS); without them it throws the line that says so.
 CommGroupPtr makeGlooGroup(const StorePtr& store, int rank, int size, double timeout_s);
 
 // Whether this build has c10d's NCCL group (makeNcclGroup and gpuIdentity work).
