@@ -93,6 +93,9 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     static const PresetLibrary noPresets{std::string{}};
     OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {});
     point.evaluated = true;
+    // The pass set asked for, so a refused point's row still says which series it belongs to
+    // (opening a config fills in the base's own passes when none were asked for).
+    if (passes) point.passes = *passes;
     if (!opened.ok()) {
         point.refusal = opened.error;
         return point;

@@ -175,6 +175,24 @@ TEST(Sweep, RefusedPointsKeepTheReasonTheFileWouldGet) {
     EXPECT_TRUE(rows["points"][3]["refusal"].is_null());
 }
 
+// A refused point belongs to its pass set's series like any other: its CSV and JSON rows name
+// the passes that were asked for (the window's CSV said "none" for every refused point).
+TEST(Sweep, RefusedPointsKeepTheirPassSet) {
+    SweepSpec spec;
+    spec.base = read(baseDocument());
+    spec.knobs = {*parseVary("micro_batch_size=3")};  // 3 does not divide the global batch of 16
+    spec.pass_sets = *parsePassSets("none;checkpoint,overlap");
+    auto result = runSweep(spec);
+    ASSERT_TRUE(result.ok());
+    ASSERT_EQ(result->points.size(), 2u);
+    const nlohmann::json rows = sweepJson(*result);
+    EXPECT_EQ(rows["points"][0]["passes"], nlohmann::json::array());
+    EXPECT_EQ(rows["points"][1]["passes"], nlohmann::json({"checkpoint", "overlap"}));
+    const std::string csv = sweepCsv(*result);
+    EXPECT_NE(csv.find(",\"checkpoint,overlap\","), std::string::npos) << csv;
+    EXPECT_FALSE(result->points[1].ok());
+}
+
 TEST(Sweep, CancelStopsHandingOutPoints) {
     SweepSpec spec;
     spec.base = read(baseDocument());
