@@ -42,7 +42,7 @@ bool ScheduleDocument::isModified() const {
     // While an undo or redo computes, the stack has moved but the window still shows the
     // state at pending_->shownIndex: the title says whether that one is saved.
     const int shownIndex = pending_ && pending_->kind == Pending::Kind::Stack ? pending_->shownIndex : undo_.index();
-    return restoredUnsaved_ || shownIndex != undo_.cleanIndex();
+    return restoredUnsaved_ || whatIfUnsaved_ || shownIndex != undo_.cleanIndex();
 }
 
 void ScheduleDocument::noteModified() {
@@ -56,7 +56,7 @@ bool ScheduleDocument::saveAs(const QString& path, QString* error) {
     // What is saved is what is shown: an undo still computing would leave the stack's clean
     // mark on a state the file does not hold.
     if (pending_ && pending_->kind == Pending::Kind::Stack) cancelComputation();
-    auto written = saveSchedule(path.toStdString(), *state_, current().ok ? &current().plan : nullptr);
+    auto written = saveSchedule(path.toStdString(), *stateToWrite(), current().ok ? &current().plan : nullptr);
     if (!written) {
         *error = QString::fromStdString(written.error().message);
         return false;
@@ -66,6 +66,8 @@ bool ScheduleDocument::saveAs(const QString& path, QString* error) {
         emit pathChanged(path_);
     }
     restoredUnsaved_ = false;
+    // A plan file has no place for them: they stay unsaved until a config holds them.
+    if (state_->config) whatIfUnsaved_ = false;
     undo_.setClean();
     noteModified();
     emit statusMessage(tr("Saved %1").arg(QFileInfo(path).fileName()));
@@ -223,7 +225,22 @@ void ScheduleDocument::discardAutosave() {
 // source plan, passes, edits and the original path), so a crash loses nothing; the next
 // start offers it back (MainWindow::offerRestore).
 void ScheduleDocument::writeAutosave() {
-    if (autosave_) autosave_->save(state_, path_);
+    if (autosave_) autosave_->save(stateToWrite(), path_);
+}
+
+SharedInput ScheduleDocument::stateToWrite() const {
+    if (!state_->config || state_->config->what_if == whatIf_) return state_;
+    auto copy = std::make_shared<ScheduleInput>(*state_);
+    copy->config->what_if = whatIf_;
+    return copy;
+}
+
+void ScheduleDocument::setWhatIf(const WhatIfSection& settings) {
+    if (whatIf_ == settings) return;
+    whatIf_ = settings;
+    whatIfUnsaved_ = true;
+    noteModified();
+    writeAutosave();
 }
 
 }  // namespace mario::gui

@@ -70,6 +70,12 @@ public:
     // Unsaved changes in what is shown: an edit, toggle or setting since the last open or save
     // (undoing back to the saved state clears it), or a restored session not yet saved.
     bool isModified() const;
+    // The What-if view's settings, kept with the document: a config saves them in its
+    // "what_if" section and the autosave holds them too. They are no part of the schedule:
+    // setting them computes nothing and adds no undo step, but the document is modified
+    // until saved. Opening a file takes the file's (none: empty).
+    const std::optional<WhatIfSection>& whatIf() const { return whatIf_; }
+    void setWhatIf(const WhatIfSection& settings);
     // The drop checker for the timeline: why dropping box `programIndex` of `device` at
     // `dropTimeMs` would be refused, or empty when it would be accepted. Answers for the same
     // insertion point are remembered until the schedule changes (a drag asks on every move).
@@ -128,6 +134,8 @@ signals:
     void computationProgress(int step, int steps, const QString& what);
     void computationEnded();
     void modifiedChanged(bool modified);
+    // A file was opened (or restored) with its own What-if settings, or none.
+    void whatIfLoaded();
     // Hand edits that no longer apply after a change were set aside (undo brings them back):
     // the window shows this where it cannot be missed.
     void editsSetAside(const QString& message);
@@ -162,6 +170,8 @@ private:
     void pushShown(const SharedShown& shown, const QString& description);
     void noteModified();
     void writeAutosave();
+    // The state as a file holds it: the shown state with the What-if settings in its config.
+    SharedInput stateToWrite() const;
 
     PresetLibrary presets_;
     QUndoStack undo_;
@@ -179,6 +189,8 @@ private:
     bool synchronous_ = false;
     bool restoredUnsaved_ = false;
     bool modifiedShown_ = false;  // what modifiedChanged last said
+    std::optional<WhatIfSection> whatIf_;
+    bool whatIfUnsaved_ = false;
     QString failure_;             // the last change's failure (a synchronous setConfig returns it)
     // dropRefusal's memory: (device, program index, insertion index) → reason; cleared on show.
     QHash<QString, QString> dropAnswers_;

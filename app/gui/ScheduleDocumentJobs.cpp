@@ -138,9 +138,13 @@ void ScheduleDocument::adopt(const ScheduleJobResult& opened, const QString& fil
     if (opened.restored) restoredFrom_ = file;
     // A restored session was never saved as it is now: it stays modified until saved.
     restoredUnsaved_ = opened.restored;
+    const auto& config = opened.shown->input->config;
+    whatIf_ = config ? config->what_if : std::nullopt;
+    whatIfUnsaved_ = false;
     show(opened.shown);
     emit pathChanged(path_);
     noteModified();
+    emit whatIfLoaded();
     const QString passes = passListText(opened.shown->input->passes);
     emit statusMessage(opened.restored
                            ? tr("Restored the session of %1 (passes: %2, %n hand edit(s))", nullptr,

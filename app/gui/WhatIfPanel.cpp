@@ -49,6 +49,12 @@ WhatIfPanel::WhatIfPanel(ScheduleDocument* document, QWidget* parent)
     connect(job_, &SweepJob::finished, this, &WhatIfPanel::onFinished);
     connect(chart_, &views::WhatIfChart::pointClicked, this, &WhatIfPanel::openPoint);
     connect(document_, &ScheduleDocument::computed, this, &WhatIfPanel::syncWithDocument);
+    // The fields are kept with the document (saved in the config, autosaved); a file that
+    // brings its own fills them, one without leaves them as the user left them.
+    connect(this, &WhatIfPanel::settingsEdited, this, [this] { document_->setWhatIf(toSection(settings())); });
+    connect(document_, &ScheduleDocument::whatIfLoaded, this, [this] {
+        if (document_->whatIf()) applySettings(fromSection(*document_->whatIf()));
+    });
     syncWithDocument();
 }
 
@@ -166,7 +172,8 @@ void WhatIfPanel::syncWithDocument() {
     run_->setEnabled(config && !isRunning());
     run_->setToolTip(config ? QString() : tr("A sweep varies a config: open a *.config.json (a plan has none)"));
     // The first config seen fills the fields once; afterwards they are the user's.
-    if (config && !filledFromDocument_) applySettings(WhatIfSettings{});
+    if (config && !filledFromDocument_)
+        applySettings(document_->whatIf() ? fromSection(*document_->whatIf()) : WhatIfSettings{});
 }
 
 Result<SweepSpec> WhatIfPanel::spec() const {

@@ -4,6 +4,8 @@
 // top chart's metric: what is kept with the document so that a sweep comes back as it was set.
 #include <QString>
 
+#include "core/model/WhatIfSection.h"
+
 namespace mario::gui {
 
 struct WhatIfSettings {
@@ -16,5 +18,15 @@ struct WhatIfSettings {
     QString metric = QStringLiteral("throughput");  // or "step"
     friend bool operator==(const WhatIfSettings&, const WhatIfSettings&) = default;
 };
+
+// The same fields as a config file's "what_if" section holds them (core/io/ConfigJson owns it).
+inline WhatIfSection toSection(const WhatIfSettings& s) {
+    return {s.knob.toStdString(),    s.values.toStdString(),   s.knob2.toStdString(), s.values2.toStdString(),
+            s.schemes.toStdString(), s.passSets.toStdString(), s.metric.toStdString()};
+}
+inline WhatIfSettings fromSection(const WhatIfSection& w) {
+    auto q = [](const std::string& text) { return QString::fromStdString(text); };
+    return {q(w.knob), q(w.values), q(w.knob2), q(w.values2), q(w.schemes), q(w.passes), q(w.metric)};
+}
 
 }  // namespace mario::gui

@@ -27,7 +27,8 @@ namespace {
 
 constexpr std::string_view kConfigKeys[] = {
     "format",          "version",  "name",   "notes",      "model",        "hardware", "devices",
-    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile",  "training"};
+    "memory_limit_gb", "parallel", "passes", "unit_costs", "microbatches", "profile",  "training",
+    "what_if"};
 constexpr std::string_view kParallelKeys[] = {"scheme",
                                               "pp",
                                               "dp",
@@ -153,6 +154,35 @@ std::optional<Error> checkConfig(const Config& c) {
         return makeError("memory_limit_gb: " + gigabytesProblem(*c.memory_limit_bytes / 1e9));
     return std::nullopt;
 }
+
+namespace {
+
+// The "what_if" section: every field optional text, the metric one of two words.
+Result<WhatIfSection> readWhatIf(const json& object) {
+    using Need = JsonFieldReader::Need;
+    static constexpr std::string_view kKeys[] = {"knob", "values", "knob2", "values2", "schemes", "passes", "metric"};
+    JsonFieldReader in(object, "what_if");
+    in.onlyKeys(kKeys);
+    WhatIfSection w;
+    in.string("knob", w.knob, Need::Optional);
+    in.string("values", w.values, Need::Optional);
+    in.string("knob2", w.knob2, Need::Optional);
+    in.string("values2", w.values2, Need::Optional);
+    in.string("schemes", w.schemes, Need::Optional);
+    in.string("passes", w.passes, Need::Optional);
+    in.string("metric", w.metric, Need::Optional);
+    if (in.ok() && w.metric != "throughput" && w.metric != "step")
+        in.fail("metric", "expected \"throughput\" or \"step\" (got \"" + w.metric + "\")");
+    if (!in.ok()) return *in.error();
+    return w;
+}
+
+json writeWhatIf(const WhatIfSection& w) {
+    return {{"knob", w.knob},       {"values", w.values},   {"knob2", w.knob2},  {"values2", w.values2},
+            {"schemes", w.schemes}, {"passes", w.passes}, {"metric", w.metric}};
+}
+
+}  // namespace
 
 Result<Config> readConfig(const json& document, const PresetLibrary& presets, const std::string& baseDir) {
     using Need = JsonFieldReader::Need;
@@ -297,6 +327,12 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
         c.profile = resolved;
     }
 
+    if (root.has("what_if")) {
+        auto whatIf = readWhatIf(document["what_if"]);
+        if (!whatIf) return whatIf.error();
+        c.what_if = std::move(*whatIf);
+    }
+
     if (auto error = checkConfig(c)) return *error;
     return c;
 }
@@ -345,6 +381,7 @@ json writeConfig(const Config& c) {
     }
     if (c.microbatches) out["microbatches"] = *c.microbatches;
     if (c.profile) out["profile"] = *c.profile;
+    if (c.what_if) out["what_if"] = writeWhatIf(*c.what_if);
     return out;
 }
 

@@ -8,6 +8,7 @@
 #include "core/model/ModelConfig.h"
 #include "core/model/ParallelConfig.h"
 #include "core/model/TrainingConfig.h"
+#include "core/model/WhatIfSection.h"
 
 namespace mario {
 
@@ -32,6 +33,7 @@ struct Config {
     std::optional<UnitCosts> unit_costs;  // replaces the analytical model when present
     std::optional<int> microbatches;      // overrides global / (dp * mbs), e.g. in unit mode
     std::optional<std::string> profile;   // measured profile (profiles/*.json) to fit costs from
+    std::optional<WhatIfSection> what_if;  // the window's sweep settings; never shapes a schedule
 
     int microbatchCount() const { return microbatches.value_or(parallel.microbatches()); }
 };

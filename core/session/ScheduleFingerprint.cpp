@@ -106,7 +106,13 @@ std::uint64_t scheduleFingerprint(const ScheduleInput& input) {
     // A config is small and its JSON names every field, including the ones that only shape
     // the generated plan (which the plan above already reflects).
     h.add(input.config.has_value());
-    if (input.config) h.add(writeConfig(*input.config).dump());
+    // The What-if settings describe a sweep to run, not this schedule: changing them must not
+    // make the schedule look new (and be computed again).
+    if (input.config) {
+        Config shaping = *input.config;
+        shaping.what_if.reset();
+        h.add(writeConfig(shaping).dump());
+    }
     return h.value();
 }
 
