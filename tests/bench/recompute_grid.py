@@ -57,6 +57,19 @@ def config(model, scheme, chunks, pp, m):
             "hardware": "a100-40g", "devices": pp, "parallel": parallel}
 
 
+def grid(schemes, tmp):
+    """Every configuration of the grid as (name, path of its config file in tmp), one at a time
+    (the file is rewritten for the next one); the name as the tables print it."""
+    path = os.path.join(tmp, "c.config.json")
+    for model in MODELS:
+        for scheme, chunks in schemes:
+            for pp in PIPELINES:
+                for m in (pp, 2 * pp, 4 * pp):
+                    with open(path, "w") as f:
+                        json.dump(config(model, scheme, chunks, pp, m), f)
+                    yield f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}", path
+
+
 def main():
     args = [a for a in sys.argv[1:]]
     if "-h" in args or "--help" in args:
@@ -79,44 +92,38 @@ def main():
     mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
     rows, gaps_four, gaps_hide, rec_four, rec_hide, gaps_reach, skipped = [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for model in MODELS:
-            for scheme, chunks in schemes:
-                for pp in PIPELINES:
-                    for m in (pp, 2 * pp, 4 * pp):
-                        path = os.path.join(tmp, "c.config.json")
-                        with open(path, "w") as f:
-                            json.dump(config(model, scheme, chunks, pp, m), f)
-                        try:
-                            base = simulate(mario, path, "none")
-                        except Refused as why:
-                            skipped.append(f"{model} {scheme} {pp}x{m}: {why}")
-                            continue
-                        ckpt = simulate(mario, path, "checkpoint")
-                        four = simulate(mario, path, "all")
-                        hide = simulate(mario, path, "all," + extra)
-                        tb, tc, tf, th = (r["makespan"] for r in (base, ckpt, four, hide))
+        for name, path in grid(schemes, tmp):
+            try:
+                base = simulate(mario, path, "none")
+            except Refused as why:
+                skipped.append(f"{name}: {why}")
+                continue
+            ckpt = simulate(mario, path, "checkpoint")
+            four = simulate(mario, path, "all")
+            hide = simulate(mario, path, "all," + extra)
+            tb, tc, tf, th = (r["makespan"] for r in (base, ckpt, four, hide))
 
-                        def recovered(t):
-                            return 1.0 if tc - tb <= 1e-9 else 1 - (t - tb) / (tc - tb)
+            def recovered(t):
+                return 1.0 if tc - tb <= 1e-9 else 1 - (t - tb) / (tc - tb)
 
-                        def gap(r):
-                            return r["makespan"] / max(tb, r["lower_bound"]) - 1
+            def gap(r):
+                return r["makespan"] / max(tb, r["lower_bound"]) - 1
 
-                        budget = [f["peak_memory_bytes"] + 0 for f in four["devices"]]
-                        peak_ratio = max(h["peak_memory_bytes"] / b for h, b in zip(hide["devices"], budget))
-                        tight = hide.get("tight_lower_bound", hide["lower_bound"])
-                        reach = (hide.get("hide_bound") or {}).get("makespan", 0.0)
-                        reference = max(tb, hide["lower_bound"])
-                        rows.append((f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}", tb, tc, tf, th,
-                                     recovered(tf), recovered(th), gap(four), gap(hide),
-                                     th / max(tb, tight) - 1, reach, reach / reference - 1,
-                                     th / max(reference, reach) - 1, peak_ratio, four["passes_us"] / 1000,
-                                     hide["passes_us"] / 1000))
-                        gaps_reach.append(th / max(reference, reach) - 1)
-                        gaps_four.append(gap(four))
-                        gaps_hide.append(gap(hide))
-                        rec_four.append(recovered(tf))
-                        rec_hide.append(recovered(th))
+            budget = [f["peak_memory_bytes"] + 0 for f in four["devices"]]
+            peak_ratio = max(h["peak_memory_bytes"] / b for h, b in zip(hide["devices"], budget))
+            tight = hide.get("tight_lower_bound", hide["lower_bound"])
+            reach = (hide.get("hide_bound") or {}).get("makespan", 0.0)
+            reference = max(tb, hide["lower_bound"])
+            rows.append((name, tb, tc, tf, th,
+                         recovered(tf), recovered(th), gap(four), gap(hide),
+                         th / max(tb, tight) - 1, reach, reach / reference - 1,
+                         th / max(reference, reach) - 1, peak_ratio, four["passes_us"] / 1000,
+                         hide["passes_us"] / 1000))
+            gaps_reach.append(th / max(reference, reach) - 1)
+            gaps_four.append(gap(four))
+            gaps_hide.append(gap(hide))
+            rec_four.append(recovered(tf))
+            rec_hide.append(recovered(th))
     print("| configuration | T_base | T_ckpt | T_four | T_hide | recovered four | recovered hide | gap four | "
           "gap hide | gap hide (tight bound) | recompute bound | bound above max(T_base, lower_bound) | "
           "gap hide to max(both) | peak hide / peak four | passes four ms | passes all+hide ms |")

@@ -13,7 +13,6 @@ largest stage), which `reorder` shares with `hide` (core/passes/PassRegistry.cpp
 
 usage: tests/bench/reorder_grid.py [path/to/mario] [--schemes paper|zero-bubble|remaining]
 """
-import json
 import os
 import statistics
 import subprocess
@@ -21,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from recompute_grid import MODELS, PIPELINES, SCHEME_SETS, Refused, config, simulate  # noqa: E402
+from recompute_grid import SCHEME_SETS, Refused, grid, simulate  # noqa: E402
 
 
 def plan_is_valid(mario, config_path, passes, tmp):
@@ -45,37 +44,30 @@ def main():
     mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
     rows, gaps_hide, gaps_reorder, skipped, invalid = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for model in MODELS:
-            for scheme, chunks in schemes:
-                for pp in PIPELINES:
-                    for m in (pp, 2 * pp, 4 * pp):
-                        name = f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}"
-                        path = os.path.join(tmp, "c.config.json")
-                        with open(path, "w") as f:
-                            json.dump(config(model, scheme, chunks, pp, m), f)
-                        try:
-                            base = simulate(mario, path, "none")
-                        except Refused as why:
-                            skipped.append(f"{name}: {why}")
-                            continue
-                        hide = simulate(mario, path, "all,hide")
-                        reorder = simulate(mario, path, "all,hide,reorder")
-                        if not plan_is_valid(mario, path, "all,hide,reorder", tmp):
-                            invalid.append(name)
-                        tb = base["makespan"]
+        for name, path in grid(schemes, tmp):
+            try:
+                base = simulate(mario, path, "none")
+            except Refused as why:
+                skipped.append(f"{name}: {why}")
+                continue
+            hide = simulate(mario, path, "all,hide")
+            reorder = simulate(mario, path, "all,hide,reorder")
+            if not plan_is_valid(mario, path, "all,hide,reorder", tmp):
+                invalid.append(name)
+            tb = base["makespan"]
 
-                        def gap(r):
-                            return r["makespan"] / max(tb, r["lower_bound"]) - 1
+            def gap(r):
+                return r["makespan"] / max(tb, r["lower_bound"]) - 1
 
-                        def peak(r):
-                            return max(d["peak_memory_bytes"] for d in r["devices"])
+            def peak(r):
+                return max(d["peak_memory_bytes"] for d in r["devices"])
 
-                        gaps_hide.append(gap(hide))
-                        gaps_reorder.append(gap(reorder))
-                        rows.append((name, tb, hide["makespan"], reorder["makespan"], gap(hide), gap(reorder),
-                                     reorder["makespan"] / max(tb, reorder["tight_lower_bound"]) - 1,
-                                     peak(reorder) / peak(hide), hide["passes_us"] / 1000,
-                                     reorder["passes_us"] / 1000))
+            gaps_hide.append(gap(hide))
+            gaps_reorder.append(gap(reorder))
+            rows.append((name, tb, hide["makespan"], reorder["makespan"], gap(hide), gap(reorder),
+                         reorder["makespan"] / max(tb, reorder["tight_lower_bound"]) - 1,
+                         peak(reorder) / peak(hide), hide["passes_us"] / 1000,
+                         reorder["passes_us"] / 1000))
     print("| configuration | T_base | T_hide | T_reorder | gap hide | gap reorder | gap reorder (pipeline bound) | "
           "peak reorder / peak hide | passes all,hide ms | passes all,hide,reorder ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
