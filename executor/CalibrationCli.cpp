@@ -9,6 +9,7 @@
 #include "core/io/PresetLibrary.h"
 #include "core/io/TextFile.h"
 #include "core/util/ExitCode.h"
+#include "executor/CalibrationCheck.h"
 #include "executor/Calibrator.h"
 #include "executor/OptionValues.h"
 
@@ -18,7 +19,8 @@ namespace {
 
 constexpr const char* kCalibrateUsage =
     "usage: mario-executor calibrate [--device cpu|cuda[:N]] [--dtype T] [--model SPEC] [--micro-batch-size B] "
-    "[--quick] [--repeats R] [--name NAME] [--links-from PRESET] -o PRESET.json";
+    "[--quick] [--repeats R] [--name NAME] [--links-from PRESET] [--check] [--check-against PRESET[,PRESET…]] "
+    "-o PRESET.json";
 
 int refuse(const std::string& why) {
     std::cerr << "mario-executor calibrate: " << why << std::endl;
@@ -29,7 +31,8 @@ int refuse(const std::string& why) {
 
 int calibrateMain(int argc, char** argv) {
     CalibrationOptions options;
-    std::string out, linksFrom;
+    std::string out, linksFrom, checkAgainst;
+    bool check = false;
     for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
     try {
         for (int i = 2; i < argc; ++i) {
@@ -54,7 +57,11 @@ int calibrateMain(int argc, char** argv) {
             else if (arg == "--repeats") options.repeats = checked(integerOption(arg, value(), 1, 1000));
             else if (arg == "--name") options.name = value();
             else if (arg == "--links-from") linksFrom = value();
-            else if (arg == "-o" || arg == "--output") out = value();
+            else if (arg == "--check") check = true;
+            else if (arg == "--check-against") {
+                checkAgainst = value();
+                check = true;
+            } else if (arg == "-o" || arg == "--output") out = value();
             else return refuse("unknown option " + arg + " (" + kCalibrateUsage + ")");
         }
     } catch (const std::exception& e) {
@@ -64,13 +71,27 @@ int calibrateMain(int argc, char** argv) {
     if (!options.dtype.empty())
         if (auto dtype = dtypeOption(options.dtype, options.device.rfind("cuda", 0) == 0); !dtype)
             return refuse(dtype.error().message);
-    if (!linksFrom.empty()) {
-        // A bundled preset by name, as a config names one (core/io/PresetLibrary.h).
+    // Bundled presets by name, as a config names one (core/io/PresetLibrary.h).
+    auto bundled = [&](const std::string& option, const std::string& name) -> Result<HardwareConfig> {
         auto library = PresetLibrary::locate(argc > 0 ? argv[0] : "");
-        if (!library) return refuse("--links-from: " + library.error().message);
-        auto preset = library->hardware(linksFrom);
-        if (!preset) return refuse("--links-from: " + preset.error().message);
+        if (!library) return makeError(option + ": " + library.error().message);
+        auto preset = library->hardware(name);
+        if (!preset) return makeError(option + ": " + preset.error().message);
+        return *preset;
+    };
+    if (!linksFrom.empty()) {
+        auto preset = bundled("--links-from", linksFrom);
+        if (!preset) return refuse(preset.error().message);
         options.links_from = *preset;
+    }
+    std::vector<HardwareConfig> against;
+    for (std::size_t at = 0; !checkAgainst.empty() && at != std::string::npos;) {
+        const std::size_t comma = checkAgainst.find(',', at);
+        const std::string name = checkAgainst.substr(at, comma == std::string::npos ? comma : comma - at);
+        at = comma == std::string::npos ? comma : comma + 1;
+        auto preset = bundled("--check-against", name);
+        if (!preset) return refuse(preset.error().message);
+        against.push_back(*preset);
     }
     auto result = calibrateDevice(options);
     if (!result) return refuse(result.error().message);
@@ -80,19 +101,31 @@ int calibrateMain(int argc, char** argv) {
     if (auto written = writeTextFile(out, result->preset.dump(2) + "\n", "the hardware preset"); !written)
         return refuse(written.error().message);
     const HardwareConfig& h = result->hardware;
-    std::cout << nlohmann::json{{"preset", out},
-                                {"name", h.name},
-                                {"peak_tflops", h.peak_tflops},
-                                {"gemm_efficiency", h.gemm_efficiency},
-                                {"hbm_gb_per_s", h.hbm_gb_per_s},
-                                {"hbm_efficiency", h.hbm_efficiency},
-                                {"kernel_overhead_us", h.kernel_overhead_us},
-                                {"gemm_model_over_measured", {result->gemm_spread.low, result->gemm_spread.high}},
-                                {"elementwise_model_over_measured",
-                                 {result->stream_spread.low, result->stream_spread.high}},
-                                {"worst_repeat_spread", result->worst_repeat_spread}}
-                     .dump()
-              << std::endl;
+    nlohmann::json summary{{"preset", out},
+                           {"name", h.name},
+                           {"peak_tflops", h.peak_tflops},
+                           {"gemm_efficiency", h.gemm_efficiency},
+                           {"hbm_gb_per_s", h.hbm_gb_per_s},
+                           {"hbm_efficiency", h.hbm_efficiency},
+                           {"kernel_overhead_us", h.kernel_overhead_us},
+                           {"gemm_model_over_measured", {result->gemm_spread.low, result->gemm_spread.high}},
+                           {"elementwise_model_over_measured", {result->stream_spread.low, result->stream_spread.high}},
+                           {"worst_repeat_spread", result->worst_repeat_spread}};
+    if (check) {
+        // The preset is written already: a failed check loses no calibration.
+        BlockCheckOptions block;
+        block.model = options.model.value_or(defaultCalibrationModel(options.device));
+        block.micro_batch_size = options.micro_batch_size;
+        block.device = options.device;
+        block.dtype = result->dtype;
+        block.repeats = options.quick ? 5 : 9;
+        against.insert(against.begin(), h);
+        auto checked = checkBlock(block, against);
+        if (!checked) return refuse("--check: " + checked.error().message);
+        for (const std::string& line : checked->lines()) std::cerr << "check: " << line << "\n";
+        summary["check"] = checked->toJson();
+    }
+    std::cout << summary.dump() << std::endl;
     return kOk;
 }
 

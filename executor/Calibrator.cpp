@@ -210,6 +210,7 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
     const CalibrationKernels kernels(device, dtype, repeats);
     const double b = options.micro_batch_size, s = spec.seq, h = spec.hidden, a = spec.heads;
     CalibrationResult r;
+    r.dtype = where.dtype;
     try {
         // The time bound: one middle product timed, the sweep's FLOPs at its rate.
         const GemmSample probe = CalibrationKernels(device, dtype, 1).gemm(b * s, h, h);

@@ -41,6 +41,7 @@ ModelSpec defaultCalibrationModel(const std::string& device);
 
 struct CalibrationResult {
     HardwareConfig hardware;  // the fitted preset
+    std::string dtype;        // the dtype every kernel ran in
     std::vector<GemmSample> gemms;
     std::vector<StreamSample> streams;
     FitSpread gemm_spread, stream_spread;

@@ -23,6 +23,7 @@
 #include "core/cost/AnalyticalCostModel.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/TextFile.h"
+#include "executor/CalibrationCheck.h"
 #include "executor/CalibrationFit.h"
 #include "executor/Calibrator.h"
 #include "executor/Profiler.h"
@@ -40,23 +41,6 @@ constexpr double kTolerance = 0.10;  // issue 40's bar for a calibrated CPU pres
 // CI machine shared with builds, one block's forward ranged from 7.2 to 16.4 ms within minutes.
 constexpr int kAttempts = 5;
 constexpr auto kPause = std::chrono::seconds(3);
-
-// The executor's GPT block (GptModel.cpp) in core's words: LayerNorm, GELU MLP of 4h, biases, the
-// eager attention (scale, mask, softmax as kernels of their own), no dropout, one GPU's share.
-mario::Config blockConfig(const mario::exec::ModelSpec& spec, int microBatch, const mario::HardwareConfig& hw) {
-    mario::Config c;
-    c.model.layers = spec.layers;
-    c.model.hidden = spec.hidden;
-    c.model.heads = spec.heads;
-    c.model.vocab = spec.vocab;
-    c.model.sequence_length = spec.seq;
-    c.hardware = hw;
-    c.parallel.micro_batch_size = microBatch;
-    c.parallel.global_batch_size = microBatch;
-    c.training.attention = mario::TrainingConfig::Attention::Eager;
-    c.training.dropout = false;
-    return c;
-}
 
 struct Comparison {
     double predicted_forward = 0, measured_forward = 0, predicted_backward = 0, measured_backward = 0;
@@ -82,10 +66,10 @@ Comparison compareBlock(const mario::exec::ModelSpec& spec, int microBatch) {
     auto preset = mario::exec::calibrateDevice(calibrate);
     EXPECT_TRUE(preset.ok()) << preset.error().message;
     if (!preset) return {};
-    auto model = mario::AnalyticalCostModel::create(blockConfig(spec, microBatch, preset->hardware));
-    EXPECT_TRUE(model.ok()) << model.error().message;
-    if (!model) return {};
-    const mario::KernelTimes block = model->kernels().block();
+    auto predicted = mario::exec::predictBlock(spec, microBatch, preset->hardware);
+    EXPECT_TRUE(predicted.ok()) << predicted.error().message;
+    if (!predicted) return {};
+    const mario::KernelTimes block = *predicted;
 
     mario::exec::ProfileOptions profile;
     profile.model = spec;
@@ -194,7 +178,7 @@ TEST(Calibration, CliWritesAPresetAConfigCanName) {
         EXPECT_NE(document["notes"].get<std::string>().find(word), std::string::npos) << word;
     EXPECT_FALSE(document["source"]["gemms"].empty());
     auto spec = mario::exec::parseModelSpec("layers=4,hidden=32,heads=2,seq=32");
-    EXPECT_TRUE(mario::AnalyticalCostModel::create(blockConfig(*spec, 1, *preset)).ok());
+    EXPECT_TRUE(mario::exec::predictBlock(*spec, 1, *preset).ok());
 }
 
 TEST(Calibration, BadArgumentsAreOneLine) {
@@ -203,11 +187,55 @@ TEST(Calibration, BadArgumentsAreOneLine) {
          {std::string("calibrate --quick"), std::string("calibrate --device tpu -o x.json"),
           "calibrate --quick --model layers=1,hidden=32,heads=2,seq=32 -o " + dir.path().string(),
           std::string("calibrate --repeats 0 -o x.json"),
-          std::string("calibrate --links-from no-such-gpu -o x.json")}) {
+          std::string("calibrate --links-from no-such-gpu -o x.json"),
+          std::string("calibrate --quick --check-against h100,no-such-gpu -o x.json")}) {
         int code = 0;
         const std::string out = mario::test::runExecutorCli(args, code);
         EXPECT_EQ(code, 2) << args << ": " << out;
         EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << args << ": " << out;
         EXPECT_EQ(out.rfind("mario-executor calibrate: ", 0), 0u) << out;
     }
+}
+
+// --check as a user runs it: the preset is written, then one block is measured and predicted by
+// the new preset and by a bundled one. Each prediction must be what core's model gives for the
+// preset as it reads back from disk (the calibrated one) or from the presets folder (a100), and
+// each error must be the ratio of the numbers printed beside it.
+TEST(Calibration, CheckComparesTheBlockWithEveryPreset) {
+    const mario::test::ScratchDir dir("calibrate_check");
+    std::filesystem::create_directories(dir.path() / "hardware");
+    const std::string path = dir.file("hardware/my-cpu.json");
+    const std::string model = "layers=3,hidden=64,heads=2,seq=32,vocab=64";
+    int code = 0;
+    const std::string out = mario::test::runExecutorCli(
+        "calibrate --quick --model " + model + " --name my-cpu --check-against a100-80g -o " + path, code);
+    ASSERT_EQ(code, 0) << out;
+    const std::string last = out.substr(out.rfind('\n', out.size() - 2) + 1);
+    const auto summary = nlohmann::json::parse(last);
+    ASSERT_TRUE(summary.contains("check")) << out;
+    const auto& check = summary["check"];
+    const double forward = check["measured"]["forward_ms"], backward = check["measured"]["backward_ms"];
+    EXPECT_GT(forward, 0);
+    EXPECT_GT(backward, 0);
+    ASSERT_EQ(check["predicted"].size(), 2u);
+    auto spec = mario::exec::parseModelSpec(model);
+    auto mine = mario::PresetLibrary(dir.path().string()).hardware("my-cpu");
+    ASSERT_TRUE(mine.ok()) << mine.error().message;
+    auto bundled = mario::PresetLibrary::locate("").value().hardware("a100-80g");
+    ASSERT_TRUE(bundled.ok());
+    const mario::HardwareConfig* presets[] = {&*mine, &*bundled};
+    for (int i = 0; i < 2; ++i) {
+        const auto& row = check["predicted"][i];
+        const mario::KernelTimes block = mario::exec::predictBlock(*spec, 1, *presets[i]).value();
+        EXPECT_EQ(row["preset"], presets[i]->name);
+        EXPECT_NEAR(row["forward_ms"].get<double>(), block.forward_ms, 1e-9 * block.forward_ms);
+        EXPECT_NEAR(row["backward_ms"].get<double>(), block.backwardMs(), 1e-9 * block.backwardMs());
+        EXPECT_NEAR(row["forward_error"].get<double>(), block.forward_ms / forward - 1, 1e-9);
+        EXPECT_NEAR(row["backward_error"].get<double>(), block.backwardMs() / backward - 1, 1e-9);
+    }
+    // A GPU preset's kernels are faster than this CPU's: the two rows differ, so the check is not
+    // a tautology (at this size the A100's 15 µs a kernel keeps it within 2× of the CPU).
+    EXPECT_LT(check["predicted"][1]["forward_error"].get<double>(),
+              check["predicted"][0]["forward_error"].get<double>() - 0.1);
+    EXPECT_NE(out.find("check: a100-80g: forward"), std::string::npos) << out;
 }

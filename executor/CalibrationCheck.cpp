@@ -1,0 +1,94 @@
+#include "executor/CalibrationCheck.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/cost/AnalyticalCostModel.h"
+#include "executor/Profiler.h"
+
+namespace mario::exec {
+
+Config executorBlockConfig(const ModelSpec& spec, int microBatch, const HardwareConfig& hardware) {
+    Config c;
+    c.model.layers = spec.layers;
+    c.model.hidden = spec.hidden;
+    c.model.heads = spec.heads;
+    c.model.vocab = spec.vocab;
+    c.model.sequence_length = spec.seq;
+    c.hardware = hardware;
+    c.parallel.micro_batch_size = microBatch;
+    c.parallel.global_batch_size = microBatch;
+    c.training.attention = TrainingConfig::Attention::Eager;
+    c.training.dropout = false;
+    return c;
+}
+
+Result<KernelTimes> predictBlock(const ModelSpec& spec, int microBatch, const HardwareConfig& hardware) {
+    auto model = AnalyticalCostModel::create(executorBlockConfig(spec, microBatch, hardware));
+    if (!model) return makeError(hardware.name + ": " + model.error().message);
+    return model->kernels().block();
+}
+
+nlohmann::json BlockCheck::toJson() const {
+    nlohmann::json presets = nlohmann::json::array();
+    for (const BlockPrediction& p : predictions)
+        presets.push_back({{"preset", p.preset},
+                           {"forward_ms", p.forward_ms},
+                           {"backward_ms", p.backward_ms},
+                           {"forward_error", error(p.forward_ms, measured_forward_ms)},
+                           {"backward_error", error(p.backward_ms, measured_backward_ms)}});
+    return {{"device", device},
+            {"dtype", dtype},
+            {"measured",
+             {{"forward_ms", measured_forward_ms},
+              {"backward_ms", measured_backward_ms},
+              {"forward_r2", forward_r2},
+              {"backward_r2", backward_r2}}},
+            {"predicted", presets}};
+}
+
+std::vector<std::string> BlockCheck::lines() const {
+    std::vector<std::string> out;
+    char line[256];
+    std::snprintf(line, sizeof line, "measured block on %s (%s): forward %.3f ms, backward %.3f ms (R² %.4f, %.4f)",
+                  device.c_str(), dtype.c_str(), measured_forward_ms, measured_backward_ms, forward_r2, backward_r2);
+    out.emplace_back(line);
+    for (const BlockPrediction& p : predictions) {
+        std::snprintf(line, sizeof line, "%s: forward %.3f ms (%+.1f%%), backward %.3f ms (%+.1f%%)", p.preset.c_str(),
+                      p.forward_ms, 100 * error(p.forward_ms, measured_forward_ms), p.backward_ms,
+                      100 * error(p.backward_ms, measured_backward_ms));
+        out.emplace_back(line);
+    }
+    return out;
+}
+
+Result<BlockCheck> checkBlock(const BlockCheckOptions& options, const std::vector<HardwareConfig>& presets) {
+    BlockCheck check;
+    check.device = options.device;
+    check.dtype = options.dtype;
+    // Predict first: a preset the model refuses is a bad option, found before minutes of measuring.
+    for (const HardwareConfig& hardware : presets) {
+        auto block = predictBlock(options.model, options.micro_batch_size, hardware);
+        if (!block) return block.error();
+        check.predictions.push_back({hardware.name, block->forward_ms, block->backwardMs()});
+    }
+    ProfileOptions profile;
+    profile.model = options.model;
+    profile.device = options.device;
+    profile.dtype = options.dtype;
+    profile.micro_batch_size = options.micro_batch_size;
+    profile.max_blocks = options.max_blocks;
+    profile.repeats = options.repeats;
+    auto measured = profileModel(profile);
+    if (!measured) return makeError("measuring the block: " + measured.error().message);
+    check.measured_forward_ms = measured->forward.a;
+    check.measured_backward_ms = measured->backward.a;
+    check.forward_r2 = measured->forward.r2;
+    check.backward_r2 = measured->backward.r2;
+    if (!(check.measured_forward_ms > 0) || !(check.measured_backward_ms > 0))
+        return makeError("measuring the block: the times did not grow with the blocks (forward slope " +
+                         std::to_string(check.measured_forward_ms) + " ms); a larger --model measures it");
+    return check;
+}
+
+}  // namespace mario::exec
