@@ -9,10 +9,12 @@
 # step did not.
 #   bash tests/bench/gpu_node_check.sh [RESULTS]
 # Overrides: BUILD (build-node), SKIP_BUILD=1 (use BUILD as it is), PACK, MARIO_CUDA_ARCH (90),
-# STEP_LIMIT_S (per-step seconds, 120),
-# FIDELITY_LIMIT_S (300), and gpu_fidelity.sh's own (SCHEMES, PARTITIONS, ITERATIONS, REPEATS …).
-# ONLY="refs profile nccl fidelity" runs only those groups after the node's description (and the
-# build, unless SKIP_BUILD=1): a second call on a warm machine, e.g.
+# STEP_LIMIT_S (per-step seconds, 120), FIDELITY_LIMIT_S (per partition count, 300),
+# DEADLINE_S (seconds from the start after which no step runs on: every step's limit is cut to
+# what is left, so a lease's last minutes still pack; default none), and gpu_fidelity.sh's own
+# (SCHEMES, PARTITIONS, ITERATIONS, REPEATS …).
+# ONLY="refs calibrate profile nccl fidelity" runs only those groups after the node's description
+# (and the build, unless SKIP_BUILD=1): a second call on a warm machine, e.g.
 #   SKIP_BUILD=1 ONLY=fidelity PARTITIONS=4 bash tests/bench/gpu_node_check.sh DIR
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -31,7 +33,16 @@ export PYTHONUNBUFFERED=1
 step() {
   local name="$1" seconds="$2"; shift 2
   local start=$SECONDS rc
-  echo "== $name: $*" | tee -a "$log"
+  if [[ -n "${DEADLINE_S:-}" ]]; then
+    local left=$((DEADLINE_S - SECONDS))
+    if ((left < 15)); then
+      echo "== $name: skipped, ${left} s left of DEADLINE_S=$DEADLINE_S" | tee -a "$log"
+      printf '%s\tskipped\t0\n' "$name" | tee -a "$results/steps.tsv" "$log"
+      return 124
+    fi
+    ((seconds > left)) && seconds=$left
+  fi
+  echo "== $name (${seconds} s at most): $*" | tee -a "$log"
   timeout --kill-after=10 "$seconds" "$@" >"$results/$name.out" 2>&1
   rc=$?
   tail -n 40 "$results/$name.out" | tee -a "$log"
@@ -81,7 +92,12 @@ step ref-fig2-all-big "$limit" "$executor" run "$results/fig2-all.mario.json" --
   --partition-sms --reference --dtype bfloat16 --iterations 3 \
   --model layers=8,hidden=4096,heads=32,seq=2048,vocab=32000
 }
-wanted refs && refs
+# The calibrated preset (docs/calibration.md) and its check: one block on the whole GPU, measured
+# as profile measures it, against the block core's model predicts from the new preset and from
+# the shipped h100 and h200 presets.
+wanted calibrate && step calibrate "$limit" "$executor" calibrate --device cuda:0 \
+  --model "${CALIBRATE_MODEL:-layers=3,hidden=4096,heads=32,seq=2048,vocab=32000}" --links-from h100 \
+  --name gpu-calibrated --check-against h100,h200 -o "$results/gpu-calibrated.json"
 
 # The whole GPU, unpartitioned: the profile the analytical model's prediction is compared with.
 wanted profile && step profile-whole-gpu "$limit" "$executor" profile --model layers=8,hidden=4096,heads=32,seq=2048,vocab=32000 \
@@ -92,8 +108,8 @@ wanted profile && step profile-whole-gpu "$limit" "$executor" profile --model la
 nccl_kill() {
   local plan="$results/nccl.mario.json" start pid0 pid1 rc0 gpus
   gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-  # One GPU: NCCL refuses two ranks on it, and mario-executor says so before NCCL is touched
-  # (NcclSetup, checked on an H200 on 2026-11-26); nothing to learn in this lease's minutes.
+  # One GPU: NCCL refuses two ranks on it, and mario-executor says so before NCCL is touched (the
+  # ranks compare their GPUs through the store, ProcessGroupTransport); nothing to learn here.
   if ((gpus < 2)); then echo "skipped: $gpus GPU(s); the kill check needs a GPU per rank"; return 0; fi
   unit_config "$results/nccl.config.json" 1f1b 2 4
   "$mario" plan "$results/nccl.config.json" --passes none -o "$plan" || return 1
@@ -117,10 +133,16 @@ export -f nccl_kill unit_config
 export results mario executor
 wanted nccl && step nccl-kill 90 bash -c nccl_kill
 
-# The fidelity table: 1F1B, ZB-H1 and Chimera, without and with the passes, on 2 and 4 partitions.
-mkdir -p "$results/fidelity"
-wanted fidelity && step fidelity "${FIDELITY_LIMIT_S:-300}" env BUILD="$build" WORK="$results/fidelity" \
-  SCHEMES="${SCHEMES:-1f1b zb-h1 chimera}" ITERATIONS="${ITERATIONS:-10}" REPEATS="${REPEATS:-10}" \
-  bash "$root/tests/bench/gpu_fidelity.sh" --skip-build
+# The fidelity table: 1F1B, ZB-H1 and Chimera, without and with the passes, on 2 and 4 partitions,
+# one step per partition count so each is packed before the next begins.
+for p in ${PARTITIONS:-2 4}; do
+  mkdir -p "$results/fidelity-p$p"
+  wanted fidelity && step "fidelity-p$p" "${FIDELITY_LIMIT_S:-300}" env BUILD="$build" WORK="$results/fidelity-p$p" \
+    PARTITIONS="$p" SCHEMES="${SCHEMES:-1f1b zb-h1 chimera}" ITERATIONS="${ITERATIONS:-10}" \
+    REPEATS="${REPEATS:-10}" bash "$root/tests/bench/gpu_fidelity.sh" --skip-build
+done
+# Last, as a lease's minutes allow: the reference-checked runs (the fidelity runs above already
+# ran the same executor paths, without the gradient comparison).
+wanted refs && refs
 echo "done; results in $results" | tee -a "$log"
 pack
