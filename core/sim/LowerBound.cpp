@@ -14,6 +14,12 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     for (const auto& device : plan.devices)
         for (const auto& ins : device.program)
             if (ins.op == Op::Forward) chainOfMicrobatch[denseOf[ins.microbatch]] = topology.chainOf(ins.stage);
+    return criticalChain(plan, topology, checkpointed, split, microbatches, denseOf, chainOfMicrobatch);
+}
+
+double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
+                     const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf,
+                     const std::vector<int>& chainOfMicrobatch) {
     // An overlapped pair's halves may take less than their stage's cost (ComputeTime.h); the
     // chain takes each at its share, which never exceeds what the pair really costs it.
     std::vector<double> forwardShare, backwardShare;
@@ -32,6 +38,7 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     }
     auto share = [](const std::vector<double>& shares, std::size_t key) { return shares.empty() ? 1.0 : shares[key]; };
     double longest = 0;
+    std::vector<double> forwardEnd, transfer;  // per stage of the micro-batch's chain, reused
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
         if (chain < 0) continue;
@@ -39,7 +46,8 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
         // needs only its own forward, so it overlaps the stages after it, and each backward
         // starts when both its gradient and its recomputation are there.
         const auto& stages = topology.chains()[chain];
-        std::vector<double> forwardEnd(stages.size()), transfer(stages.size(), 0.0);
+        forwardEnd.resize(stages.size());
+        transfer.assign(stages.size(), 0.0);
         double t = 0;
         for (std::size_t p = 0; p < stages.size(); ++p) {
             const int s = stages[p];
@@ -64,6 +72,18 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
 }
 
 double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
+    const int deviceCount = static_cast<int>(plan.devices.size());
+    std::vector<double> core(deviceCount, 0.0);
+    for (int d = 0; d < deviceCount; ++d) {
+        const auto& program = plan.devices[d].program;
+        for (std::size_t i = 0; i < program.size(); ++i)
+            if (program[i].op == Op::Forward || program[i].op == Op::Recompute || isBackwardStart(program[i].op))
+                core[d] += computeMs(plan, program, i);
+    }
+    return pipelineBound(plan, topology, core);
+}
+
+double pipelineBound(const Plan& plan, const PipelineTopology& topology, const std::vector<double>& core) {
     const int stageCount = topology.stageCount();
     // prefix[s]: forward work before stage s in its chain that runs on other devices, with the
     // transfers; suffix[s]: the backward work after stage s's backward, likewise. Both only
@@ -95,7 +115,7 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
         ++chainIndex;
     }
     const int deviceCount = static_cast<int>(plan.devices.size());
-    std::vector<double> core(deviceCount, 0.0), head(deviceCount, std::numeric_limits<double>::infinity()),
+    std::vector<double> head(deviceCount, std::numeric_limits<double>::infinity()),
         tail(deviceCount, std::numeric_limits<double>::infinity());
     for (int s = 0; s < stageCount; ++s) {
         const int d = topology.deviceOf(s);
@@ -107,12 +127,6 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology) {
     // one of its own forwards, whose input went through the forward chain before it; its
     // last backward of (s, m) is followed by the backwards of s's earlier stages for m, all
     // on other devices (a stage whose chain returns to the device is never last).
-    for (int d = 0; d < deviceCount; ++d) {
-        const auto& program = plan.devices[d].program;
-        for (std::size_t i = 0; i < program.size(); ++i)
-            if (program[i].op == Op::Forward || program[i].op == Op::Recompute || isBackwardStart(program[i].op))
-                core[d] += computeMs(plan, program, i);
-    }
     double bound = 0;
     for (int d = 0; d < deviceCount; ++d)
         if (core[d] > 0 && std::isfinite(head[d]) && std::isfinite(tail[d]))

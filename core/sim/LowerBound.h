@@ -17,6 +17,11 @@ namespace mario {
 // stage × micro-batch tables (dense micro-batch indices via `denseOf`).
 double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
                      const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf);
+// The same with each dense micro-batch's chain (the chain of its forwards; -1 without one)
+// found by the caller's own walk of the programs (sim/SimulationTables.h).
+double criticalChain(const Plan& plan, const PipelineTopology& topology, const std::vector<std::uint8_t>& checkpointed,
+                     const std::vector<std::uint8_t>& split, int microbatches, const std::vector<int>& denseOf,
+                     const std::vector<int>& chainOfMicrobatch);
 
 // The pipeline bound: every device d needs head(d) + core(d) + tail(d), where core(d) is its
 // forward, recompute and backward time, head(d) the forward chain that must run elsewhere
@@ -24,5 +29,7 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
 // elsewhere after its last backward. Weight gradients, gradient reduction and the optimizer
 // are left out of core(d): a plan may run them while the tail runs. The largest over devices.
 double pipelineBound(const Plan& plan, const PipelineTopology& topology);
+// The same with each device's core(d) summed by the caller in program order.
+double pipelineBound(const Plan& plan, const PipelineTopology& topology, const std::vector<double>& coreMs);
 
 }  // namespace mario

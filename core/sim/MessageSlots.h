@@ -13,8 +13,10 @@ namespace mario {
 
 class MessageSlots {
 public:
-    MessageSlots(const Plan& plan, int stageCount) : stages_(stageCount) {
-        dense_.assign(static_cast<std::size_t>(std::max(1, plan.microbatchCount())), -1);
+    MessageSlots(const Plan& plan, int stageCount) : MessageSlots(plan, stageCount, plan.microbatchCount()) {}
+    // `microbatchCount`: plan.microbatchCount(), when the caller has it already.
+    MessageSlots(const Plan& plan, int stageCount, int microbatchCount) : stages_(stageCount) {
+        dense_.assign(static_cast<std::size_t>(std::max(1, microbatchCount)), -1);
         for (const auto& device : plan.devices)
             for (const auto& ins : device.program)
                 if (hasMicrobatch(ins.op) && dense_[ins.microbatch] < 0) dense_[ins.microbatch] = microbatches_++;

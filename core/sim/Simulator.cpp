@@ -10,50 +10,17 @@
 #include <utility>
 #include <vector>
 
-#include "core/model/Limits.h"
 #include "core/schedule/PipelineTopology.h"
 #include "core/sim/ComputeTime.h"
 #include "core/sim/DeadlockExplainer.h"
 #include "core/sim/LowerBound.h"
-#include "core/sim/MessageSlots.h"
-#include "core/sim/ProgramMemory.h"
 #include "core/sim/SharedHardware.h"
+#include "core/sim/SimulationTables.h"
 
 namespace mario {
 namespace {
 
 constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
-
-Result<bool> checkOperands(const Plan& plan, int stageCount) {
-    // Dense (stage, micro-batch) tables are sized by the largest micro-batch number; every
-    // micro-batch needs at least two instructions, so a number beyond the instruction count
-    // can only be a typo, and must not turn into a multi-gigabyte allocation.
-    const auto limit = static_cast<std::int64_t>(plan.instructionCount());
-    // One branch-free pass says whether anything is wrong; the passes below find the first
-    // problem and word it. Passes simulate thousands of valid plans (prepose-forward, 13B
-    // Chimera 32×64: the two worded passes were 11% of its instructions).
-    bool wrong = false;
-    for (const auto& device : plan.devices)
-        for (const Instruction& ins : device.program)
-            wrong |= (ins.microbatch >= limit) |
-                     (static_cast<unsigned>(ins.stage) >= static_cast<unsigned>(stageCount)) |
-                     (hasMicrobatch(ins.op) & (ins.microbatch < 0));
-    if (!wrong) return true;
-    for (const auto& device : plan.devices)
-        for (std::size_t i = 0; i < device.program.size(); ++i)
-            if (device.program[i].microbatch >= limit)
-                return makeError("devices[" + std::to_string(device.index) + "].program[" + std::to_string(i) +
-                                 "]: micro-batch " + std::to_string(device.program[i].microbatch) +
-                                 " is out of range (number micro-batches from 0)");
-    for (const auto& device : plan.devices)
-        for (std::size_t i = 0; i < device.program.size(); ++i) {
-            const Instruction& ins = device.program[i];
-            if (ins.stage < 0 || ins.stage >= stageCount || (hasMicrobatch(ins.op) && ins.microbatch < 0))
-                return makeError("devices[" + std::to_string(device.index) + "].program[" + std::to_string(i) +
-                                 "]: \"" + toActionString(ins) + "\" names a stage that does not exist");
-        }
-    return true;
-}
 
 // Times and bytes are sums of the plan's costs; each cost is finite, but 1.8e308 twice is not.
 // An overflowed sum is an error naming the largest cost, never an "inf" or "null" result.
@@ -89,67 +56,9 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
     return makeError(field + ": " + shown + " makes the step's times or memory overflow (not a finite number)");
 }
 
-// What every timing of one plan shares, made once: the contention rounds re-time a plan many
-// times, and rebuilding these tables each round made a round cost its stages × micro-batches
-// however few instructions it re-timed (an 8-instruction plan padded with 1,024 unused stages
-// took 113 s). A round now touches its instructions and devices only.
-struct PreparedPlan {
-    PipelineTopology topology;
-    MessageSlots messages;
-    int stageCount = 0;
-    int microbatches = 0;
-    // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
-    std::vector<std::uint8_t> checkpointed, split;
-    std::vector<double> statics;
-    std::vector<std::size_t> recomputes;  // per device: its Rs, so that their hidden parts are one allocation
-    // Per message: when it arrives, and which device waits for it. A timing resets only the
-    // slots it touched (listed in `touched`), so the next one starts from all unsent.
-    std::vector<double> arrival;
-    std::vector<int> waiting;
-    std::vector<std::size_t> touched;
-
-    PreparedPlan(const Plan& plan, PipelineTopology built)
-        : topology(std::move(built)), messages(plan, topology.stageCount()), stageCount(topology.stageCount()),
-          microbatches(messages.microbatches()), arrival(messages.size(), kNotSent), waiting(messages.size(), -1) {
-        checkpointed.assign(static_cast<std::size_t>(stageCount) * microbatches, 0);
-        split.assign(checkpointed.size(), 0);
-        recomputes.assign(plan.devices.size(), 0);
-        for (std::size_t d = 0; d < plan.devices.size(); ++d)
-            for (const auto& ins : plan.devices[d].program) {
-                const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + messages.denseOf(ins);
-                if (ins.op == Op::Recompute) checkpointed[key] = 1, ++recomputes[d];
-                if (ins.op == Op::BackwardInput) split[key] = 1;
-            }
-        statics = staticBytesPerDevice(plan);
-    }
-};
-
-Result<PreparedPlan> preparePlan(const Plan& plan) {
-    auto topologyResult = PipelineTopology::build(plan);
-    if (!topologyResult) return topologyResult.error();
-    const int stageCount = topologyResult->stageCount();
-    if (auto ok = checkOperands(plan, stageCount); !ok) return ok.error();
-    const MessageSlots messages(plan, stageCount);
-    const int microbatches = messages.microbatches();
-    // The tables below are stages × micro-batches. A plan of one chain has each micro-batch on
-    // every stage, so they stay within a few times its size; a plan of many chains, each with
-    // micro-batches of its own, or an unvalidated one, may not (docs/limits.md).
-    const std::int64_t cells = std::int64_t(stageCount) * microbatches;
-    const std::int64_t allowed =
-        limits::kMaxPairsPerInstruction * std::int64_t(plan.instructionCount()) + limits::kPairsAlwaysAllowed;
-    if (cells > allowed)
-        return makeError("the plan's " + std::to_string(microbatches) + " micro-batches on " +
-                         std::to_string(stageCount) + " stages make " + std::to_string(cells) +
-                         " (stage, micro-batch) pairs; the limit is " +
-                         std::to_string(limits::kMaxPairsPerInstruction) + " per instruction plus " +
-                         std::to_string(limits::kPairsAlwaysAllowed) + ", " + std::to_string(allowed) + " for its " +
-                         std::to_string(plan.instructionCount()) + " instructions");
-    return PreparedPlan(plan, std::move(*topologyResult));
-}
-
 // One timing of the plan, every compute instruction's time multiplied by `stretch` where given.
 // Its work is the plan's instructions and devices, whatever its stage count.
-Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOptions& options,
+Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                            const ComputeStretch* stretch) {
     const PipelineTopology& topology = prepared.topology;
     const MessageSlots& messages = prepared.messages;
@@ -159,7 +68,13 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
     std::vector<double>& arrival = prepared.arrival;
     std::vector<int>& waiting = prepared.waiting;
     std::vector<std::size_t>& touched = prepared.touched;
-    auto mbOf = [&](const Instruction& ins) { return messages.denseOf(ins); };
+    const std::vector<int>& dense = messages.denseOf();
+    const std::vector<SimulationTables::StageRow>& rows = prepared.stages;
+    // computeMs: the stage's cost for the kind, through the pair's rule only when pairs overlap.
+    const bool overlapped = plan.overlap_factor > 0;
+    auto timeOf = [&](const std::vector<Instruction>& program, std::size_t i) {
+        return overlapped ? computeMs(plan, program, i) : rows[program[i].stage].duration[int(program[i].op)];
+    };
     SimResult result;
     result.devices.resize(deviceCount);
     std::vector<std::size_t> pc(deviceCount, 0);
@@ -217,15 +132,13 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
         };
         for (; i < program.size(); ++i) {
             const Instruction& ins = program[i];
-            const StageCost& cost = plan.stages[ins.stage].cost;
+            const SimulationTables::StageRow& row = rows[ins.stage];
             InstructionTiming& timing = stats.timings[i];
-            const int mb = mbOf(ins);
-            const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + mb;
             double duration = 0;
             switch (ins.op) {
                 case Op::RecvForward:
                 case Op::RecvBackward: {
-                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, mb);
+                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, dense[ins.microbatch]);
                     if (std::isnan(arrival[slot])) {
                         waiting[slot] = d;
                         touched.push_back(slot);
@@ -240,10 +153,12 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
                 case Op::SendForward:
                 case Op::SendBackward: {
                     timing = {t, t};
-                    const int target = topology.sendTarget(ins);
+                    const bool backward = ins.op == Op::SendBackward;
+                    const int target = backward ? row.previous_stage : row.next_stage;  // PipelineTopology::sendTarget
                     if (target < 0) continue;  // the validator reports it; nothing can receive it
-                    const std::size_t slot = messages.of(ins.op == Op::SendBackward, target, mb);
-                    arrival[slot] = t + MessageSlots::transferMs(plan, ins, target);
+                    const std::size_t slot = messages.of(backward, target, dense[ins.microbatch]);
+                    // MessageSlots::transferMs: a gradient crosses the receiver's boundary.
+                    arrival[slot] = t + (backward ? rows[target] : row).send_transfer_ms;
                     touched.push_back(slot);
                     if (waiting[slot] >= 0) {
                         runnable.push_back(waiting[slot]);
@@ -251,15 +166,17 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
                     }
                     continue;
                 }
-                case Op::Forward:
-                    duration = computeMs(plan, program, i);
-                    memoryChange(t, checkpointed[key] ? cost.checkpoint_bytes : cost.activation_bytes);
+                case Op::Forward: {
+                    duration = timeOf(program, i);
+                    const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + dense[ins.microbatch];
+                    memoryChange(t, checkpointed[key] ? row.checkpoint_bytes : row.forward_bytes);
                     break;
+                }
                 case Op::Recompute:
-                    duration = computeMs(plan, program, i);
-                    memoryChange(t, cost.activation_bytes - cost.checkpoint_bytes);
+                    duration = timeOf(program, i);
+                    memoryChange(t, row.recompute_bytes);
                     break;
-                default: duration = computeMs(plan, program, i); break;
+                default: duration = timeOf(program, i); break;
             }
             if (stretch) {
                 const double alone = duration;
@@ -278,9 +195,9 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
             timing = {t, t + duration};
             t += duration;
             stats.busy_ms += duration;
-            if (ins.op == Op::Backward) memoryChange(t, -cost.activation_bytes);
-            else if (ins.op == Op::BackwardInput) memoryChange(t, -(cost.activation_bytes - cost.weightGradBytes()));
-            else if (ins.op == Op::BackwardWeight) memoryChange(t, -cost.weightGradBytes());
+            if (ins.op == Op::Backward) memoryChange(t, row.backward_release);
+            else if (ins.op == Op::BackwardInput) memoryChange(t, row.input_grad_release);
+            else if (ins.op == Op::BackwardWeight) memoryChange(t, row.weight_grad_release);
         }
     blocked:
         pc[d] = i;
@@ -309,17 +226,19 @@ Result<SimResult> timePlan(const Plan& plan, PreparedPlan& prepared, const SimOp
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {
-        result.critical_chain_ms =
-            criticalChain(plan, topology, checkpointed, prepared.split, microbatches, messages.denseOf());
+        const SimulationTables::SummarySums& sums = prepared.sums;
+        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, prepared.split, microbatches,
+                                                 messages.denseOf(), sums.chain_of_microbatch);
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
-        result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology));
+        result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology, sums.core_ms));
         result.samples_per_step =
-            static_cast<double>(plan.microbatchCount()) * plan.info.micro_batch_size * plan.info.data_parallel;
+            static_cast<double>(prepared.microbatchCount) * plan.info.micro_batch_size * plan.info.data_parallel;
         if (result.makespan_ms > 0 && !result.deadlocked) {
             result.samples_per_s = result.samples_per_step / (result.makespan_ms / 1000.0);
             result.tokens_per_s = result.samples_per_s * plan.info.sequence_length;
         }
-        result.flops = stepFlops(plan, result.deadlocked ? 0 : result.makespan_ms);
+        result.flops =
+            stepFlopsOfSums(plan, sums.model_flops, sums.recompute_flops, result.deadlocked ? 0 : result.makespan_ms);
     }
     if (auto overflow = checkFinite(plan, result)) return *overflow;
     return result;
@@ -348,7 +267,7 @@ std::optional<Error> checkUtilisation(const Plan& plan, const SimResult& result,
 // plan that never settles (a contention of 1e15 rounds to a stretch that moves by more than
 // kSettled) took 11 s at 64 stages and 113 s at 1,024.
 Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
-    auto prepared = preparePlan(plan);
+    auto prepared = SimulationTables::build(plan, options.summary);
     if (!prepared) return prepared.error();
     if (!options.contention || !sharesHardware(plan)) {
         auto result = timePlan(plan, *prepared, options, nullptr);

@@ -6,7 +6,6 @@
 namespace mario {
 
 StepFlops stepFlops(const Plan& plan, double makespanMs) {
-    StepFlops out;
     double model = 0, recompute = 0;  // per replica, summed over the plan's devices (per GPU)
     for (const DeviceProgram& device : plan.devices)
         for (const Instruction& ins : device.program) {
@@ -21,6 +20,11 @@ StepFlops stepFlops(const Plan& plan, double makespanMs) {
                 default: break;
             }
         }
+    return stepFlopsOfSums(plan, model, recompute, makespanMs);
+}
+
+StepFlops stepFlopsOfSums(const Plan& plan, double model, double recompute, double makespanMs) {
+    StepFlops out;
     const double copies = double(plan.info.tensor_parallel) * plan.info.data_parallel;
     out.model_flops = model * copies;
     out.hardware_flops = (model + recompute) * copies;

@@ -26,6 +26,9 @@ struct StepFlops {
 // From the stages' forward_flops and the programs' F, B, I, W and R; the rates need the step
 // (makespanMs > 0) and the utilisations the plan's peak_tflops.
 StepFlops stepFlops(const Plan& plan, double makespanMs);
+// The same from the programs' sums (per replica, F, I and W once, B twice, R apart), for a
+// caller that has walked the programs already (sim/SimulationTables.h).
+StepFlops stepFlopsOfSums(const Plan& plan, double modelFlops, double recomputeFlops, double makespanMs);
 // The same counts over another step time (they do not depend on it): the rates, MFU and HFU
 // again, without walking the programs a second time.
 StepFlops retimed(StepFlops counted, double makespanMs, double peakTflops);

@@ -1,0 +1,77 @@
+#pragma once
+// What every timing of one plan shares, made once per Simulator::run: the contention rounds
+// re-time a plan many times, and rebuilding these tables each round made a round cost its
+// stages × micro-batches however few instructions it re-timed (an 8-instruction plan padded
+// with 1,024 unused stages took 113 s). A round now touches its instructions and devices only.
+//
+// Built in three walks over the instructions (issue 45: there were ten, one per table, bound
+// and count, a third of `mario simulate`'s simulate_us): one that checks the operands and
+// finds the micro-batch count, one that numbers the micro-batches (MessageSlots), and one
+// that fills the (stage, micro-batch) tables and, when a summary is wanted, the sums the
+// lower bounds and FLOPs need, added in the same order as before so that every result stays
+// the same to the last bit. What the hot loop reads per stage (its durations, memory changes,
+// transfer and send targets) sits in one small row per stage instead of a StageCost lookup
+// through the plan and a switch per instruction.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/schedule/PipelineTopology.h"
+#include "core/schedule/Plan.h"
+#include "core/sim/MessageSlots.h"
+#include "core/util/Result.h"
+
+namespace mario {
+
+class SimulationTables {
+public:
+    static constexpr int kOps = 11;  // Op's values
+    // Per stage, what the simulator's loop needs of its cost, each computed exactly as the
+    // StageCost expression it replaces.
+    struct StageRow {
+        std::array<double, kOps> duration{};  // StageCost::durationOf
+        double forward_bytes = 0;             // a forward's activations, kept whole
+        double checkpoint_bytes = 0;          // a checkpointed forward's
+        double recompute_bytes = 0;           // activation_bytes - checkpoint_bytes
+        double backward_release = 0;          // -activation_bytes
+        double input_grad_release = 0;        // -(activation_bytes - weightGradBytes())
+        double weight_grad_release = 0;       // -weightGradBytes()
+        double send_transfer_ms = 0;          // link.transferMs(send_bytes)
+        int next_stage = -1, previous_stage = -1;
+    };
+    // The sums a summary needs, in the order the instructions come (device by device).
+    struct SummarySums {
+        double model_flops = 0, recompute_flops = 0;  // per replica, as sim/StepFlops.h counts them
+        std::vector<double> core_ms;                  // per device, sim/LowerBound.h's core(d)
+        std::vector<int> chain_of_microbatch;         // per dense micro-batch, its forwards' chain
+    };
+
+    // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
+    // out of range, too many (stage, micro-batch) pairs.
+    static Result<SimulationTables> build(const Plan& plan, bool summary);
+
+    PipelineTopology topology;
+    MessageSlots messages;
+    int stageCount = 0;
+    int microbatches = 0;       // dense count (MessageSlots)
+    int microbatchCount = 0;    // Plan::microbatchCount
+    // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
+    std::vector<std::uint8_t> checkpointed, split;
+    std::vector<double> statics;
+    std::vector<std::size_t> recomputes;  // per device: its Rs, so that their hidden parts are one allocation
+    std::vector<StageRow> stages;
+    SummarySums sums;  // filled only when built with a summary
+    // Per message: when it arrives, and which device waits for it. A timing resets only the
+    // slots it touched (listed in `touched`), so the next one starts from all unsent.
+    std::vector<double> arrival;
+    std::vector<int> waiting;
+    std::vector<std::size_t> touched;
+
+private:
+    SimulationTables(const Plan& plan, PipelineTopology built, MessageSlots slots, int microbatchCount, bool summary);
+    void fillStages(const Plan& plan);
+    void fillTables(const Plan& plan, bool summary);
+};
+
+}  // namespace mario
