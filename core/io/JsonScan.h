@@ -24,6 +24,12 @@ struct JsonScan {
     std::string error;
 };
 
+// A text of at most budget / kScanFreeRatio bytes cannot pass the budget, so readJsonFile parses
+// it without the scan (and scans only to word an error): by the rules below the densest texts
+// cost a few dozen bytes a byte (nested empty arrays, empty objects in an array), several times
+// under this ratio (json_scan_test checks them).
+inline constexpr std::int64_t kScanFreeRatio = 256;
+
 // Scans `text` as readJsonFile parses it (comments allowed) and stops at the first error or
 // when the estimate passes `budgetBytes`.
 //

@@ -55,6 +55,39 @@ TEST(JsonScan, StopsAtTheBudgetHoweverDeepTheText) {
     EXPECT_EQ(scan.values, 1001u);  // 1000 levels are exactly 56000 bytes; the next passes
 }
 
+TEST(JsonScan, TheDensestTextsCostFarLessThanTheRatioThatSkipsTheScan) {
+    // readJsonFile parses a text of at most budget / kScanFreeRatio bytes without the scan
+    // (issue 45), so no valid text may cost kScanFreeRatio bytes a byte. By the table in
+    // JsonScan.h: a closed level of nesting "[]" is 2 bytes for 16 + 32 + 8 and the parent's
+    // buffer chunk (32 for 1 slot, 16 counted), 36 a byte; "{}," in an array 3 bytes for 16 +
+    // 64 and up to 16 of doubling, 32 a byte; "\"\":{}" (a member holding an empty object, 6
+    // bytes with its comma) 96 + 64 + 8 a level when nested, 28 a byte.
+    auto repeat = [](const std::string& piece, int times) {
+        std::string text;
+        for (int i = 0; i < times; ++i) text += piece;
+        return text;
+    };
+    const int n = 100000;
+    const std::string texts[] = {
+        repeat("[", n) + repeat("]", n),
+        "[" + repeat("{},", n) + "{}]",
+        "[" + repeat("[],", n) + "[]]",
+        "[" + repeat("\"\",", n) + "\"\"]",
+        repeat("{\"\":", n) + "{}" + repeat("}", n),
+        "{" + repeat("\"\":{},", 1) + "\"k\":[" + repeat("{},", n) + "{}]}",
+    };
+    for (const std::string& text : texts) {
+        const JsonScan scan = scanJson(text, std::uint64_t(1) << 40);
+        ASSERT_TRUE(scan.error.empty()) << scan.error;
+        const double perByte = double(scan.bytes) / double(text.size());
+        EXPECT_LT(perByte, 40.0) << text.substr(0, 20);
+        EXPECT_LT(perByte * 4, double(kScanFreeRatio)) << text.substr(0, 20);
+    }
+    // The nesting by hand: every level 56 bytes (a slot, a vector, a level of the parser's
+    // stack), every level but the innermost 16 more for its one-slot buffer's chunk.
+    EXPECT_EQ(scanJson(texts[0], std::uint64_t(1) << 40).bytes, 100000u * 72 - 16);
+}
+
 TEST(JsonFile, APaddedPlanIsRefusedByItsBudgetBeforeItIsBuilt) {
     // 60000 empty objects after the header: 88 (the root object and its level) + 96 + 48
     // ("format" and its string) + 96 ("version") + 96 + 32 + 8 ("padding", its array and level)
