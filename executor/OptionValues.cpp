@@ -31,14 +31,13 @@ Result<std::uint64_t> seedOption(const std::string& option, const std::string& t
 }
 
 Result<double> numberOption(const std::string& option, const std::string& text, double low, double high) {
-    char* end = nullptr;
-    const double value = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) || !(value > low) || value > high) {
+    const auto value = decimalNumberIn(text, low, high);
+    if (!value) {
         char range[96];
         std::snprintf(range, sizeof range, "a number in (%g, %g]", low, high);
         return makeError(option + ": expected " + range + " (got " + quoted(text) + ")");
     }
-    return value;
+    return *value;
 }
 
 Result<std::string> dtypeOption(const std::string& text, bool onGpu) {

@@ -1,5 +1,7 @@
 #include "app/cli/Arguments.h"
 
+#include <cstdio>
+
 #include "core/util/WholeNumber.h"
 
 namespace mario::cli {
@@ -53,17 +55,36 @@ std::vector<std::string> Arguments::values(const std::string& name) const {
     return it == repeated_.end() ? std::vector<std::string>{} : it->second;
 }
 
+namespace {
+
+// "--top: expected an integer in [1, 100000] (got "1e9")", the value cut to 40 characters.
+CliError outOfRange(const std::string& name, const std::string& expected, std::string text) {
+    if (text.size() > 40) text.replace(37, std::string::npos, "...");
+    return CliError{kBadInput, "--" + name + ": expected " + expected + " (got \"" + text + "\")"};
+}
+
+}  // namespace
+
 std::optional<CliError> Arguments::integerIn(const std::string& name, int min, int max, int& out) const {
     const auto text = value(name);
     if (!text) return std::nullopt;
     const auto parsed = wholeNumberIn(*text, min, max);
-    if (!parsed) {
-        std::string shown = *text;
-        if (shown.size() > 40) shown.replace(37, std::string::npos, "...");
-        return CliError{kBadInput, "--" + name + ": expected an integer in [" + std::to_string(min) + ", " +
-                                       std::to_string(max) + "] (got \"" + shown + "\")"};
-    }
+    if (!parsed)
+        return outOfRange(name, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]", *text);
     out = static_cast<int>(*parsed);
+    return std::nullopt;
+}
+
+std::optional<CliError> Arguments::numberIn(const std::string& name, double low, double high, double& out) const {
+    const auto text = value(name);
+    if (!text) return std::nullopt;
+    const auto parsed = decimalNumberIn(*text, low, high);
+    if (!parsed) {
+        char range[96];
+        std::snprintf(range, sizeof range, "a number in (%g, %g]", low, high);
+        return outOfRange(name, range, *text);
+    }
+    out = *parsed;
     return std::nullopt;
 }
 

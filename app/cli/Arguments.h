@@ -28,6 +28,9 @@ public:
     // An integer option in [min, max]; `out` keeps its default when the option is absent.
     // Anything else ("1e9", "12x", 2^31) is an error naming the option and the range.
     std::optional<CliError> integerIn(const std::string& name, int min, int max, int& out) const;
+    // A decimal option in (low, high] ("0.25", "5"), the same way: "0", "-1", "nan", "5s" name
+    // the option and the range.
+    std::optional<CliError> numberIn(const std::string& name, double low, double high, double& out) const;
 
 private:
     std::vector<std::string> positional_;

@@ -1,6 +1,6 @@
 // `mario tune CONFIG [--devices N] [--memory 40G] [--threads K] [--top K] [--tp] [--json]
 //                    [--schemes LIST] [--pp N|MIN-MAX] [--micro-batch-sizes LIST] [--passes LIST]
-//                    [-o best.mario.json] [--export DIR]`
+//                    [-o best.mario.json] [--export DIR] [--progress-every SECONDS]`
 #include <unistd.h>
 
 #include <chrono>
@@ -140,7 +140,8 @@ int tuneCommand(const Args& args, const std::string& executable) {
     Arguments parsed;
     if (auto error = Arguments::parse(
             args,
-            {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp", "micro-batch-sizes", "passes"},
+            {"devices", "memory", "threads", "top", "output", "export", "schemes", "pp", "micro-batch-sizes", "passes",
+             "progress-every"},
             {"json", "tp"}, parsed, {{"o", "output"}}))
         return fail(error->code, error->message);
     if (parsed.positional().size() != 1) return fail(kBadInput, "tune needs exactly one CONFIG");
@@ -167,28 +168,39 @@ int tuneCommand(const Args& args, const std::string& executable) {
     if (auto ok = Tuner::checkOptions(*config, options); !ok) return fail(kBadInput, ok.error().message);
 
     // A progress bar on a terminal; elsewhere (logs, pipes, --json) a plain line on stderr every
-    // kProgressEvery seconds, so a long search is never silent (a 65,536-device search ran 372 s
-    // without a word) while a short one prints nothing but its result.
+    // --progress-every seconds (5), so a long search is never silent (a 65,536-device search ran
+    // 372 s without a word) while a short one prints nothing but its result.
     const bool bar = !parsed.has("json") && isatty(STDERR_FILENO);
-    constexpr double kProgressEvery = 5;
+    double progressEvery = 5;
+    if (auto error = parsed.numberIn("progress-every", 0, limits::kMaxProgressEverySeconds, progressEvery))
+        return fail(error->code, error->message);
     const auto started = std::chrono::steady_clock::now();
     double lastLine = 0;
     // The search space's size, so that refining (the best few again) is counted apart from it:
     // "410 candidates, refining the best 3/8", never "413/418 candidates".
     int candidates = 0;
+    TuneProgress latest;
+    bool latestShown = true;
+    // Seconds with as many decimals as the interval has, so that successive lines never read the same.
+    const int decimals = progressEvery >= 1 ? 0 : std::min(3, static_cast<int>(std::ceil(-std::log10(progressEvery))));
+    auto progressLine = [&](const TuneProgress& p, double now) {
+        if (p.refining)
+            std::fprintf(stderr, "tune: %d candidates, refining the best: %d/%d after %.*f s, best %.2f samples/s\n",
+                         candidates, p.evaluated - candidates, p.total - candidates, decimals, now,
+                         p.best_samples_per_s);
+        else
+            std::fprintf(stderr, "tune: %d/%d candidates after %.*f s, best %.2f samples/s\n", p.evaluated, p.total,
+                         decimals, now, p.best_samples_per_s);
+    };
     auto result = Tuner::run(*config, options, [&](const TuneProgress& p, const TuneOutcome&) {
         if (!p.refining) candidates = p.total;
         if (!bar) {
             const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            if (now - lastLine < kProgressEvery) return;
+            latest = p;
+            latestShown = now - lastLine >= progressEvery;
+            if (!latestShown) return;
             lastLine = now;
-            if (p.refining)
-                std::fprintf(stderr,
-                             "tune: %d candidates, refining the best: %d/%d after %.0f s, best %.2f samples/s\n",
-                             candidates, p.evaluated - candidates, p.total - candidates, now, p.best_samples_per_s);
-            else
-                std::fprintf(stderr, "tune: %d/%d candidates after %.0f s, best %.2f samples/s\n", p.evaluated, p.total,
-                             now, p.best_samples_per_s);
+            progressLine(p, now);
             return;
         }
         if (p.evaluated % 8 != 0 && p.evaluated != p.total) return;
@@ -202,6 +214,10 @@ int tuneCommand(const Args& args, const std::string& executable) {
                          std::string(width - filled, ' ').c_str(), p.evaluated, p.total, p.best_samples_per_s);
     });
     if (bar) std::fprintf(stderr, "\n");
+    // A log that showed the search going ends with where it ended: every candidate, and the
+    // refined ones when there were any.
+    if (!bar && lastLine > 0 && !latestShown)
+        progressLine(latest, std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
     if (!result) return fail(kBadInput, result.error().message);
 
     const double simsPerSecond = result->elapsed_ms > 0 ? 1000.0 * result->simulated / result->elapsed_ms : 0;

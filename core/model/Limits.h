@@ -36,6 +36,9 @@ inline constexpr std::int64_t kMaxJsonMemoryBytes = 1536ll << 20;
 inline constexpr int kMaxAsciiWidth = 10000;  // `mario simulate --width`
 inline constexpr int kMaxThreads = 1024;      // `mario tune --threads`
 inline constexpr int kMaxTop = 100000;        // `mario tune --top`
+// `mario tune --progress-every`, seconds between progress lines off a terminal: a day; below
+// any positive interval a line follows each candidate, which is the shortest there is.
+inline constexpr double kMaxProgressEverySeconds = 86400;
 // A tuner search's (stage, micro-batch) pairs summed over its candidates, what its simulations
 // and passes grow with (Tuner::searchPairs). Measured on 2 cores: LLaMA-2 13B on 8 devices with
 // a global batch of 16384 is 1.9e7 pairs in 12.6 s; `mario tune --devices 65536 --tp` on a batch
