@@ -1,0 +1,217 @@
+// The bound of ReorderBound.h. Why the memory term holds, for one device d of any schedule in
+// the space (docs/reorder.md#the-bound has it worked out):
+//
+// Its level at time t is the sum of what the operations started by t added (ProgramMemory: a
+// level is a running sum over the program, and every level stays within the room). Each
+// forward's share of it is never negative (F adds A kept or c checkpointed, R adds A − c, the
+// backward frees A; with I and W, I frees A − G and W the weight gradients' G), so the integral
+// of the level over the device's active span [first start, last end] is at least the sum of the
+// shares' integrals:
+//   kept:          A from F's start to its backward's start,  ≥ A · hold
+//   checkpointed:  c as long, and A − c from R's start on,    ≥ c · hold + (A − c) · R
+//   split (I, W):  G from I's start to W's start (W after I), ≥ G · I   (either way)
+// where hold = F's time + the least time from F's end to its backward's start over the chains
+// of the micro-batch's own work (later stages, transfers). And the integral is at most
+// room · span. The span itself holds every operation of d and every R it runs.
+// So with x_i ∈ [0, 1] the share of forward i checkpointed (a relaxation of the 0/1 choice):
+//   span ≥ W + Σ x_i R_i   and   Σ K_i − Σ x_i Δ_i ≤ room · span,   Δ_i = (A − c)(hold − R)
+// The least recomputation that meets the memory inequality for a given span is a fractional
+// knapsack (take the forwards with the most Δ per R first); it falls as the span grows, so the
+// least feasible span is found by bisection. Weighing the shares by any u with Σ u ≤ 1 for
+// whatever fits the room together (in place of bytes / room) gives a bound as well. The step is at least the earliest any operation
+// of d can start, plus that span, plus the least work that must follow any operation of d.
+#include "core/passes/ReorderBound.h"
+
+#include <algorithm>
+#include <limits>
+#include <cmath>
+#include <map>
+
+#include "core/passes/ExactSchedule.h"
+#include "core/passes/ScheduleProblem.h"
+
+namespace mario {
+namespace {
+
+constexpr double kNone = -std::numeric_limits<double>::infinity();
+
+// Weightings u of the bytes held at one time, each with Σ u(item) ≤ 1 whenever the items fit
+// the room together: bytes / room, and the dual-feasible functions of Fekete and Schepers
+// u_k(x) = floor((k + 1) x) / k (x where (k + 1) x is whole), which count how many sets fit
+// where their sizes do not divide the room (two sets of 1.7 GB in 3.5 GB leave 0.1 GB that
+// no third set can use). Sizes are rounded up by 1e-9 (of the room's tolerance, Tolerance.h) so
+// that rounding never raises a weight.
+constexpr int kDualFeasibleFunctions = 12;
+struct Share {
+    double room;
+    int k;  // 0: bytes / room
+    double operator()(double bytes) const {
+        const double x = bytes / (room * (1 + 1e-9));
+        if (k == 0) return x;
+        const double scaled = (k + 1) * x;
+        const double whole = std::floor(scaled);
+        return whole == scaled ? x : whole / k;
+    }
+};
+
+// One forward of a device: bytes kept whole or checkpointed, the weight gradients a split
+// backward's I leaves until W, its least hold (its time and the least gap to its backward's
+// start), its R's time and its I's.
+struct Forward {
+    double whole, checkpoint, grads, hold, recompute_ms, input_ms;
+};
+
+struct Checkpointable {
+    double saves;   // Δ: weight × time that checkpointing this forward saves
+    double costs;   // R: the time its recomputation takes
+};
+
+// The least Σ x_i R_i with Σ x_i Δ_i ≥ need (items sorted by Δ/R, best first); infinite when
+// even every forward checkpointed does not save enough.
+double leastRecompute(const std::vector<Checkpointable>& items, double need) {
+    double ms = 0;
+    for (const auto& item : items) {
+        if (need <= 0) return ms;
+        if (item.saves >= need) return ms + item.costs * need / item.saves;
+        need -= item.saves;
+        ms += item.costs;
+    }
+    return need <= 0 ? ms : std::numeric_limits<double>::infinity();
+}
+
+// The least active span of a device with `work` ms of compute and these forwards, weighted by
+// `u`: a lower estimate, never above the true least span (the bisection returns its
+// infeasible end). Kept, a forward weighs u(whole) · hold; checkpointed u(checkpoint) over the
+// hold less its R and u(whole) over the R (the checkpoint stands until R runs, as little of the
+// whole as possible); a split backward's gradients u(grads) · I either way.
+double leastSpan(double work, const std::vector<Forward>& forwards, const Share& u) {
+    double held = 0;
+    std::vector<Checkpointable> items;
+    for (const Forward& f : forwards) {
+        held += u(f.whole) * f.hold + u(f.grads) * f.input_ms;
+        const double saves = (u(f.whole) - u(f.checkpoint)) * (f.hold - f.recompute_ms);
+        if (saves > 0) items.push_back({saves, f.recompute_ms});
+    }
+    std::sort(items.begin(), items.end(),
+              [](const Checkpointable& a, const Checkpointable& b) { return a.saves * b.costs > b.saves * a.costs; });
+    auto feasible = [&](double span) { return span - work >= leastRecompute(items, held - span); };
+    if (feasible(work)) return work;
+    double saves = 0, costs = 0;
+    for (const auto& item : items) saves += item.saves, costs += item.costs;
+    double lo = work, hi = std::max(work + costs, held - saves);
+    hi = std::max(hi, lo) * (1 + 1e-12) + 1e-12;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+        const double mid = lo + (hi - lo) / 2;
+        (feasible(mid) ? hi : lo) = mid;
+    }
+    return lo;
+}
+
+}  // namespace
+
+Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& budget) {
+    auto problem = ScheduleProblem::fromPlan(plan, budget);
+    if (!problem) return problem.error();
+    const auto& ops = problem->ops();
+    const int devices = problem->deviceCount();
+    const int n = static_cast<int>(ops.size());
+
+    ReorderBound out;
+    ExactOptions rootOnly;
+    rootOnly.node_budget = 0;  // the root's bound, no search
+    auto root = exactSchedule(plan, budget, rootOnly);
+    if (!root) return root.error();
+    out.order_ms = root->root_bound;
+    out.bound_ms = out.order_ms;
+
+    // The operations every schedule has (Rs are optional), in an order where inputs come first.
+    std::vector<int> indegree(n, 0), topo;
+    for (int i = 0; i < n; ++i)
+        if (ops[i].instruction.op != Op::Recompute) indegree[i] = static_cast<int>(ops[i].inputs.size());
+    for (int i = 0; i < n; ++i)
+        if (ops[i].instruction.op != Op::Recompute && !indegree[i]) topo.push_back(i);
+    for (std::size_t k = 0; k < topo.size(); ++k)
+        for (int c : ops[topo[k]].consumers)
+            if (ops[c].instruction.op != Op::Recompute && --indegree[c] == 0) topo.push_back(c);
+
+    // Earliest start (inputs only) and least work after the end (consumers, the device's syncs).
+    std::vector<double> head(n, 0.0), tail(n, 0.0);
+    for (int i : topo)
+        for (const auto& input : ops[i].inputs)
+            head[i] = std::max(head[i], head[input.op] + ops[input.op].ms + input.lag);
+    for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+        const int i = *it;
+        tail[i] = problem->tailMs(ops[i].device);
+        for (int c : ops[i].consumers) {
+            if (ops[c].instruction.op == Op::Recompute) continue;
+            for (const auto& input : ops[c].inputs)
+                if (input.op == i) tail[i] = std::max(tail[i], input.lag + ops[c].ms + tail[c]);
+        }
+    }
+
+    // A micro-batch's operations, in topological order: every chain from a forward to its
+    // backward stays within its micro-batch.
+    std::map<int, std::vector<int>> ofMicrobatch;
+    for (int i : topo) ofMicrobatch[ops[i].instruction.microbatch].push_back(i);
+    std::vector<int> backwardOf(n, -1), weightOf(n, -1);
+    for (int i = 0; i < n; ++i) {
+        if (isBackwardStart(ops[i].instruction.op)) backwardOf[ops[i].forward] = i;
+        if (ops[i].instruction.op == Op::BackwardWeight) weightOf[ops[i].inputs.front().op] = i;
+    }
+    std::vector<double> end(n, kNone);
+    // The least time from forward f's end to its backward's start.
+    auto leastGap = [&](int f) {
+        const auto& list = ofMicrobatch[ops[f].instruction.microbatch];
+        for (int i : list) end[i] = kNone;
+        end[f] = 0;
+        double gap = 0;
+        for (int i : list) {
+            if (i == f) continue;
+            double start = kNone;
+            for (const auto& input : ops[i].inputs)
+                if (end[input.op] > kNone) start = std::max(start, end[input.op] + input.lag);
+            if (start == kNone) continue;
+            end[i] = start + ops[i].ms;
+            if (i == backwardOf[f]) gap = start;
+        }
+        return gap;
+    };
+
+    out.forced_recompute_ms.assign(devices, 0.0);
+    out.device_ms.assign(devices, 0.0);
+    std::vector<double> work(devices, 0.0), first(devices, kNone), last(devices, kNone);
+    std::vector<std::vector<Forward>> forwards(devices);
+    std::vector<char> modelled(devices, 1);
+    for (int i : topo) {
+        const ScheduleOp& op = ops[i];
+        const int d = op.device;
+        work[d] += op.ms;
+        first[d] = first[d] == kNone ? head[i] : std::min(first[d], head[i]);
+        last[d] = last[d] == kNone ? tail[i] : std::min(last[d], tail[i]);
+        if (op.instruction.op != Op::Forward) continue;
+        Forward f{op.bytes, op.checkpointed_bytes, 0, op.ms + leastGap(i), ops[op.recompute].ms, 0};
+        if (const int w = weightOf[backwardOf[i]]; w >= 0) {
+            f.grads = -ops[w].bytes;
+            f.input_ms = ops[backwardOf[i]].ms;
+        }
+        // Shares that could go negative would break the argument: such a device gets no memory term.
+        if (!(f.checkpoint >= 0 && f.whole >= f.checkpoint && f.grads >= 0 && f.grads <= f.whole)) modelled[d] = 0;
+        forwards[d].push_back(f);
+    }
+    for (int d = 0; d < devices; ++d) {
+        if (first[d] == kNone) continue;
+        double span = work[d];
+        if (modelled[d] && problem->room(d) > 0)
+            for (int k = 0; k <= kDualFeasibleFunctions; ++k)
+                span = std::max(span, leastSpan(work[d], forwards[d], Share{problem->room(d), k}));
+        out.forced_recompute_ms[d] = span - work[d];
+        out.device_ms[d] = first[d] + span + last[d];
+        if (out.device_ms[d] > out.bound_ms) {
+            out.bound_ms = out.device_ms[d];
+            out.device = d;
+        }
+    }
+    return out;
+}
+
+}  // namespace mario

@@ -1,0 +1,134 @@
+// The bound for reorder's space (core/passes/ReorderBound.h) against the exact search's proven
+// optimum (core/passes/ExactSchedule.h, itself checked against enumeration) on random small
+// plans and budgets: never above it, equal to it on some; and its memory term against a
+// hand-worked two-stage pipeline.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/passes/ExactSchedule.h"
+#include "core/passes/PassManager.h"
+#include "core/passes/PassVocabulary.h"
+#include "core/passes/ReorderBound.h"
+#include "core/passes/ReorderSchedule.h"
+#include "core/schedule/Communication.h"
+#include "core/sim/ProgramMemory.h"
+#include "core/sim/Simulator.h"
+#include "tests/core/RandomOrders.h"
+#include "tests/core/TestPlans.h"
+
+namespace mario {
+namespace {
+
+struct Shape {
+    Scheme scheme;
+    int devices, microbatches;
+};
+
+// Each device's room (budget less static bytes) cut to `sets` activation sets of its largest stage.
+std::vector<double> roomOf(const Plan& plan, double sets) {
+    std::vector<double> budget = staticBytesPerDevice(plan);
+    std::vector<double> largest(plan.devices.size(), 0.0);
+    for (const auto& stage : plan.stages)
+        largest[stage.device] = std::max(largest[stage.device], stage.cost.activation_bytes);
+    for (std::size_t d = 0; d < budget.size(); ++d) budget[d] += sets * largest[d];
+    return budget;
+}
+
+TEST(ReorderBound, NeverAboveTheProvenOptimumAndTightOnSome) {
+    static const Shape shapes[] = {{Scheme::OneFOneB, 2, 2}, {Scheme::OneFOneB, 2, 3}, {Scheme::OneFOneB, 3, 2},
+                                   {Scheme::OneFOneB, 2, 4}, {Scheme::GPipe, 2, 3},    {Scheme::ZbH1, 2, 2},
+                                   {Scheme::OneFOneB, 3, 3}};
+    std::mt19937 rng(4304);
+    int proven = 0, tight = 0, memoryTight = 0, memorySets = 0;
+    double loosest = 0;
+    for (int draw = 0; draw < 400 && proven < 300; ++draw) {
+        const Shape& shape = shapes[std::uniform_int_distribution<std::size_t>(0, std::size(shapes) - 1)(rng)];
+        Plan plan = test::unitPlan(shape.scheme, shape.devices, shape.microbatches);
+        if (std::uniform_int_distribution<int>(0, 1)(rng)) {
+            auto ordered = planFromComputeOrder(plan, test::randomOrder(plan, shape.microbatches, rng));
+            ASSERT_TRUE(ordered.ok());
+            plan = std::move(*ordered);
+        }
+        test::randomCosts(plan, rng);
+        ASSERT_TRUE(runPasses(plan, *parsePassList("checkpoint")).ok());
+        // Hide's budget, or a room of 1 to 2.5 activation sets (the memory term's ground), or none.
+        std::vector<double> budget;
+        const int kind = std::uniform_int_distribution<int>(0, 3)(rng);
+        if (kind == 0) budget = *hideBudget(plan, false);
+        else if (kind == 3) budget.assign(plan.devices.size(), 1e300);
+        else budget = roomOf(plan, std::uniform_real_distribution<double>(1.0, 2.5)(rng));
+        auto bound = reorderBound(plan, budget);
+        ASSERT_TRUE(bound.ok()) << bound.error().message;
+        auto exact = exactSchedule(plan, budget);
+        ASSERT_TRUE(exact.ok()) << exact.error().message;
+        if (!exact->proven || !exact->found) continue;
+        ++proven;
+        const std::string name = std::string(schemeName(shape.scheme)) + " " + std::to_string(shape.devices) + "x" +
+                                 std::to_string(shape.microbatches) + " budget kind " + std::to_string(kind);
+        EXPECT_LE(bound->bound_ms, exact->makespan * (1 + 1e-9)) << name << ": above the proven optimum";
+        EXPECT_GE(bound->bound_ms, bound->order_ms) << name;
+        const bool equal = bound->bound_ms >= exact->makespan * (1 - 1e-9);
+        tight += equal;
+        if (bound->device >= 0) {  // the memory term sets it
+            ++memorySets;
+            memoryTight += equal;
+        }
+        loosest = std::max(loosest, exact->makespan / bound->bound_ms - 1);
+    }
+    std::printf("bound: %d proven optima, bound equal on %d; memory term set it on %d (equal on %d); "
+                "loosest %.1f%% below\n",
+                proven, tight, memorySets, memoryTight, 100 * loosest);
+    ASSERT_GE(proven, 200);
+    EXPECT_GT(tight, 0);
+    EXPECT_GT(memorySets, 0);  // the memory term is not idle on these budgets
+}
+
+// 1F1B on 2 devices, m micro-batches, F = 1, B = 2, R = 1, no transfer time, activations 1000
+// and checkpoints 10 bytes; device 0's room one activation set. Stage 0's forward holds its
+// activations from its start until its backward can start: F0 + F1 + B1 = 4, so kept it costs
+// 4000 byte-ms and checkpointed 10 · 4 + 990 · R = 1030, saving 2970 per ms of R. Over a span
+// S of device 0, 4000 m − 2970 x ≤ 1000 S and S = 3 m + x give x = 1000 m / 3970 and
+// S = m (3 + 1000 / 3970); device 0 starts at 0 and its last backward ends the step.
+// Device 1 (stage 1, which can keep everything: its forward's backward follows at once) gives
+// 1 + 3 m + 2, the one-machine bound. At m = 16 the memory term is the larger: 52.03 > 51.
+TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
+    for (int m : {4, 16, 32}) {
+        Plan plan = test::unitPlan(Scheme::OneFOneB, 2, m);
+        std::vector<double> budget = staticBytesPerDevice(plan);
+        budget[0] += 1000;
+        budget[1] += 1e9;
+        auto bound = reorderBound(plan, budget);
+        ASSERT_TRUE(bound.ok()) << bound.error().message;
+        const double memory = m * (3 + 1000.0 / 3970);
+        EXPECT_NEAR(bound->device_ms[0], memory, 1e-9 * memory) << m;
+        EXPECT_NEAR(bound->forced_recompute_ms[0], m * 1000.0 / 3970, 1e-9 * memory) << m;
+        EXPECT_NEAR(bound->device_ms[1], 3.0 * m + 3, 1e-9) << m;
+        EXPECT_NEAR(bound->forced_recompute_ms[1], 0.0, 1e-12) << m;
+        EXPECT_NEAR(bound->bound_ms, std::max(memory, 3.0 * m + 3), 1e-9 * memory) << m;
+        EXPECT_EQ(bound->device, memory > 3.0 * m + 3 ? 0 : -1) << m;
+    }
+}
+
+// The space's schedules all lie above it: the reorder pass's result and the input itself.
+TEST(ReorderBound, BelowEveryScheduleOfTheSpaceOnLargerPlans) {
+    std::mt19937 rng(43043);
+    for (Scheme scheme : {Scheme::OneFOneB, Scheme::Interleaved, Scheme::Chimera, Scheme::ZbH1}) {
+        Plan plan = test::unitPlan(scheme, 4, 8, scheme == Scheme::Interleaved ? 2 : 1);
+        test::randomCosts(plan, rng);
+        ASSERT_TRUE(runPasses(plan, *parsePassList("all")).ok());
+        auto budget = hideBudget(plan, false);
+        ASSERT_TRUE(budget.ok());
+        auto bound = reorderBound(plan, *budget);
+        ASSERT_TRUE(bound.ok()) << bound.error().message;
+        EXPECT_LE(bound->bound_ms, test::simulate(plan).makespan_ms * (1 + 1e-9)) << schemeName(scheme);
+        ASSERT_TRUE(reorderSchedule(plan, *budget).ok());
+        EXPECT_LE(bound->bound_ms, test::simulate(plan).makespan_ms * (1 + 1e-9)) << schemeName(scheme);
+    }
+}
+
+}  // namespace
+}  // namespace mario
