@@ -18,11 +18,7 @@ BusyNeighbours::BusyNeighbours(const GptModel& model, const LayerSlice& slice, c
     // The weights are copied here, on the caller's thread, before any neighbour starts: the
     // model's master copy is not for concurrent use.
     std::vector<ParamMap> copies;
-    for (int i = 0; i < count; ++i) {
-        ParamMap params = model.cloneSlice(slice);
-        for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
-        copies.push_back(std::move(params));
-    }
+    for (int i = 0; i < count; ++i) copies.push_back(model.sliceOn(slice, device, dtype));
     if (device.is_cuda()) torch::cuda::synchronize(device.index());
     const bool floating = input.is_floating_point();
     try {

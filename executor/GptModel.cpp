@@ -151,6 +151,10 @@ GptModel::GptModel(const ModelSpec& spec, std::uint64_t seed, torch::Device draw
 }
 
 ParamMap GptModel::cloneSlice(const LayerSlice& slice) const {
+    return sliceOn(slice, torch::kCPU, torch::kFloat64);
+}
+
+ParamMap GptModel::sliceOn(const LayerSlice& slice, const torch::Device& device, torch::ScalarType dtype) const {
     ParamMap out;
     for (const auto& [name, tensor] : weights_) {
         bool wanted = false;
@@ -160,7 +164,9 @@ ParamMap GptModel::cloneSlice(const LayerSlice& slice) const {
             const int index = std::stoi(name.substr(5, name.find('.') - 5));
             wanted = index >= slice.begin && index < slice.end;
         }
-        if (wanted) out[name] = tensor.detach().clone().requires_grad_(true);
+        // copy = true: a fresh tensor even where device and dtype are the master's own.
+        if (wanted)
+            out[name] = tensor.detach().to(device, dtype, /*non_blocking=*/false, /*copy=*/true).requires_grad_(true);
     }
     return out;
 }

@@ -44,6 +44,9 @@ public:
     // Fresh leaf copies (requires_grad) of the weights of a slice: every replica starts from the
     // same initial weights.
     ParamMap cloneSlice(const LayerSlice& slice) const;
+    // The same on `device` in `dtype`, converted straight from the master copy (no float64 clone
+    // on the way: a GPU run of a 1.6-billion-parameter model spent seconds per stage on it).
+    ParamMap sliceOn(const LayerSlice& slice, const torch::Device& device, torch::ScalarType dtype) const;
 
     // Input: token ids [B, seq] for a slice with the embedding, else hidden states [B, seq, H].
     // Returns hidden states, or the mean cross-entropy loss (scalar) when the slice has the head.

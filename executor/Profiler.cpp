@@ -56,9 +56,8 @@ ProfilePoint measure(const GptModel& model, const LayerSlice& slice, const torch
                      const torch::Tensor& targets, int repeats, const torch::Device& device, torch::ScalarType dtype,
                      const Optimizer& optimizer) {
     StageRuntime stage;  // what the optimizer steps: the slice's weights and, with Adam, moments
-    stage.params = model.cloneSlice(slice);
+    stage.params = model.sliceOn(slice, device, dtype);
     ParamMap& params = stage.params;
-    for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
     InstructionClock clock(device, std::chrono::steady_clock::now());
     ProfilePoint m;  // blocks: the caller's
     // What a run keeps per weight: the weight and its gradient, and with Adam its two moments

@@ -252,8 +252,10 @@ Result<RunMemoryEstimate> estimateRunMemory(const Plan& plan, const ExecutorOpti
     const double weights = stageParameters * dt * pipelines + (hostWeights ? model : 0);
     estimate.terms.push_back({"weights", weights, "weights " + humanBytes(model) + copies(weights / model), true});
     if (!hostWeights) {
-        // GptModel's float64 weights, and cloneSlice's float64 copy of a slice while it converts.
-        const double master = estimate.parameters * 8 + largestSlice * 8;
+        // GptModel's float64 weights, and a slice converted to the run's dtype on the host before
+        // LibTorch copies it to the GPU (GptModel::sliceOn; a host-to-GPU copy that changes dtype
+        // converts on the source device first).
+        const double master = estimate.parameters * 8 + largestSlice * dt;
         estimate.terms.push_back({"master", master, "float64 master copy " + humanBytes(master), true});
     }
     const double snapshot = options.snapshotGradients() ? 2 : 1, moments = options.adam ? 2 : 0;

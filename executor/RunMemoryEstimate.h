@@ -6,7 +6,7 @@
 // them against the real model's tensors and the allocator's measured bytes.
 //
 // The terms (all in the run's dtype unless said otherwise):
-//   weights      every stage's copy of its slice (cloneSlice per stage and per replica: Chimera's
+//   weights      every stage's copy of its slice (sliceOn per stage and per replica: Chimera's
 //                two chains hold the model twice), plus GptModel's master copy where it is one
 //                more float64 copy in the same memory (the CPU in float64)
 //   float64 master copy  GptModel's weights (always float64 on the host) where they are not

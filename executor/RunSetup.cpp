@@ -13,16 +13,6 @@
 #include "executor/TokenFile.h"
 
 namespace mario::exec {
-namespace {
-// Fresh leaves on the run's device and dtype; the model keeps its master copy in double on the
-// CPU so that every device and dtype of a run starts from the same weights.
-ParamMap onDevice(ParamMap params, const torch::Device& device, torch::ScalarType dtype) {
-    for (auto& [name, p] : params) p = p.detach().to(device, dtype).requires_grad_(true);
-    return params;
-}
-
-}  // namespace
-
 const char* whyNoGpu() {
     // Debian's LibTorch has no CUDA at all; a PyTorch wheel's CUDA LibTorch on a machine without
     // a visible GPU was told "Debian's LibTorch is CPU-only" too, which misled.
@@ -73,7 +63,7 @@ std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& 
         ++holders[stages[s].slice.key()];
     }
     for (auto& st : stages) {
-        st.params = onDevice(model.cloneSlice(st.slice), device, dtype);
+        st.params = model.sliceOn(st.slice, device, dtype);
         st.reduce = {st.slice.key(), holders[st.slice.key()] * replicas};
     }
     return stages;
@@ -132,7 +122,7 @@ void checkAgainstReference(const GptModel& model, const Batch& batch, const Exec
     const torch::Device device = batch.inputs.empty() ? torch::Device(torch::kCPU) : batch.inputs.front().device();
     StageRuntime reference;
     reference.slice = LayerSlice{0, model.spec().layers, true, true};
-    reference.params = onDevice(model.cloneSlice(reference.slice), device, torchDtype(options));
+    reference.params = model.sliceOn(reference.slice, device, torchDtype(options));
     const int samples = static_cast<int>(batch.inputs.size());
     double referenceLoss = 0;
     for (int iteration = 0; iteration < options.iterations; ++iteration) {
