@@ -13,7 +13,9 @@
 # Overrides: BUILD (build-node), MODEL (layers=8,hidden=4096,heads=32,seq=2048,vocab=32000),
 # PARTITIONS ("2 4"), SCHEMES ("1f1b zb-h1 chimera"), MICROBATCHES (8), ITERATIONS (12), WARMUP (2),
 # REPEATS (20), DTYPE (bfloat16), MARIO_CUDA_ARCH (for packaging/gpu-node.sh), WORK (a folder that
-# keeps every profile, plan, simulation and run; default a scratch folder removed at the end).
+# keeps every profile, plan, simulation and run; default a scratch folder removed at the end),
+# PROFILES (a folder with pP.profile.json measured before: used instead of profiling), ROWS
+# (only these rows, named SCHEME-P-PASSES as their files are, e.g. "chimera-2-all zb-h1-4-all").
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dry=0
@@ -108,15 +110,22 @@ fi
 rows=()
 for pp in $partitions; do
   profile="$work/p$pp.profile.json"
-  # Measured on one of pp partitions, alone and while the other pp − 1 run the same blocks (the
-  # simulation stretches each instruction by the neighbours busy beside it), with the optimizer
-  # step the runs take (Adam).
-  to "$work/p$pp.profile.out" "$executor" profile --model "$model" --device cuda:0 --dtype "$dtype" \
-    --partition-sms "$pp" --optimizer adam --max-blocks 4 --repeats "$repeats" -o "$profile"
+  if [[ -n "${PROFILES:-}" ]]; then
+    # A profile measured earlier (a second lease finishing the rows of a first): copied, not measured.
+    run cp "$PROFILES/p$pp.profile.json" "$profile"
+  else
+    # Measured on one of pp partitions, alone and while the other pp − 1 run the same blocks (the
+    # simulation stretches each instruction by the neighbours busy beside it), with the optimizer
+    # step the runs take (Adam).
+    to "$work/p$pp.profile.out" "$executor" profile --model "$model" --device cuda:0 --dtype "$dtype" \
+      --partition-sms "$pp" --optimizer adam --max-blocks 4 --repeats "$repeats" -o "$profile"
+  fi
   for scheme in $schemes; do
     for passes in none all; do
       label="$scheme ${pp}x$microbatches $passes"
       stem="$work/$scheme-$pp-$passes"
+      # ROWS="chimera-2-none zb-h1-4-all …" runs only those rows.
+      [[ -z "${ROWS:-}" || " $ROWS " == *" $scheme-$pp-$passes "* ]] || continue
       config "$scheme" "$pp" "$profile" "$stem.config.json"
       run "$mario" plan "$stem.config.json" --passes "$passes" -o "$stem.mario.json"
       to "$stem.sim.json" "$mario" simulate "$stem.mario.json" --json
