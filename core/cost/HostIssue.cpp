@@ -32,7 +32,7 @@ constexpr double kTensorParallelCollectives = 4;
 
 HardwareConfig countingHardware(HardwareConfig hw) {
     hw.peak_tflops = kCountingRate;
-    hw.hbm_gb_per_s = kCountingRate;
+    hw.hbm_gb_per_s = hw.elementwise_gb_per_s = kCountingRate;
     hw.kernel_overhead_us = kCountingLaunchUs;
     return hw;
 }

@@ -34,6 +34,8 @@ double tilesOf(double extent, double tile) { return std::ceil(extent / tile); }
 KernelRoofline::KernelRoofline(const HardwareConfig& hardware)
     : hw_(hardware), peak_per_ms_(hardware.peak_tflops * 1e9),
       bytes_per_ms_(hardware.hbm_gb_per_s * 1e6 * hardware.hbm_efficiency),
+      elementwise_bytes_per_ms_(hardware.elementwise_gb_per_s > 0 ? hardware.elementwise_gb_per_s * 1e6
+                                                                  : bytes_per_ms_),
       overhead_ms_(hardware.kernel_overhead_us * 1e-3) {}
 
 double KernelRoofline::computeMs(double m, double n, double k, double batch, int tile, int splits) const {
@@ -76,6 +78,11 @@ double KernelRoofline::gemmMs(double m, double n, double k, double batch, double
 double KernelRoofline::memoryMs(double bytes) const {
     if (bytes <= 0) return 0;
     return bytes / bytes_per_ms_ + overhead_ms_;
+}
+
+double KernelRoofline::elementwiseMs(double bytes) const {
+    if (bytes <= 0) return 0;
+    return bytes / elementwise_bytes_per_ms_ + overhead_ms_;
 }
 
 double KernelRoofline::flashForwardMs(double flops) const {

@@ -22,8 +22,12 @@ public:
     // sm_count.
     double tileEfficiency(double m, double n, double batch = 1) const;
 
-    // An element-wise or reduction kernel that streams `bytes` through HBM.
+    // A kernel that streams `bytes` through HBM at hbm_gb_per_s · hbm_efficiency: a copy, a
+    // reduction (bias gradients), the optimizer's pass over the parameters.
     double memoryMs(double bytes) const;
+    // An element-wise or normalisation kernel of the activations moving `bytes` (the model's
+    // bf16 count) at the preset's elementwise_gb_per_s (HardwareConfig.h), the HBM rate by default.
+    double elementwiseMs(double bytes) const;
     // FlashAttention's kernels, from the FLOPs they execute.
     double flashForwardMs(double flops) const;
     double flashBackwardMs(double flops) const;
@@ -37,6 +41,7 @@ private:
     HardwareConfig hw_;
     double peak_per_ms_;   // FLOPs per millisecond at the datasheet peak
     double bytes_per_ms_;  // HBM bytes per millisecond at hbm_efficiency
+    double elementwise_bytes_per_ms_;
     double overhead_ms_;
 };
 

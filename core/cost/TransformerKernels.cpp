@@ -1,32 +1,16 @@
 #include "core/cost/TransformerKernels.h"
 
+#include "core/cost/ElementwiseBytes.h"
+
 namespace mario {
+
+using namespace kernel_bytes;
 
 namespace {
 
-constexpr double kBf16 = 2;
-constexpr double kFp32 = 4;
 // FlashAttention-2's backward executes 2.5× its forward FLOPs (five products to two: the
 // scores are recomputed); Dao 2023 counts its throughput the same way.
 constexpr double kFlashBackwardFlops = 2.5;
-
-// Bytes per element of each element-wise kernel of a block (bf16 tensors, byte masks), forward
-// and backward, as the kernels read and write them:
-// LayerNorm/RMSNorm reads x, writes y; its backward reads x and dy, writes dx (the weights'
-// gradients are per-column partial sums, negligible).
-constexpr double kNormForward = 2 * kBf16, kNormBackward = 3 * kBf16;
-// GeLU (bias fused) reads its input, writes its output; backward reads input and dy, writes dx.
-// SwiGLU reads gate and up, writes their product; backward reads the three, writes two.
-constexpr double kGeluForward = 2 * kBf16, kGeluBackward = 3 * kBf16;
-constexpr double kSwigluForward = 3 * kBf16, kSwigluBackward = 5 * kBf16;
-// The residual add (with bias-dropout: Megatron's fused bias_dropout_add) reads the branch and
-// the residual, writes the sum and the byte mask; its backward applies the mask to dy (read dy
-// and mask, write) and autograd then adds the branch's gradient to the residual's (read two,
-// write one).
-constexpr double kResidualForward = 3 * kBf16, kGradientSum = 3 * kBf16;
-constexpr double kMaskBackward = 2 * kBf16 + 1;
-// Rotary embedding reads and writes Q and K, forward and backward.
-constexpr double kRotary = 2 * kBf16;
 
 }  // namespace
 
@@ -52,8 +36,8 @@ std::array<GemmShape, 4> TransformerKernels::weightGemms() const {
 }
 
 void TransformerKernels::elementwise(KernelTimes& t, double forwardBytes, double backwardBytes) const {
-    t.forward_ms += roofline_.memoryMs(forwardBytes);
-    t.input_grad_ms += roofline_.memoryMs(backwardBytes);
+    t.forward_ms += roofline_.elementwiseMs(forwardBytes);
+    t.input_grad_ms += roofline_.elementwiseMs(backwardBytes);
 }
 
 KernelTimes TransformerKernels::unfusedLayoutAndBias() const {
@@ -64,16 +48,17 @@ KernelTimes TransformerKernels::unfusedLayoutAndBias() const {
     const double context = tokens_ * h / t_;
     // The attention output from [b·a, s, d] back to [s, b, h]: a copy, forward and backward;
     // the gradients of Q, K and V concatenated into the fused projection's (read, write).
-    t.forward_ms += roofline_.memoryMs(2 * kBf16 * context);
-    t.input_grad_ms += roofline_.memoryMs(2 * kBf16 * context) + roofline_.memoryMs(2 * kBf16 * qkv);
+    t.forward_ms += roofline_.memoryMs(kCopy * context);
+    t.input_grad_ms += roofline_.memoryMs(kCopy * context) + roofline_.memoryMs(kCopy * qkv);
     if (model_.gated_mlp) return t;  // LLaMA-style blocks have no biases
     // GPT's biases: Megatron's local layers add the QKV projection's after its GEMM (read,
     // write; PyTorch's linear, which the eager path calls, adds it in the GEMM); the four bias
     // gradients are sums of the output gradients over the tokens (one read each) on both paths.
     const double up = model_.ffnHidden() / t_ * tokens_;
-    if (training_.attention == TrainingConfig::Attention::Materialized) t.forward_ms += roofline_.memoryMs(2 * kBf16 * qkv);
-    t.input_grad_ms += roofline_.memoryMs(kBf16 * qkv) + roofline_.memoryMs(kBf16 * up) +
-                       2 * roofline_.memoryMs(kBf16 * sliced_ * h);
+    if (training_.attention == TrainingConfig::Attention::Materialized)
+        t.forward_ms += roofline_.elementwiseMs(2 * kBf16 * qkv);  // an add, as the residual's
+    t.input_grad_ms +=
+        roofline_.memoryMs(kBf16 * qkv) + roofline_.memoryMs(kBf16 * up) + 2 * roofline_.memoryMs(kBf16 * sliced_ * h);
     return t;
 }
 
@@ -101,18 +86,18 @@ KernelTimes TransformerKernels::attentionCore() const {
     t.forward_ms += roofline_.gemmMs(s, s, headDim, batchHeads) + roofline_.gemmMs(s, headDim, s, batchHeads);
     t.input_grad_ms +=
         2 * roofline_.gemmMs(s, s, headDim, batchHeads) + 2 * roofline_.gemmMs(s, headDim, s, batchHeads);
-    t.forward_ms += roofline_.memoryMs(2 * kBf16 * scores);  // softmax: read scores, write probabilities
-    t.input_grad_ms += roofline_.memoryMs(3 * kBf16 * scores);
+    t.forward_ms += roofline_.elementwiseMs(kSoftmaxForward * scores);
+    t.input_grad_ms += roofline_.elementwiseMs(kSoftmaxBackward * scores);
     if (training_.attention == TrainingConfig::Attention::Eager) {
         // Unfused: the scale and the causal mask each read and write the scores once more (the
         // mask reads its byte too), forward and backward.
-        const double extra = (2 * kBf16) * scores + (2 * kBf16 + 1) * scores;
-        t.forward_ms += roofline_.memoryMs(extra);
-        t.input_grad_ms += roofline_.memoryMs(extra);
+        const double extra = (kScale + kCausalMask) * scores;
+        t.forward_ms += roofline_.elementwiseMs(extra);
+        t.input_grad_ms += roofline_.elementwiseMs(extra);
     }
     if (dropout_) {
-        t.forward_ms += roofline_.memoryMs((2 * kBf16 + 1) * scores);  // read, write, byte mask
-        t.input_grad_ms += roofline_.memoryMs((2 * kBf16 + 1) * scores);
+        t.forward_ms += roofline_.elementwiseMs(kDropout * scores);
+        t.input_grad_ms += roofline_.elementwiseMs(kDropout * scores);
     }
     return t;
 }
@@ -126,19 +111,19 @@ KernelTimes TransformerKernels::block() const {
     const double residualForward = (kResidualForward + (dropout_ ? 1 : 0)) * normed;
     auto residual = [&] {  // (bias-dropout-)residual add: the mask's backward is a kernel of its own
         elementwise(t, residualForward, kGradientSum * normed);
-        if (dropout_) t.input_grad_ms += roofline_.memoryMs(kMaskBackward * normed);
+        if (dropout_) t.input_grad_ms += roofline_.elementwiseMs(kMaskBackward * normed);
     };
     const auto [qkv, projection, up, down] = weightGemms();
 
     elementwise(t, kNormForward * normed, kNormBackward * normed);  // input norm
-    weightGemm(t, qkv);                                              // fused Q, K, V projection
+    weightGemm(t, qkv);                                             // fused Q, K, V projection
     if (model_.gated_mlp) elementwise(t, kRotary * tokens_ * (h + kv) / t_, kRotary * tokens_ * (h + kv) / t_);
     KernelTimes core = attentionCore();
     t += core;
     t += unfusedLayoutAndBias();
     // Selective recomputation repeats the attention core's forward inside the backward.
     if (training_.recompute == TrainingConfig::Recompute::Selective) t.input_grad_ms += core.forward_ms;
-    weightGemm(t, projection);                                       // attention output projection
+    weightGemm(t, projection);  // attention output projection
     residual();
     elementwise(t, kNormForward * normed, kNormBackward * normed);  // post-attention norm
     weightGemm(t, up);
@@ -165,14 +150,14 @@ KernelTimes TransformerKernels::embedding() const {
 KernelTimes TransformerKernels::head() const {
     KernelTimes t;
     const double h = model_.hidden;
-    const double vocab = double(model_.vocab) / t_;  // vocabulary-parallel
+    const double vocab = double(model_.vocab) / t_;                           // vocabulary-parallel
     elementwise(t, kNormForward * sliced_ * h, kNormBackward * sliced_ * h);  // final norm
     weightGemm(t, GemmShape{tokens_, vocab, h});
     // Vocabulary-parallel cross-entropy in fp32: the forward reads the logits for the maximum,
     // the sum of exponentials and the target, the backward reads them once and writes the
     // gradient.
-    t.forward_ms += roofline_.memoryMs(3 * kFp32 * tokens_ * vocab);
-    t.input_grad_ms += roofline_.memoryMs(2 * kFp32 * tokens_ * vocab);
+    t.forward_ms += roofline_.elementwiseMs(3 * kFp32 * tokens_ * vocab);
+    t.input_grad_ms += roofline_.elementwiseMs(2 * kFp32 * tokens_ * vocab);
     return t;
 }
 

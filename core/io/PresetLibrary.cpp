@@ -62,6 +62,7 @@ constexpr std::string_view kHardwareKeys[] = {"format",
                                               "flash_forward_efficiency",
                                               "flash_backward_efficiency",
                                               "hbm_efficiency",
+                                              "elementwise_gb_per_s",
                                               "nvlink_efficiency",
                                               "network_efficiency",
                                               "kernel_overhead_us",
@@ -223,6 +224,7 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
           std::pair{"hbm_efficiency", &h.hbm_efficiency}, std::pair{"nvlink_efficiency", &h.nvlink_efficiency},
           std::pair{"network_efficiency", &h.network_efficiency}})
         in.number(key, *field, Need::Optional, Check::Fraction);
+    in.number("elementwise_gb_per_s", h.elementwise_gb_per_s, Need::Optional, Check::Positive);
     in.number("kernel_overhead_us", h.kernel_overhead_us, Need::Optional, Check::NonNegative);
     in.number("framework_reserve_gb", h.framework_reserve_gb, Need::Optional, Check::NonNegative);
     if (in.ok() && h.framework_reserve_gb >= h.memory_gb)
@@ -240,23 +242,26 @@ nlohmann::json PresetLibrary::modelToJson(const ModelConfig& m) {
 }
 
 nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
-    return {{"name", h.name},
-            {"peak_tflops", h.peak_tflops},
-            {"memory_gb", h.memory_gb},
-            {"hbm_gb_per_s", h.hbm_gb_per_s},
-            {"intra_node_gb_per_s", h.intra_node_gb_per_s},
-            {"inter_node_gb_per_s", h.inter_node_gb_per_s},
-            {"link_latency_ms", h.link_latency_ms},
-            {"sm_count", h.sm_count},
-            {"gemm_efficiency", h.gemm_efficiency},
-            {"flash_forward_efficiency", h.flash_forward_efficiency},
-            {"flash_backward_efficiency", h.flash_backward_efficiency},
-            {"hbm_efficiency", h.hbm_efficiency},
-            {"nvlink_efficiency", h.nvlink_efficiency},
-            {"network_efficiency", h.network_efficiency},
-            {"kernel_overhead_us", h.kernel_overhead_us},
-            {"framework_reserve_gb", h.framework_reserve_gb},
-            {"gpus_per_node", h.gpus_per_node}};
+    nlohmann::json out = {{"name", h.name},
+                          {"peak_tflops", h.peak_tflops},
+                          {"memory_gb", h.memory_gb},
+                          {"hbm_gb_per_s", h.hbm_gb_per_s},
+                          {"intra_node_gb_per_s", h.intra_node_gb_per_s},
+                          {"inter_node_gb_per_s", h.inter_node_gb_per_s},
+                          {"link_latency_ms", h.link_latency_ms},
+                          {"sm_count", h.sm_count},
+                          {"gemm_efficiency", h.gemm_efficiency},
+                          {"flash_forward_efficiency", h.flash_forward_efficiency},
+                          {"flash_backward_efficiency", h.flash_backward_efficiency},
+                          {"hbm_efficiency", h.hbm_efficiency},
+                          {"nvlink_efficiency", h.nvlink_efficiency},
+                          {"network_efficiency", h.network_efficiency},
+                          {"kernel_overhead_us", h.kernel_overhead_us},
+                          {"framework_reserve_gb", h.framework_reserve_gb},
+                          {"gpus_per_node", h.gpus_per_node}};
+    // Written only when set: without it the element-wise rate is the HBM rate (HardwareConfig.h).
+    if (h.elementwise_gb_per_s > 0) out["elementwise_gb_per_s"] = h.elementwise_gb_per_s;
+    return out;
 }
 
 nlohmann::json PresetLibrary::hardwarePreset(const HardwareConfig& hardware, const std::string& notes,

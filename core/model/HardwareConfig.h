@@ -22,10 +22,16 @@ struct HardwareConfig {
     double gemm_efficiency = 0.8;             // a large bf16 GEMM, every SM busy
     double flash_forward_efficiency = 0.6;    // FlashAttention's forward kernel
     double flash_backward_efficiency = 0.45;  // its backward (five products per two forward)
-    double hbm_efficiency = 0.8;              // a streaming element-wise kernel
-    double nvlink_efficiency = 0.8;           // NCCL bus bandwidth over NVLink
-    double network_efficiency = 0.9;          // NCCL bus bandwidth over one InfiniBand port
-    double kernel_overhead_us = 4;            // launch and tail of one kernel
+    double hbm_efficiency = 0.8;              // a streaming kernel: a copy, a GEMM's operands
+    // The rate, in GB/s of the model's bytes, at which element-wise and normalisation kernels
+    // (norms, activations, residual adds, softmax, masks, dropout, cross-entropy) stream: on a GPU
+    // they are memory-bound like a copy, on a CPU compute-bound (GELU's erf, exp), far slower than
+    // its copy bandwidth. 0 (the default, every bundled preset): hbm_gb_per_s · hbm_efficiency.
+    // The products' memory traffic, layout copies and reductions stay at the HBM rate.
+    double elementwise_gb_per_s = 0;
+    double nvlink_efficiency = 0.8;   // NCCL bus bandwidth over NVLink
+    double network_efficiency = 0.9;  // NCCL bus bandwidth over one InfiniBand port
+    double kernel_overhead_us = 4;    // launch and tail of one kernel
     // Memory the framework holds besides tensors: CUDA context, cuBLAS workspaces, allocator
     // fragmentation. Added to every device's peak.
     double framework_reserve_gb = 0;

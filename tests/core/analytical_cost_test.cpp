@@ -89,8 +89,7 @@ TEST(AnalyticalCost, GemmRooflineWorkedByHand) {
     // 128×128×65536, one tile for 4 SMs: K split 4 ways fills them (2·128·128·65536 FLOPs at the
     // full rate), and a second kernel reads and sums the four fp32 partial products
     // (8·4·128·128 bytes) — a quarter of the unsplit time (0.172 ms) plus 2.5 µs.
-    EXPECT_NEAR(roofline.gemmMs(128, 128, 65536), 2147483648.0 / (1e11 * 0.5) + 8 * 4 * 16384 / 1e9 + 2 * 0.002,
-                1e-12);
+    EXPECT_NEAR(roofline.gemmMs(128, 128, 65536), 2147483648.0 / (1e11 * 0.5) + 8 * 4 * 16384 / 1e9 + 2 * 0.002, 1e-12);
     // Eight 256×256×16 products at 100 GB/s: 2·(256·16 + 16·256 + 256·256)·8 = 1,179,648 bytes
     // take 0.0118 ms, 35 times the tensor-core time: memory bounds it. Accumulating into an
     // fp32 gradient reads and writes C: 8 bytes an element, (2·8192 + 8·65536)·8 bytes.
@@ -241,6 +240,38 @@ TEST(AnalyticalCost, BlockTimesAreItsProductsSplitIntoInputAndWeightGradients) {
     EXPECT_NEAR(*stageOf(c, {0, 1, false, false}).backward_input_ms, inputGrads + block.forward_ms, 1e-9);
 }
 
+// The element-wise and normalisation kernels stream at the preset's elementwise_gb_per_s; layout
+// copies, bias-gradient sums and the products' traffic stay at the HBM rate (here infinite, as
+// the tensor cores): a GPT block with dropout on the materialised path, worked kernel by kernel.
+TEST(AnalyticalCost, ElementwiseKernelsStreamAtTheirOwnRate) {
+    Config c = tinyGpt();  // T = b·s = 256 tokens, h = 64, 4 heads, s = 128
+    c.hardware.peak_tflops = 1e9;
+    c.hardware.hbm_gb_per_s = 1e12;
+    c.hardware.elementwise_gb_per_s = 1;  // 1e6 bytes per ms
+    c.training.attention = TrainingConfig::Attention::Materialized;
+    c.training.dropout = true;
+    const double Th = 256 * 64, ffn = 4 * Th, scores = 2 * 4 * 128.0 * 128;
+    // Forward: two norms (read, write: 4 bytes an element), two bias-dropout-residual adds (read
+    // two, write one, a byte mask: 7), GELU over 4h (4), the QKV bias added after its GEMM (4 on
+    // 3h), softmax (4) and dropout (5) on every score.
+    const double forwardBytes = 2 * 4 * Th + 2 * 7 * Th + 4 * ffn + 4 * 3 * Th + (4 + 5) * scores;
+    // Input gradient: norms (read x and dy, write dx: 6), each residual's mask (5) and gradient
+    // sum (6), GELU (6), softmax (6) and dropout (5) per score.
+    const double backwardBytes = 2 * 6 * Th + 2 * (5 + 6) * Th + 6 * ffn + (6 + 5) * scores;
+    const StageCost block = stageOf(c, {0, 1, false, false});
+    EXPECT_NEAR(block.forward_ms, forwardBytes / 1e6, 1e-6);
+    EXPECT_NEAR(*block.backward_input_ms, backwardBytes / 1e6, 1e-6);
+    EXPECT_NEAR(*block.backward_weight_ms, 0, 1e-6);
+    // Unset, the element-wise rate is the streaming rate: the same costs as naming it.
+    Config preset = presetConfig("gpt3-13b", "a100-80g", 4);
+    Config named = preset;
+    named.hardware.elementwise_gb_per_s = named.hardware.hbm_gb_per_s * named.hardware.hbm_efficiency;
+    const StageCost unset = stageOf(preset, {2, 12, false, false}), given = stageOf(named, {2, 12, false, false});
+    EXPECT_DOUBLE_EQ(unset.forward_ms, given.forward_ms);
+    EXPECT_DOUBLE_EQ(*unset.backward_input_ms, *given.backward_input_ms);
+    EXPECT_DOUBLE_EQ(*unset.backward_weight_ms, *given.backward_weight_ms);
+}
+
 TEST(AnalyticalCost, GradientReductionRingsOverTheRightLinks) {
     Config c = tinyGpt();
     EXPECT_EQ(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 0);
@@ -351,9 +382,10 @@ TEST(AnalyticalCost, EfficienciesOfOneOnLongSequencesAreRefusedByTheirKeys) {
     c.hardware.kernel_overhead_us = 0;
     auto plan = buildPlan(c);
     ASSERT_TRUE(plan.ok()) << plan.error().message;
-    auto refused = Simulator::run(*plan);
+    const CostNames names = costNamesOf(c);
+    auto refused = Simulator::run(*plan, {.names = &names});
     ASSERT_FALSE(refused.ok());
-    const std::string message = inConfigTerms(refused.error().message, c);
+    const std::string message = refused.error().message;
     EXPECT_EQ(message.rfind("stage ", 0), 0u) << message;
     EXPECT_NE(message.find("'s forward_flops (from model and hardware): "), std::string::npos) << message;
     EXPECT_NE(message.find(" of hardware.peak_tflops 312: its costs claim more than the hardware computes "
@@ -375,16 +407,28 @@ TEST(AnalyticalCost, KeyValueHeadsMustSplitEvenlyOverTensorParallelism) {
     EXPECT_TRUE(computeStageCosts(c, evenLayout(80, 2)).ok());
 }
 
-TEST(AnalyticalCost, PlanMessagesAreSaidInTheConfigsWords) {
+TEST(AnalyticalCost, PlanCostsAreNamedInTheConfigsWords) {
     Config unit;
     unit.unit_costs = UnitCosts{};
-    EXPECT_EQ(inConfigTerms("stages[2].forward_ms: 1.7e+308 makes the step overflow", unit),
-              "unit_costs.forward: 1.7e+308 makes the step overflow");
-    EXPECT_EQ(inConfigTerms("stages[0].activation_bytes: 2 is wrong", unit), "unit_costs.activation_bytes: 2 is wrong");
-    const Config analytical = presetConfig("llama2-13b", "a100-80g", 8);
-    EXPECT_EQ(inConfigTerms("a.json: stages[3].send_bytes: 1e+308 makes it overflow", analytical),
-              "a.json: stage 3's send_bytes (from model and hardware): 1e+308 makes it overflow");
-    EXPECT_EQ(inConfigTerms("no stage named here", analytical), "no stage named here");
+    const CostNames units = costNamesOf(unit);
+    // Every stage costs the unit costs: the key, whichever stage it was.
+    EXPECT_EQ(units.field(2, "forward_ms"), "unit_costs.forward");
+    EXPECT_EQ(units.field(0, "activation_bytes"), "unit_costs.activation_bytes");
+    EXPECT_EQ(units.field(1, "send_bytes"), "stage 1's send_bytes (from unit_costs)");
+    EXPECT_EQ(units.peak, "peak_tflops");
+    // The A100-80G preset: 312 TFLOP/s, 2039 GB/s of HBM, links of 25 and 300 GB/s.
+    const CostNames analytical = costNamesOf(presetConfig("llama2-13b", "a100-80g", 8));
+    EXPECT_EQ(analytical.field(3, "send_bytes"), "stage 3's send_bytes (from model and hardware)");
+    EXPECT_EQ(analytical.field(7, "backward_ms"),
+              "stage 7's backward_ms (from model and hardware, at hardware.peak_tflops 312 and "
+              "hardware.hbm_gb_per_s 2039)");
+    EXPECT_EQ(analytical.field(0, "reduce_grad_ms"),
+              "stage 0's reduce_grad_ms (from model and hardware, over hardware.inter_node_gb_per_s 25 and "
+              "hardware.intra_node_gb_per_s 300)");
+    EXPECT_EQ(analytical.peak, "hardware.peak_tflops");
+    // A plan file's own fields where no config is given.
+    EXPECT_EQ(planFieldNames().field(3, "send_bytes"), "stages[3].send_bytes");
+    EXPECT_EQ(planFieldNames().peak, "peak_tflops");
 }
 
 }  // namespace

@@ -144,6 +144,20 @@ TEST(PresetLibrary, InlineObjectsReportJsonPaths) {
         "hardware");
     ASSERT_FALSE(fraction.ok());
     EXPECT_EQ(fraction.error().message, "hardware.achievable_mfu: expected a number in (0, 1] (got 1.5)");
+    const char* base = R"({"peak_tflops": 1, "memory_gb": 1, "hbm_gb_per_s": 1, "intra_node_gb_per_s": 1,
+                           "inter_node_gb_per_s": 1)";
+    auto rate = PresetLibrary::parseHardware(
+        nlohmann::json::parse(std::string(base) + R"(, "elementwise_gb_per_s": 0})"), "hardware");
+    ASSERT_FALSE(rate.ok());
+    EXPECT_EQ(rate.error().message.rfind("hardware.elementwise_gb_per_s: ", 0), 0u) << rate.error().message;
+    // The element-wise rate is written only when a preset has one, and read back.
+    auto given = PresetLibrary::parseHardware(
+        nlohmann::json::parse(std::string(base) + R"(, "elementwise_gb_per_s": 0.9})"), "hardware");
+    ASSERT_TRUE(given.ok()) << given.error().message;
+    EXPECT_EQ(given->elementwise_gb_per_s, 0.9);
+    EXPECT_EQ(PresetLibrary::hardwareToJson(*given)["elementwise_gb_per_s"], 0.9);
+    given->elementwise_gb_per_s = 0;
+    EXPECT_FALSE(PresetLibrary::hardwareToJson(*given).contains("elementwise_gb_per_s"));
 }
 
 TEST(PresetLibrary, JsonFormRoundTrips) {
