@@ -166,10 +166,12 @@ Result<bool> readPrograms(const json& root, Plan& plan) {
                              " instructions, the limit");
         device.program.reserve(program.size());
         for (std::size_t i = 0; i < program.size(); ++i) {
-            const std::string where = indexed(path + ".program", i);
-            if (!program[i].is_string()) return makeError(where + ": expected an action string like \"2F5\"");
+            // Worded only for a bad entry: the path built for every entry was two thirds of
+            // reading a valid 1F1B 8 × 32 plan's programs (issue 45).
+            auto where = [&] { return indexed(path + ".program", i); };
+            if (!program[i].is_string()) return makeError(where() + ": expected an action string like \"2F5\"");
             auto entry = parseProgramEntry(program[i].get_ref<const std::string&>());
-            if (!entry) return makeError(where + ": " + entry.error().message);
+            if (!entry) return makeError(where() + ": " + entry.error().message);
             device.program.insert(device.program.end(), entry->begin(), entry->end());
         }
         plan.devices.push_back(std::move(device));
