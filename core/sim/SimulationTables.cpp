@@ -95,6 +95,7 @@ void SimulationTables::fillStages(const Plan& plan) {
         row.input_grad_release = -(cost.activation_bytes - cost.weightGradBytes());
         row.weight_grad_release = -cost.weightGradBytes();
         row.send_transfer_ms = plan.link.transferMs(cost.send_bytes);
+        row.forward_flops = cost.forward_flops;
         row.next_stage = topology.nextStage(s);
         row.previous_stage = topology.previousStage(s);
     }
@@ -112,32 +113,57 @@ void SimulationTables::fillTables(const Plan& plan, bool summary) {
         sums.core_ms.assign(plan.devices.size(), 0.0);
         sums.chain_of_microbatch.assign(microbatches, -1);
     }
+    // One switch per instruction: only Rs and Is write the tables, and only compute adds to the
+    // sums; a send or a receive (two thirds of a 1F1B program) costs its load and a jump.
     const bool overlapped = plan.overlap_factor > 0;
+    double model = 0, recompute = 0;
     for (std::size_t d = 0; d < plan.devices.size(); ++d) {
         const auto& program = plan.devices[d].program;
+        double core = 0;
+        std::size_t rs = 0;
+        auto cell = [&](const Instruction& ins) {
+            return static_cast<std::size_t>(ins.stage) * microbatches + dense[ins.microbatch];
+        };
+        auto coreTime = [&](std::size_t i) {
+            return overlapped ? computeMs(plan, program, i) : stages[program[i].stage].duration[int(program[i].op)];
+        };
         for (std::size_t i = 0; i < program.size(); ++i) {
             const Instruction& ins = program[i];
-            const std::size_t key =
-                static_cast<std::size_t>(ins.stage) * microbatches + (hasMicrobatch(ins.op) ? dense[ins.microbatch] : 0);
-            if (ins.op == Op::Recompute) checkpointed[key] = 1, ++recomputes[d];
-            if (ins.op == Op::BackwardInput) split[key] = 1;
-            if (!summary) continue;
-            const double f = plan.stages[ins.stage].cost.forward_flops;
             switch (ins.op) {
                 case Op::Forward:
-                    sums.model_flops += f;
+                    if (!summary) break;
+                    model += stages[ins.stage].forward_flops;
                     sums.chain_of_microbatch[dense[ins.microbatch]] = topology.chainOf(ins.stage);
+                    core += coreTime(i);
+                    break;
+                case Op::Recompute:
+                    checkpointed[cell(ins)] = 1, ++rs;
+                    if (!summary) break;
+                    recompute += stages[ins.stage].forward_flops;
+                    core += coreTime(i);
+                    break;
+                case Op::Backward:
+                    if (!summary) break;
+                    model += 2 * stages[ins.stage].forward_flops;
+                    core += coreTime(i);
                     break;
                 case Op::BackwardInput:
-                case Op::BackwardWeight: sums.model_flops += f; break;
-                case Op::Backward: sums.model_flops += 2 * f; break;
-                case Op::Recompute: sums.recompute_flops += f; break;
+                    split[cell(ins)] = 1;
+                    if (!summary) break;
+                    model += stages[ins.stage].forward_flops;
+                    core += coreTime(i);
+                    break;
+                case Op::BackwardWeight:
+                    if (summary) model += stages[ins.stage].forward_flops;
+                    break;
                 default: break;
             }
-            if (ins.op == Op::Forward || ins.op == Op::Recompute || isBackwardStart(ins.op))
-                sums.core_ms[d] += overlapped ? computeMs(plan, program, i) : stages[ins.stage].duration[int(ins.op)];
         }
+        recomputes[d] = rs;
+        if (summary) sums.core_ms[d] = core;
     }
+    sums.model_flops = model;
+    sums.recompute_flops = recompute;
 }
 
 }  // namespace mario

@@ -38,6 +38,7 @@ public:
         double input_grad_release = 0;        // -(activation_bytes - weightGradBytes())
         double weight_grad_release = 0;       // -weightGradBytes()
         double send_transfer_ms = 0;          // link.transferMs(send_bytes)
+        double forward_flops = 0;
         int next_stage = -1, previous_stage = -1;
     };
     // The sums a summary needs, in the order the instructions come (device by device).
