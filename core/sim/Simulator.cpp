@@ -57,9 +57,12 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
 }
 
 // One timing of the plan, every compute instruction's time multiplied by `stretch` where given.
-// Its work is the plan's instructions and devices, whatever its stage count.
-Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
-                           const ComputeStretch* stretch) {
+// Its work is the plan's instructions and devices, whatever its stage count. One instance per
+// kind of timing (stretched, recording the memory curve, with overlapped pairs), so that the
+// loop over instructions tests none of them (issue 45).
+template <bool kStretch, bool kCurve, bool kOverlap>
+Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
+                             const ComputeStretch* stretch) {
     const PipelineTopology& topology = prepared.topology;
     const MessageSlots& messages = prepared.messages;
     const int microbatches = prepared.microbatches;
@@ -71,9 +74,9 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
     const std::vector<int>& dense = messages.denseOf();
     const std::vector<SimulationTables::StageRow>& rows = prepared.stages;
     // computeMs: the stage's cost for the kind, through the pair's rule only when pairs overlap.
-    const bool overlapped = plan.overlap_factor > 0;
     auto timeOf = [&](const std::vector<Instruction>& program, std::size_t i) {
-        return overlapped ? computeMs(plan, program, i) : rows[program[i].stage].duration[int(program[i].op)];
+        if constexpr (kOverlap) return computeMs(plan, program, i);
+        return rows[program[i].stage].duration[int(program[i].op)];
     };
     SimResult result;
     result.devices.resize(deviceCount);
@@ -114,7 +117,7 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
         if (prepared.recomputes[d] > 0) stats.recompute_hidden.reserve(prepared.recomputes[d]);
     }
     for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = prepared.statics[d];
-    if (options.record_memory_curve)
+    if constexpr (kCurve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
     while (!runnable.empty()) {
@@ -124,11 +127,13 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
         DeviceStats& stats = result.devices[d];
         double t = clock[d];
         double mem = dynamic[d];
+        // The device's running sums in registers while it runs (the same additions).
+        double busy = stats.busy_ms, peak = stats.peak_dynamic_bytes;
         std::size_t i = pc[d];
         auto memoryChange = [&](double time, double delta) {
             mem += delta;
-            stats.peak_dynamic_bytes = std::max(stats.peak_dynamic_bytes, mem);
-            if (options.record_memory_curve) stats.memory.push_back({time, stats.static_bytes + mem});
+            peak = std::max(peak, mem);
+            if constexpr (kCurve) stats.memory.push_back({time, stats.static_bytes + mem});
         };
         for (; i < program.size(); ++i) {
             const Instruction& ins = program[i];
@@ -178,7 +183,7 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
                     break;
                 default: duration = timeOf(program, i); break;
             }
-            if (stretch) {
+            if constexpr (kStretch) {
                 const double alone = duration;
                 duration *= (*stretch)[d][i];
                 stats.contention_ms += duration - alone;
@@ -194,12 +199,14 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
             }
             timing = {t, t + duration};
             t += duration;
-            stats.busy_ms += duration;
+            busy += duration;
             if (ins.op == Op::Backward) memoryChange(t, row.backward_release);
             else if (ins.op == Op::BackwardInput) memoryChange(t, row.input_grad_release);
             else if (ins.op == Op::BackwardWeight) memoryChange(t, row.weight_grad_release);
         }
     blocked:
+        stats.busy_ms = busy;
+        stats.peak_dynamic_bytes = peak;
         pc[d] = i;
         clock[d] = t;
         dynamic[d] = mem;
@@ -242,6 +249,23 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
     }
     if (auto overflow = checkFinite(plan, result)) return *overflow;
     return result;
+}
+
+Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
+                           const ComputeStretch* stretch) {
+    const bool overlap = plan.overlap_factor > 0;
+    if (stretch) {
+        if (options.record_memory_curve)
+            return overlap ? timePlanOf<true, true, true>(plan, prepared, options, stretch)
+                           : timePlanOf<true, true, false>(plan, prepared, options, stretch);
+        return overlap ? timePlanOf<true, false, true>(plan, prepared, options, stretch)
+                       : timePlanOf<true, false, false>(plan, prepared, options, stretch);
+    }
+    if (options.record_memory_curve)
+        return overlap ? timePlanOf<false, true, true>(plan, prepared, options, stretch)
+                       : timePlanOf<false, true, false>(plan, prepared, options, stretch);
+    return overlap ? timePlanOf<false, false, true>(plan, prepared, options, stretch)
+                   : timePlanOf<false, false, false>(plan, prepared, options, stretch);
 }
 
 // Costs faster than the hardware (an HFU above 100%, sim/StepFlops.h) are an error, judged on
