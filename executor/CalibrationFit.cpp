@@ -28,31 +28,42 @@ void widen(FitSpread& spread, double ratio, bool first) {
 double CalibrationFit::modelMs(const GemmSample& g) const { return KernelRoofline(hw_).gemmMs(g.m, g.n, g.k, g.batch); }
 
 double CalibrationFit::modelForwardMs(const StreamSample& s) const {
-    return KernelRoofline(hw_).memoryMs(s.forward_bytes);
+    const KernelRoofline roofline(hw_);
+    return s.copy ? roofline.memoryMs(s.forward_bytes) : roofline.elementwiseMs(s.forward_bytes);
 }
 
 double CalibrationFit::modelBackwardMs(const StreamSample& s) const {
-    return KernelRoofline(hw_).memoryMs(s.backward_bytes);
+    const KernelRoofline roofline(hw_);
+    return s.copy ? roofline.memoryMs(s.backward_bytes) : roofline.elementwiseMs(s.backward_bytes);
+}
+
+double CalibrationFit::streamingRate(const std::vector<StreamSample>& kernels, bool copies, double start) const {
+    double measured = 0;
+    bool any = false;
+    for (const StreamSample& s : kernels)
+        if (s.copy == copies) measured += s.count * (s.forward_ms + s.backward_ms), any = true;
+    if (!any) return 0;
+    // The model's total at `rate` GB/s of its bytes: decreasing in the rate, so its negative is
+    // increasing. Both rates are set to the trial one; each sample reads its own.
+    auto negativeTotal = [&](double rate) {
+        HardwareConfig trial = hw_;
+        trial.hbm_gb_per_s = trial.elementwise_gb_per_s = rate;
+        trial.hbm_efficiency = 1;
+        const CalibrationFit at(trial);
+        double total = 0;
+        for (const StreamSample& s : kernels)
+            if (s.copy == copies) total += s.count * (at.modelForwardMs(s) + at.modelBackwardMs(s));
+        return -total;
+    };
+    return increasingRoot(start * kRateLow, start * kRateHigh, -measured, negativeTotal);
 }
 
 FitSpread CalibrationFit::fitStreaming(double copyGbPerS, const std::vector<StreamSample>& kernels) {
-    double measured = 0;
-    for (const StreamSample& s : kernels) measured += s.forward_ms + s.backward_ms;
-    // The model's total at an effective bandwidth of `rate` GB/s (efficiency 1): decreasing in the
-    // rate, so its negative is increasing.
-    auto negativeTotal = [&](double rate) {
-        HardwareConfig trial = hw_;
-        trial.hbm_gb_per_s = rate;
-        trial.hbm_efficiency = 1;
-        const KernelRoofline roofline(trial);
-        double total = 0;
-        for (const StreamSample& s : kernels)
-            total += roofline.memoryMs(s.forward_bytes) + roofline.memoryMs(s.backward_bytes);
-        return -total;
-    };
-    const double rate = increasingRoot(copyGbPerS * kRateLow, copyGbPerS * kRateHigh, -measured, negativeTotal);
-    hw_.hbm_gb_per_s = std::max(copyGbPerS, rate);
-    hw_.hbm_efficiency = std::clamp(rate / hw_.hbm_gb_per_s, kFloorEfficiency, 1.0);
+    const double copies = streamingRate(kernels, true, copyGbPerS);
+    hw_.hbm_gb_per_s = std::max(copyGbPerS, copies);
+    hw_.hbm_efficiency = copies > 0 ? std::clamp(copies / hw_.hbm_gb_per_s, kFloorEfficiency, 1.0) : 1.0;
+    const double elementwise = streamingRate(kernels, false, copyGbPerS);
+    hw_.elementwise_gb_per_s = elementwise > 0 ? elementwise : hw_.hbm_gb_per_s * hw_.hbm_efficiency;
     FitSpread spread;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
         const StreamSample& s = kernels[i];

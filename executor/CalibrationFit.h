@@ -21,7 +21,7 @@ struct GemmSample {
 };
 
 // One measured element-wise or normalisation kernel, with the bytes the model charges its forward
-// and its backward (bf16 elements read and written, byte masks: docs/cost-model.md#kernels).
+// and its backward (bf16 elements read and written, byte masks: core/cost/ElementwiseBytes.h).
 struct StreamSample {
     std::string name;
     double forward_bytes = 0;
@@ -29,6 +29,8 @@ struct StreamSample {
     double forward_ms = 0;
     double backward_ms = 0;
     double spread = 0;
+    double count = 1;   // how many times one block runs it (two norms, two residual adds)
+    bool copy = false;  // a layout copy: the model prices it at the HBM rate, not the element-wise one
 };
 
 // How far the fitted model is from each measurement: model / measured, smallest and largest.
@@ -45,11 +47,13 @@ public:
     // kernel_overhead_us: the per-kernel cost of the smallest kernels, measured directly.
     void setKernelOverheadUs(double us) { hw_.kernel_overhead_us = us; }
 
-    // hbm_gb_per_s is the measured copy bandwidth; hbm_efficiency the share of it at which the
-    // model's element-wise times, forward and backward, add up to the measured ones (a
-    // time-weighted fit over the kernels given: the ones a block runs, at its sizes). Where the
-    // kernels stream the model's bytes faster than the copy (a bf16 model of fp32 kernels),
-    // hbm_gb_per_s is raised to that rate and the efficiency is 1.
+    // hbm_gb_per_s is the measured copy bandwidth and hbm_efficiency the share of it at which the
+    // block's layout copies (`copy` samples) stream the model's bytes: the rate of the products'
+    // memory traffic, reductions and copies. elementwise_gb_per_s is the rate at which the model's
+    // times for the other kernels, each counted as often as a block runs it, forward and backward,
+    // add up to their measured time (time-weighted: GELU's erf weighs most on a CPU). Where the
+    // copies stream the model's bytes faster than the large copy (a bf16 model of fp32 kernels),
+    // hbm_gb_per_s is raised to that rate and the efficiency is 1; without copy samples it is 1.
     FitSpread fitStreaming(double copyGbPerS, const std::vector<StreamSample>& kernels);
 
     // peak_tflops · gemm_efficiency: the rate at which the model's GEMM times over the fitted
@@ -73,6 +77,10 @@ public:
     double modelBackwardMs(const StreamSample& kernel) const;
 
 private:
+    // The rate (GB/s of the model's bytes) at which the model's times for the copies (`copies`) or
+    // the element-wise kernels, each times its count, add up to their measured total; 0 without any.
+    double streamingRate(const std::vector<StreamSample>& kernels, bool copies, double start) const;
+
     HardwareConfig hw_;
 };
 

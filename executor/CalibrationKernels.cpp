@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#include "core/cost/ElementwiseBytes.h"
 #include "core/util/Median.h"
 #include "executor/GptModel.h"
 #include "executor/InstructionClock.h"
@@ -151,61 +152,68 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
     const auto B = static_cast<int64_t>(microBatch), S = static_cast<int64_t>(seq);
     const auto H = static_cast<int64_t>(hidden), A = static_cast<int64_t>(heads);
     const double tokens = microBatch * seq, scores = microBatch * heads * seq * seq;
-    constexpr double kBf16 = 2;  // the model's bytes per element (docs/cost-model.md#kernels)
+    using namespace kernel_bytes;  // the bytes core's TransformerKernels charges each kernel
     const double scale = std::sqrt(hidden / heads);
     const torch::Tensor weight = torch::ones({H}, opts), bias = torch::zeros({H}, opts);
     struct Kernel {
         const char* name;
         std::vector<int64_t> shape;
-        double forwardBytes, backwardBytes;  // per element of `shape`, as the model charges them
+        double forwardBytes, backwardBytes;  // as the model charges them
         std::function<torch::Tensor(const torch::Tensor&)> forward;
+        double count = 1;   // times a block runs it
+        bool copy = false;  // a layout copy (the HBM rate), not an element-wise kernel
     };
-    // As GptModel.cpp's gptBlock calls them; bytes per element as core's TransformerKernels
-    // charges each kernel (bf16 reads and writes, docs/cost-model.md#kernels).
+    // As GptModel.cpp's gptBlock calls them, without dropout (the executor's blocks have none).
     const double normed = tokens * hidden, ffn = tokens * 4 * hidden;
     const std::vector<Kernel> kernels{
         {"layer_norm",
          {B, S, H},
-         2 * kBf16 * normed,
-         3 * kBf16 * normed,
-         [&](const torch::Tensor& x) { return torch::layer_norm(x, {H}, weight, bias); }},
+         kNormForward * normed,
+         kNormBackward * normed,
+         [&](const torch::Tensor& x) { return torch::layer_norm(x, {H}, weight, bias); },
+         kNormsPerBlock},
+        // Both operands are x, so its backward is autograd's sum of the two branches' gradients,
+        // as the block's residual input receives one from the add and one from the norm.
         {"residual_add",
          {B, S, H},
-         3 * kBf16 * normed,
-         3 * kBf16 * normed,
-         [&](const torch::Tensor& x) { return x + x.detach(); }},
+         kResidualForward * normed,
+         kGradientSum * normed,
+         [&](const torch::Tensor& x) { return x + x; },
+         kResidualsPerBlock},
         {"gelu",
          {B, S, 4 * H},
-         2 * kBf16 * ffn,
-         3 * kBf16 * ffn,
+         kGeluForward * ffn,
+         kGeluBackward * ffn,
          [](const torch::Tensor& x) { return torch::gelu(x); }},
         {"attention_scale",
          {B, A, S, S},
-         2 * kBf16 * scores,
-         2 * kBf16 * scores,
+         kScale * scores,
+         kScale * scores,
          [&](const torch::Tensor& x) { return x / scale; }},
         // The block builds its mask in every forward (GptModel.cpp's causalAttention).
         {"causal_mask",
          {B, A, S, S},
-         (2 * kBf16 + 1) * scores,
-         (2 * kBf16 + 1) * scores,
+         kCausalMask * scores,
+         kCausalMask * scores,
          [&](const torch::Tensor& x) {
              const torch::Tensor causal = torch::ones({S, S}, x.options().dtype(torch::kBool)).triu(1);
              return x.masked_fill(causal, -std::numeric_limits<double>::infinity());
          }},
         {"softmax",
          {B, A, S, S},
-         2 * kBf16 * scores,
-         3 * kBf16 * scores,
+         kSoftmaxForward * scores,
+         kSoftmaxBackward * scores,
          [](const torch::Tensor& x) { return torch::softmax(x, -1); }},
         // The attention's output from [b, heads, s, h/heads] back to [b, s, h]: a copy each way.
         {"attention_merge",
          {B, A, S, H / A},
-         2 * kBf16 * normed,
-         2 * kBf16 * normed,
+         kCopy * normed,
+         kCopy * normed,
          [&](const torch::Tensor& x) {
              return x.transpose(1, 2).reshape({B, S, H});
-         }},
+         },
+         1,
+         true},
     };
     std::vector<StreamSample> samples;
     for (const Kernel& kernel : kernels) {
@@ -221,7 +229,7 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
             kept.push_back(y);
         });
         samples.push_back(StreamSample{kernel.name, kernel.forwardBytes, kernel.backwardBytes, t.forward_ms,
-                                       t.backward_ms, t.spread});
+                                       t.backward_ms, t.spread, kernel.count, kernel.copy});
     }
     return samples;
 }

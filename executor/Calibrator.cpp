@@ -159,12 +159,15 @@ std::string notesOf(const CalibrationOptions& options, const CalibrationResult& 
                                           " products of the grid of their sides " + range(r.grid_spread)
                                     : std::string()) +
            ". hbm_gb_per_s " + number(h.hbm_gb_per_s, "%.4g") + ": a large copy (" + number(r.copy_gb_per_s, "%.4g") +
-           " GB/s) or the element-wise rate where higher; "
-           "hbm_efficiency " +
-           number(h.hbm_efficiency, "%.3f") +
-           ": the share at which the block's element-wise kernels (LayerNorm, residual add, GELU, attention "
-           "scale, causal mask, softmax, the attention output's copy), forward and backward at the block's sizes "
-           "and charged the model's bf16 bytes, add up to their measured time; per kernel the model gives " +
+           " GB/s) or the layout copy's rate where higher; hbm_efficiency " + number(h.hbm_efficiency, "%.3f") +
+           ": the share of it at which the block's layout copy (the attention output back to [b, s, h]), forward "
+           "and backward, streams the model's bf16 bytes: the rate of the products' memory traffic, reductions "
+           "and copies. elementwise_gb_per_s " +
+           number(h.elementwise_gb_per_s, "%.4g") +
+           ": the rate at which the block's element-wise kernels (two LayerNorms, two residual adds, GELU, "
+           "attention scale, causal mask, softmax), forward and backward at the block's sizes, each counted as "
+           "often as the block runs it and charged the model's bf16 bytes, add up to their measured time; per "
+           "kernel the model gives " +
            range(r.stream_spread) + ". kernel_overhead_us " + number(tinyUs, "%.3g") +
            ": a one-element addition with autograd, the mean of its forward and backward. "
            "flash_forward_efficiency and flash_backward_efficiency: " +
@@ -291,6 +294,8 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
                                      {"backward_ms", k.backward_ms},
                                      {"model_forward_ms", fit.modelForwardMs(k)},
                                      {"model_backward_ms", fit.modelBackwardMs(k)},
+                                     {"per_block", k.count},
+                                     {"copy", k.copy},
                                      {"spread", k.spread}});
                  return rows;
              }()},

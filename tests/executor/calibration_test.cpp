@@ -143,7 +143,7 @@ TEST(Calibration, FitsMatchTheMeasuredTotals) {
     EXPECT_NEAR(streamModel, streamMeasured, 1e-9 * streamMeasured);
     // By hand: 5 MB forward and 10 MB backward over 6.8 ms less four kernels' 2 µs.
     const double rate = (1e6 * 3 + 4e6 * 3) / ((0.4 + 0.9 + 2.0 + 3.5 - 4 * 0.002) * 1e6);
-    EXPECT_NEAR(fit.hardware().hbm_gb_per_s * fit.hardware().hbm_efficiency, rate, 1e-9 * rate);
+    EXPECT_NEAR(fit.hardware().elementwise_gb_per_s, rate, 1e-9 * rate);
 
     std::vector<GemmSample> slower = sweep;
     for (GemmSample& g : slower) g.ms = 2 * g.ms - start.kernel_overhead_us * 1e-3;  // compute part doubled
@@ -153,6 +153,31 @@ TEST(Calibration, FitsMatchTheMeasuredTotals) {
     const auto rateOf = [](const mario::HardwareConfig& h) { return h.peak_tflops * h.gemm_efficiency; };
     EXPECT_NEAR(rateOf(slow.hardware()), rateOf(fit.hardware()) / 2, 1e-9 * rateOf(fit.hardware()));
     EXPECT_LE(fit.hardware().gemm_efficiency, 1.0);
+}
+
+// Element-wise kernels fit their own rate, each counted as often as a block runs it; the layout
+// copy fits the share of the copy bandwidth the products' traffic and copies stream at.
+TEST(Calibration, ElementwiseAndCopyRatesAreFittedApart) {
+    mario::HardwareConfig start;
+    start.kernel_overhead_us = 0;
+    std::vector<StreamSample> streams{{"norm", 1e6, 1.5e6, 0.5, 0.5, 0, 2},
+                                      {"gelu", 4e6, 6e6, 6.0, 7.0, 0, 1},
+                                      {"merge", 2e6, 2e6, 0.1, 0.1, 0, 1, true}};
+    CalibrationFit fit(start);
+    fit.fitStreaming(40, streams);
+    // By hand: element-wise 2 × 2.5 MB + 10 MB over 2 × 1 ms + 13 ms = 1 GB/s of the model's bytes;
+    // the copy 4 MB in 0.2 ms = 20 GB/s, half of the 40 GB/s large copy.
+    EXPECT_NEAR(fit.hardware().elementwise_gb_per_s, 1.0, 1e-9);
+    EXPECT_NEAR(fit.hardware().hbm_gb_per_s, 40, 1e-9);
+    EXPECT_NEAR(fit.hardware().hbm_efficiency, 0.5, 1e-9);
+    EXPECT_NEAR(fit.modelForwardMs(streams[1]), 4.0, 1e-9);  // GELU's forward at 1 GB/s
+    EXPECT_NEAR(fit.modelForwardMs(streams[2]), 0.1, 1e-9);  // the copy at 20 GB/s
+    // A copy faster than the large one raises the bandwidth instead of an efficiency above 1.
+    streams[2].forward_ms = streams[2].backward_ms = 0.04;
+    CalibrationFit fast(start);
+    fast.fitStreaming(40, streams);
+    EXPECT_NEAR(fast.hardware().hbm_gb_per_s, 50, 1e-9);
+    EXPECT_EQ(fast.hardware().hbm_efficiency, 1.0);
 }
 
 // What a user does: calibrate, put the preset in a presets folder, name it in a config.
