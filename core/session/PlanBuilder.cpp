@@ -2,8 +2,9 @@
 
 #include <cstdio>
 #include <optional>
-#include <regex>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include "core/cost/AnalyticalCostModel.h"
 #include "core/cost/CostModel.h"
@@ -166,46 +167,53 @@ Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std
     return costs;
 }
 
-std::string inConfigTerms(const std::string& message, const Config& config) {
-    static const std::regex field(R"(stages\[(\d+)\]\.([a-z_]+))");
-    std::smatch match;
-    if (!std::regex_search(message, match, field)) return message;
-    const std::string stage = match[1].str(), key = match[2].str();
-    std::string named;
+CostNames costNamesOf(const Config& config) {
+    CostNames names;
     if (config.unit_costs) {
         // Every stage costs the unit costs: the key the user wrote, whichever stage it was.
-        for (auto [costKey, unitKey] :
-             {std::pair{"forward_ms", "unit_costs.forward"}, std::pair{"backward_ms", "unit_costs.backward"},
-              std::pair{"recompute_ms", "unit_costs.recompute"},
-              std::pair{"activation_bytes", "unit_costs.activation_bytes"},
-              std::pair{"checkpoint_bytes", "unit_costs.checkpoint_bytes"},
-              std::pair{"static_bytes", "unit_costs.static_bytes"}})
-            if (key == costKey) named = unitKey;
+        names.field = [](std::size_t stage, std::string_view field) {
+            for (auto [costKey, unitKey] :
+                 {std::pair{"forward_ms", "unit_costs.forward"}, std::pair{"backward_ms", "unit_costs.backward"},
+                  std::pair{"recompute_ms", "unit_costs.recompute"},
+                  std::pair{"activation_bytes", "unit_costs.activation_bytes"},
+                  std::pair{"checkpoint_bytes", "unit_costs.checkpoint_bytes"},
+                  std::pair{"static_bytes", "unit_costs.static_bytes"}})
+                if (field == costKey) return std::string(unitKey);
+            return "stage " + std::to_string(stage) + "'s " + std::string(field) + " (from unit_costs)";
+        };
+        return names;
     }
-    if (named.empty()) {
-        const std::string from = config.unit_costs ? "unit_costs"
-                                 : config.profile
-                                     ? "the profile \"" + PresetLibrary::profileName(*config.profile) + "\""
-                                     : "model and hardware";
-        named = "stage " + stage + "'s " + key + " (from " + from + ")";
+    if (config.profile) {
+        names.field = [profile = PresetLibrary::profileName(*config.profile)](std::size_t stage,
+                                                                              std::string_view field) {
+            return "stage " + std::to_string(stage) + "'s " + std::string(field) + " (from the profile \"" + profile +
+                   "\")";
+        };
+        return names;
     }
-    std::string out =
-        message.substr(0, match.position(0)) + named + message.substr(match.position(0) + match.length(0));
+    // The analytical model (docs/cost-model.md) times kernels at the peak and HBM rates times
+    // their efficiencies and the gradient reduction over the links: the rates a time's line
+    // names, so that an absurd one (peak_tflops 1e-302) is in the message that it caused.
+    char rates[160], links[160];
+    std::snprintf(rates, sizeof rates, ", at hardware.peak_tflops %g and hardware.hbm_gb_per_s %g",
+                  config.hardware.peak_tflops, config.hardware.hbm_gb_per_s);
+    std::snprintf(links, sizeof links, ", over hardware.inter_node_gb_per_s %g and hardware.intra_node_gb_per_s %g",
+                  config.hardware.inter_node_gb_per_s, config.hardware.intra_node_gb_per_s);
+    names.field = [rates = std::string(rates), links = std::string(links)](std::size_t stage, std::string_view field) {
+        const std::string from = field == "reduce_grad_ms" ? links : field.ends_with("_ms") ? rates : std::string{};
+        return "stage " + std::to_string(stage) + "'s " + std::string(field) + " (from model and hardware" + from + ")";
+    };
     // Costs faster than the card (sim/StepFlops.h): the analytical model's times are the
     // hardware's peak times its efficiencies, so those are the keys that claim too much.
-    if (const auto peak = out.find(" of peak_tflops "); peak != std::string::npos && !config.unit_costs) {
-        out.replace(peak, 16, " of hardware.peak_tflops ");
-        if (!config.profile) {
-            char keys[200];
-            std::snprintf(keys, sizeof keys,
-                          " (hardware.gemm_efficiency %g, hardware.flash_forward_efficiency %g and "
-                          "hardware.flash_backward_efficiency %g are the shares of it the kernels reach)",
-                          config.hardware.gemm_efficiency, config.hardware.flash_forward_efficiency,
-                          config.hardware.flash_backward_efficiency);
-            out += keys;
-        }
-    }
-    return out;
+    names.peak = "hardware.peak_tflops";
+    char keys[200];
+    std::snprintf(keys, sizeof keys,
+                  " (hardware.gemm_efficiency %g, hardware.flash_forward_efficiency %g and "
+                  "hardware.flash_backward_efficiency %g are the shares of it the kernels reach)",
+                  config.hardware.gemm_efficiency, config.hardware.flash_forward_efficiency,
+                  config.hardware.flash_backward_efficiency);
+    names.peak_note = keys;
+    return names;
 }
 
 }  // namespace mario

@@ -10,6 +10,7 @@
 #include "core/schedule/Plan.h"
 #include "core/schedule/ScheduleShape.h"
 #include "core/schedule/StageCost.h"
+#include "core/sim/CostNames.h"
 #include "core/util/Result.h"
 
 namespace mario {
@@ -29,10 +30,13 @@ Result<Plan> buildPlan(const Config& config);
 // ProfileCostModel once and call it directly.
 Result<std::vector<StageCost>> computeStageCosts(const Config& config, const std::vector<StageLayout>& layouts);
 
-// A message about a plan built from `config` in the words of the config: its first
-// "stages[N].KEY" becomes the config key the user wrote ("unit_costs.forward"), or, for costs a
-// model or profile computes, "stage N's KEY (from model and hardware)". The simulator and the
-// validator name a plan's fields; a config's user never wrote those (issue 39).
-std::string inConfigTerms(const std::string& message, const Config& config);
+// The costs of a plan built from `config` in the words of the config, for the simulator's and
+// the validator's refusals (sim/CostNames.h): the key the user wrote ("unit_costs.forward"), or,
+// for costs a model or a profile computes, the stage and where it comes from ("stage 7's
+// backward_ms (from model and hardware, at hardware.peak_tflops 1e-302 and
+// hardware.hbm_gb_per_s 2039)", "stage 0's forward_ms (from the profile "cpu-small")"); the peak
+// as hardware.peak_tflops with the efficiencies that share it out. A config's user never wrote a
+// plan's "stages[0].forward_ms" (issue 39).
+CostNames costNamesOf(const Config& config);
 
 }  // namespace mario

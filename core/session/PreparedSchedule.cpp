@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <optional>
 
 #include "core/passes/PassManager.h"
 #include "core/session/HandEdits.h"
@@ -20,8 +21,14 @@ double microsecondsSince(Clock::time_point start) {
 Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOptions& options) {
     const auto start = Clock::now();
     PreparedSchedule out;
+    // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms". The
+    // source's costs are checked (by the validator, or by the base simulation) before passes
+    // time them, so the passes' own trials keep the plan's names.
+    const std::optional<CostNames> names =
+        input.config ? std::optional<CostNames>(costNamesOf(*input.config)) : std::nullopt;
+    const CostNames* named = names ? &*names : nullptr;
     if (options.simulate_base) {
-        auto base = Simulator::run(input.source);  // drawn and summarised only: no memory curves
+        auto base = Simulator::run(input.source, {.names = named});  // drawn and summarised only: no memory curves
         if (!base) return base.error();
         out.base = std::move(*base);
     }
@@ -43,7 +50,7 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     // A hand edit may move forwards and backwards, which leaves the space the bound covers.
     if (out.skipped_edits.size() < input.edits.size()) out.hide_bound.reset();
     if (options.simulate && !(options.cancel && options.cancel->load(std::memory_order_relaxed))) {
-        auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve});
+        auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve, .names = named});
         if (!result) return result.error();
         out.result = std::move(*result);
     }
@@ -57,10 +64,7 @@ Result<PreparedSchedule> prepareSchedule(const ScheduleInput& input, const Prepa
     // The window runs this on a worker thread: whatever escapes below (memory on a huge
     // schedule) becomes this schedule's error line, never the end of the session.
     try {
-        auto prepared = prepare(input, options);
-        // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
-        if (!prepared && input.config) return makeError(inConfigTerms(prepared.error().message, *input.config));
-        return prepared;
+        return prepare(input, options);
     } catch (const std::exception& e) {
         return makeError(std::string("cannot compute this schedule (") + e.what() + ")");
     }

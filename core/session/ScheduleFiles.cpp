@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <new>
+#include <optional>
 
 #include "core/io/ConfigJson.h"
 #include "core/io/PlanJson.h"
@@ -22,12 +23,13 @@ OpenedSchedule checked(Result<InputFile> input, const std::string& label) {
         out.error = input.error().message;
         return out;
     }
-    const ValidationReport report = Validator::validate(input->plan);
+    // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
+    const std::optional<CostNames> names =
+        input->config ? std::optional<CostNames>(costNamesOf(*input->config)) : std::nullopt;
+    const ValidationReport report = Validator::validate(input->plan, names ? &*names : nullptr);
     if (!report.ok()) {
         out.problem = report.issues.empty() ? OpenProblem::Deadlock : OpenProblem::InvalidPlan;
-        // A config's user wrote its keys, not the generated plan's "stages[0].forward_ms".
-        out.error = (label.empty() ? std::string{} : label + ": ") +
-                    (input->config ? inConfigTerms(report.summary(), *input->config) : report.summary());
+        out.error = (label.empty() ? std::string{} : label + ": ") + report.summary();
         return out;
     }
     out.input.config = std::move(input->config);

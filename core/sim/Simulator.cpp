@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,13 +25,15 @@ constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
 
 // Times and bytes are sums of the plan's costs; each cost is finite, but 1.8e308 twice is not.
 // An overflowed sum is an error naming the largest cost, never an "inf" or "null" result.
-std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
+std::optional<Error> checkFinite(const Plan& plan, const SimResult& result, const CostNames& names) {
     bool finite = std::isfinite(result.makespan_ms);
     for (const auto& stats : result.devices)
         finite = finite && std::isfinite(stats.busy_ms) && std::isfinite(stats.peak_bytes);
     if (finite) return std::nullopt;
     std::string field = "a cost";
     double largest = -1;
+    std::size_t largestStage = 0;
+    std::string_view largestName;
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
         const StageCost& c = plan.stages[s].cost;
         // Every cost a time or a byte count is summed from, each by its own name in the file:
@@ -48,9 +51,11 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result) {
               std::pair{"working_bytes", c.working_bytes}, std::pair{"contention", c.contention}})
             if (value > largest) {
                 largest = value;
-                field = "stages[" + std::to_string(s) + "]." + name;
+                largestStage = s;
+                largestName = name;
             }
     }
+    if (!largestName.empty()) field = names.field(largestStage, largestName);
     char shown[32];
     std::snprintf(shown, sizeof shown, "%.3g", largest);
     return makeError(field + ": " + shown + " makes the step's times or memory overflow (not a finite number)");
@@ -247,7 +252,8 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
         result.flops =
             stepFlopsOfSums(plan, sums.model_flops, sums.recompute_flops, result.deadlocked ? 0 : result.makespan_ms);
     }
-    if (auto overflow = checkFinite(plan, result)) return *overflow;
+    if (auto overflow = checkFinite(plan, result, options.names ? *options.names : planFieldNames()))
+        return *overflow;
     return result;
 }
 
@@ -272,7 +278,8 @@ Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const S
 // the step timed alone as the validator does; the passes' trials (no summary) skip it.
 std::optional<Error> checkUtilisation(const Plan& plan, const SimResult& result, const SimOptions& options) {
     if (!options.summary || result.deadlocked) return std::nullopt;
-    if (auto problem = utilisationProblem(plan, result.flops, result.aloneMakespan())) return makeError(*problem);
+    if (auto problem = utilisationProblem(plan, result.flops, result.aloneMakespan(), options.names))
+        return makeError(*problem);
     return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 // It runs each device until it blocks on a receive whose data has not been sent, parking the
 // device on that message; the send wakes it. Work is O(instructions), no device polling.
 #include "core/schedule/Plan.h"
+#include "core/sim/CostNames.h"
 #include "core/sim/SimResult.h"
 #include "core/util/Result.h"
 
@@ -19,6 +20,9 @@ struct SimOptions {
     // Devices that share hardware stretch each other's compute (StageCost::contention,
     // sim/SharedHardware.h), solved by re-timing the plan until the stretch settles.
     bool contention = true;
+    // What the refusals call the plan's costs (an overflow, costs faster than the peak): a
+    // config's keys where the plan was built from one; null, the plan's own fields.
+    const CostNames* names = nullptr;
     // For the passes' trials: no summary, and every instruction timed alone.
     static SimOptions timelineOnly() {
         SimOptions options;

@@ -46,7 +46,8 @@ StepFlops retimed(StepFlops counted, double makespanMs, double peakTflops) {
     return out;
 }
 
-std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs) {
+std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs,
+                                              const CostNames* names) {
     const StepFlops flops = retimed(counted, aloneMakespanMs, plan.info.peak_tflops);
     // A rounding's worth above 1 is 1: costs computed at exactly the peak.
     if (!(flops.hfu > 1 + 1e-9)) return std::nullopt;
@@ -60,13 +61,14 @@ std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops&
         if (rate > fastestRate) fastest = s, fastestRate = rate;
     }
     const StageCost& c = plan.stages[fastest].cost;
+    const CostNames& named = names ? *names : planFieldNames();
     char text[400];
     std::snprintf(text, sizeof text,
-                  "stages[%zu].forward_flops: %.4g FLOP in forward_ms %.4g (%.4g TFLOP/s per GPU) give the step an MFU "
-                  "of %.4g%% (HFU %.4g%%) of peak_tflops %.4g: its costs claim more than the hardware computes",
-                  fastest, c.forward_flops, c.forward_ms, fastestRate, 100 * flops.mfu, 100 * flops.hfu,
+                  ": %.4g FLOP in forward_ms %.4g (%.4g TFLOP/s per GPU) give the step an MFU of %.4g%% (HFU %.4g%%) "
+                  "of %s %.4g: its costs claim more than the hardware computes",
+                  c.forward_flops, c.forward_ms, fastestRate, 100 * flops.mfu, 100 * flops.hfu, named.peak.c_str(),
                   plan.info.peak_tflops);
-    return std::string(text);
+    return named.field(fastest, "forward_flops") + text + named.peak_note;
 }
 
 }  // namespace mario

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/schedule/Plan.h"
+#include "core/sim/CostNames.h"
 
 namespace mario {
 
@@ -42,7 +43,9 @@ StepFlops retimed(StepFlops counted, double makespanMs, double peakTflops);
 // its kernels compute (MFU counts the whole attention, FlashAttention the causal half), so the
 // step is judged, not each stage. Nothing without a peak, FLOPs or a step. The simulator and
 // the validator both refuse such a plan (3,632,569% was printed, issue 39).
-// `counted` is the plan's stepFlops at any step time; only its counts are used.
-std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs);
+// `counted` is the plan's stepFlops at any step time; only its counts are used. `names` say the
+// stage's field and the peak as the user wrote them (null: the plan's fields, as above).
+std::optional<std::string> utilisationProblem(const Plan& plan, const StepFlops& counted, double aloneMakespanMs,
+                                              const CostNames* names = nullptr);
 
 }  // namespace mario

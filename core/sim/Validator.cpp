@@ -332,12 +332,14 @@ std::vector<PlanIssue> Validator::checkStructure(const Plan& plan) {
     return StructureChecker(plan, *topology).run();
 }
 
-ValidationReport Validator::validate(const Plan& plan) {
+ValidationReport Validator::validate(const Plan& plan, const CostNames* names) {
     ValidationReport report;
     report.issues = checkStructure(plan);
     if (!report.issues.empty()) return report;
     // Whether it deadlocks does not depend on durations: one timing, no summary, no contention rounds.
-    auto sim = Simulator::run(plan, SimOptions::timelineOnly());
+    SimOptions timeline = SimOptions::timelineOnly();
+    timeline.names = names;
+    auto sim = Simulator::run(plan, timeline);
     if (!sim) {
         report.issues.push_back({"", sim.error().message});
         return report;
@@ -345,7 +347,7 @@ ValidationReport Validator::validate(const Plan& plan) {
     report.deadlock = sim->blocked;
     // What `simulate` refuses, validate refuses too: costs faster than the hardware.
     if (!sim->deadlocked)
-        if (auto problem = utilisationProblem(plan, stepFlops(plan, 0), sim->makespan_ms))
+        if (auto problem = utilisationProblem(plan, stepFlops(plan, 0), sim->makespan_ms, names))
             report.issues.push_back({"", *problem});
     return report;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/schedule/Plan.h"
+#include "core/sim/CostNames.h"
 #include "core/sim/SimResult.h"
 
 namespace mario {
@@ -26,8 +27,9 @@ struct ValidationReport {
 
 class Validator {
 public:
-    // Structural checks, then (when they pass) a simulation for deadlocks.
-    static ValidationReport validate(const Plan& plan);
+    // Structural checks, then (when they pass) a simulation for deadlocks. `names` say the
+    // costs as the user wrote them in the refusals of their values (null: the plan's fields).
+    static ValidationReport validate(const Plan& plan, const CostNames* names = nullptr);
     static std::vector<PlanIssue> checkStructure(const Plan& plan);
 };
 

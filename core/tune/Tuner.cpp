@@ -66,7 +66,9 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
             return outcome;
         }
     }
-    auto sim = Simulator::run(*plan);
+    // A refused candidate's reason in the config's words, as mario simulate of it would say.
+    const CostNames names = costNamesOf(config);
+    auto sim = Simulator::run(*plan, {.names = &names});
     simulated = true;
     if (!sim || sim->deadlocked) {
         outcome.rejection = sim ? "the generated schedule deadlocks" : sim.error().message;

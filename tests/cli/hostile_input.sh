@@ -86,6 +86,33 @@ expect_one_line "KV heads split by tp" 2 "model.kv_heads: 8 KV heads are not div
 # An overflow is named by the key the user wrote, not the generated plan's stages[0].forward_ms.
 expect_one_line "overflow named by its config key" 2 "^mario: .*huge.config.json: unit_costs.forward: 1.7e+308 makes" \
     "$mario" simulate "$huge"
+# Four Bs of 1e308 on Figure 2's first device pass the largest double; so do the four
+# micro-batches' activations it holds after its warm-up. The check names the key, nothing rewrites it.
+overflow_tail=" makes the step's times or memory overflow (not a finite number)$"
+huge_backward=$(with huge_backward 's/"backward": 2,/"backward": 1e308,/')
+huge_activations=$(with huge_activations 's/"activation_bytes": 1000,/"activation_bytes": 1e308,/')
+for flag in "" --json; do
+    # shellcheck disable=SC2086 # no flag is no word
+    expect_one_line "backward overflow named unit_costs.backward $flag" 2 \
+        "^mario: .*huge_backward.config.json: unit_costs.backward: 1e+308$overflow_tail" \
+        "$mario" simulate "$huge_backward" $flag
+    # shellcheck disable=SC2086 # no flag is no word
+    expect_one_line "activations overflow named unit_costs.activation_bytes $flag" 2 \
+        "^mario: .*huge_activations.config.json: unit_costs.activation_bytes: 1e+308$overflow_tail" \
+        "$mario" simulate "$huge_activations" $flag
+done
+# An analytical config at 1e-302 TFLOP/s: the last stage (the output head) has the longest backward.
+cat >"$work/slow.config.json" <<'JSON'
+{"format": "mario-config", "version": 1, "devices": 8, "microbatches": 32,
+ "model": {"layers": 40, "hidden": 5120, "heads": 40, "ffn_hidden": 13824, "vocab": 32000,
+           "sequence_length": 4096, "gated_mlp": true},
+ "hardware": {"peak_tflops": 1e-302, "memory_gb": 80, "hbm_gb_per_s": 2039, "intra_node_gb_per_s": 300,
+              "inter_node_gb_per_s": 25},
+ "parallel": {"scheme": "1f1b", "pp": 8, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": 32}}
+JSON
+expect_one_line "analytical overflow names the rate" 2 \
+    "^mario: .*slow.config.json: stage 7's backward_ms (from model and hardware, at hardware.peak_tflops 1e-302 and hardware.hbm_gb_per_s 2039): [0-9.e+]*$overflow_tail" \
+    "$mario" simulate "$work/slow.config.json"
 # A measured profile whose checkpoint outgrows a stage's activations: a 4-block first stage keeps
 # 4 x 1185792 + the embedding's 65536 = 4808704 bytes.
 sed 's/"checkpoint_bytes": [0-9.e+]*/"checkpoint_bytes": 5000000.0/' "$root/profiles/cpu-small.profile.json" \

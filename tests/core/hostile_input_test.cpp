@@ -10,6 +10,8 @@
 #include "core/model/Limits.h"
 #include "core/session/InputFile.h"
 #include "core/session/PlanBuilder.h"
+#include "core/session/PreparedSchedule.h"
+#include "core/session/ScheduleFiles.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 #include "tests/common/ScratchDir.h"
@@ -86,6 +88,62 @@ TEST(HostileInput, AnOverflowNamesTheCostThatOverflowed) {
                   std::string("stages[0].") + one.field +
                       ": 1.7e+308 makes the step's times or memory overflow (not a finite number)");
     }
+}
+
+// What a config's overflow says, through the session as mario simulate and the window take it:
+// opening the config (the validator) and preparing its schedule (the simulator, the window's base
+// simulation first). The check is handed the config's names; nothing rewrites its line after.
+void expectRefusal(const json& document, const std::string& expected) {
+    SCOPED_TRACE(expected);
+    const OpenedSchedule opened = openConfigDocument(document, kPresets, {}, "huge.config.json");
+    ASSERT_FALSE(opened.ok());
+    EXPECT_EQ(opened.error, "huge.config.json: " + expected);
+    auto config = readConfig(document, kPresets);
+    ASSERT_TRUE(config.ok()) << config.error().message;  // each number is finite and allowed
+    auto plan = buildPlan(*config);
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    ScheduleInput input;
+    input.config = *config;
+    input.source = std::move(*plan);
+    for (const PrepareOptions& options : {PrepareOptions{}, PrepareOptions{.simulate_base = true}}) {
+        auto prepared = prepareSchedule(input, options);
+        ASSERT_FALSE(prepared.ok());
+        EXPECT_EQ(prepared.error().message, expected);
+    }
+}
+
+TEST(HostileInput, AConfigsOverflowIsNamedByTheKeyTheUserWrote) {
+    // Figure 2's 1F1B, 4 devices × 4 micro-batches: device 0 runs four Bs of 1e308 ms, and at
+    // the end of its warm-up it holds four micro-batches' activations of 1e308 bytes. Each sum
+    // passes the largest double (1.8e308); the largest cost is the one set, named by its key.
+    const char* tail = " makes the step's times or memory overflow (not a finite number)";
+    json backward = figure2();
+    backward["unit_costs"]["backward"] = 1e308;
+    expectRefusal(backward, std::string("unit_costs.backward: 1e+308") + tail);
+    json activations = figure2();
+    activations["unit_costs"]["activation_bytes"] = 1e308;
+    expectRefusal(activations, std::string("unit_costs.activation_bytes: 1e+308") + tail);
+}
+
+TEST(HostileInput, AnAnalyticalConfigsOverflowNamesTheRateThatCausedIt) {
+    // LLaMA-2 13B on 8 stages of 5 layers: the last one adds the output head (a 5120 × 32000
+    // product), so its backward is the longest cost; at 1e-302 TFLOP/s it takes about 4e306 ms,
+    // and 32 of them overflow. The line names the stage, the field and the key that was absurd.
+    const json config = json::parse(R"({"format": "mario-config", "version": 1, "devices": 8, "microbatches": 32,
+        "model": {"layers": 40, "hidden": 5120, "heads": 40, "ffn_hidden": 13824, "vocab": 32000,
+                  "sequence_length": 4096, "gated_mlp": true},
+        "hardware": {"peak_tflops": 1e-302, "memory_gb": 80, "hbm_gb_per_s": 2039, "intra_node_gb_per_s": 300,
+                     "inter_node_gb_per_s": 25},
+        "parallel": {"scheme": "1f1b", "pp": 8, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": 32}})");
+    const OpenedSchedule opened = openConfigDocument(config, kPresets, {}, "slow.config.json");
+    ASSERT_FALSE(opened.ok());
+    const std::string named =
+        "slow.config.json: stage 7's backward_ms (from model and hardware, at hardware.peak_tflops 1e-302 and "
+        "hardware.hbm_gb_per_s 2039): ";
+    EXPECT_EQ(opened.error.substr(0, named.size()), named) << opened.error;
+    EXPECT_TRUE(opened.error.ends_with(" makes the step's times or memory overflow (not a finite number)"))
+        << opened.error;
+    EXPECT_EQ(opened.error.find('\n'), std::string::npos);
 }
 
 TEST(HostileInput, WeightGradBytesAboveTheActivationsAreRefusedLikeCheckpointBytes) {
