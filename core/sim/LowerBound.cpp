@@ -38,7 +38,10 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     }
     auto share = [](const std::vector<double>& shares, std::size_t key) { return shares.empty() ? 1.0 : shares[key]; };
     double longest = 0;
-    std::vector<double> forwardEnd, transfer;  // per stage of the micro-batch's chain, reused
+    std::vector<double> forwardEnd;  // per stage of the micro-batch's chain, reused
+    // Per chain, the transfer after each of its stages (0 on the same device): the same for
+    // every micro-batch of the chain, so made once (a third of this function, issue 45).
+    std::vector<std::vector<double>> transfers(topology.chains().size());
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
         if (chain < 0) continue;
@@ -46,14 +49,18 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
         // needs only its own forward, so it overlaps the stages after it, and each backward
         // starts when both its gradient and its recomputation are there.
         const auto& stages = topology.chains()[chain];
+        std::vector<double>& transfer = transfers[chain];
+        if (transfer.size() != stages.size()) {
+            transfer.assign(stages.size(), 0.0);
+            for (std::size_t p = 0; p + 1 < stages.size(); ++p)
+                if (topology.deviceOf(stages[p]) != topology.deviceOf(stages[p + 1]))
+                    transfer[p] = plan.link.transferMs(plan.stages[stages[p]].cost.send_bytes);
+        }
         forwardEnd.resize(stages.size());
-        transfer.assign(stages.size(), 0.0);
         double t = 0;
         for (std::size_t p = 0; p < stages.size(); ++p) {
             const int s = stages[p];
             const StageCost& c = plan.stages[s].cost;
-            if (p + 1 < stages.size() && topology.deviceOf(s) != topology.deviceOf(stages[p + 1]))
-                transfer[p] = plan.link.transferMs(c.send_bytes);
             forwardEnd[p] = t += c.forward_ms * share(forwardShare, static_cast<std::size_t>(s) * microbatches + m);
             t += transfer[p];
         }
