@@ -6,25 +6,27 @@
 // forward's share of it is never negative (F adds A kept or c checkpointed, R adds A − c, the
 // backward frees A; with I and W, I frees A − G and W the weight gradients' G), so the integral
 // of the level over the device's active span [first start, last end] is at least the sum of the
-// shares' integrals:
-//   kept:          A from F's start to its backward's start,  ≥ A · hold
-//   checkpointed:  c as long, and A − c from R's start on,    ≥ c · hold + (A − c) · R
-//   split (I, W):  G from I's start to W's start (W after I), ≥ G · I   (either way)
+// shares' integrals. And what an operation frees stays unusable while it runs: nothing else
+// starts on d before it ends, so the level plus what it freed stays within the room then too;
+// counting the freed bytes until the freeing operation's end adds its time:
+//   kept:          A from F's start to its backward's end,   ≥ A · (hold + B)
+//   checkpointed:  c until R's start, A from there on,        ≥ c · (hold − R) + A · (R + B)
+//   split (I, W):  B is I's time, and G while W runs,         + G · W   (either way)
 // where hold = F's time + the least time from F's end to its backward's start over the chains
 // of the micro-batch's own work (later stages, transfers). And the integral is at most
 // room · span. The span itself holds every operation of d and every R it runs.
 // So with x_i ∈ [0, 1] the share of forward i checkpointed (a relaxation of the 0/1 choice):
-//   span ≥ W + Σ x_i R_i   and   Σ K_i − Σ x_i Δ_i ≤ room · span,   Δ_i = (A − c)(hold − R)
+//   span ≥ work + Σ x_i R_i   and   Σ K_i − Σ x_i Δ_i ≤ room · span,   Δ_i = (A − c)(hold − R)
 // The least recomputation that meets the memory inequality for a given span is a fractional
 // knapsack (take the forwards with the most Δ per R first); it falls as the span grows, so the
 // least feasible span is found by bisection. Weighing the shares by any u with Σ u ≤ 1 for
-// whatever fits the room together (in place of bytes / room) gives a bound as well. The step is at least the earliest any operation
-// of d can start, plus that span, plus the least work that must follow any operation of d.
+// whatever fits the room together (in place of bytes / room) gives a bound as well. The step
+// is at least the earliest any operation of d can start, plus that span, plus the least work that must follow any operation of d.
 #include "core/passes/ReorderBound.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "core/passes/ExactSchedule.h"
@@ -56,9 +58,9 @@ struct Share {
 
 // One forward of a device: bytes kept whole or checkpointed, the weight gradients a split
 // backward's I leaves until W, its least hold (its time and the least gap to its backward's
-// start), its R's time and its I's.
+// start), its R's time, its backward's (B, or I) and its W's (0 without).
 struct Forward {
-    double whole, checkpoint, grads, hold, recompute_ms, input_ms;
+    double whole, checkpoint, grads, hold, recompute_ms, backward_ms, weight_ms;
 };
 
 struct Checkpointable {
@@ -81,14 +83,15 @@ double leastRecompute(const std::vector<Checkpointable>& items, double need) {
 
 // The least active span of a device with `work` ms of compute and these forwards, weighted by
 // `u`: a lower estimate, never above the true least span (the bisection returns its
-// infeasible end). Kept, a forward weighs u(whole) · hold; checkpointed u(checkpoint) over the
-// hold less its R and u(whole) over the R (the checkpoint stands until R runs, as little of the
-// whole as possible); a split backward's gradients u(grads) · I either way.
+// infeasible end). Kept, a forward weighs u(whole) · (hold + backward); checkpointed
+// u(checkpoint) over the hold less its R and u(whole) over the R and the backward (the
+// checkpoint stands until R runs, as little of the whole as possible); a split backward's
+// gradients u(grads) · W either way.
 double leastSpan(double work, const std::vector<Forward>& forwards, const Share& u) {
     double held = 0;
     std::vector<Checkpointable> items;
     for (const Forward& f : forwards) {
-        held += u(f.whole) * f.hold + u(f.grads) * f.input_ms;
+        held += u(f.whole) * (f.hold + f.backward_ms) + u(f.grads) * f.weight_ms;
         const double saves = (u(f.whole) - u(f.checkpoint)) * (f.hold - f.recompute_ms);
         if (saves > 0) items.push_back({saves, f.recompute_ms});
     }
@@ -189,10 +192,11 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
         first[d] = first[d] == kNone ? head[i] : std::min(first[d], head[i]);
         last[d] = last[d] == kNone ? tail[i] : std::min(last[d], tail[i]);
         if (op.instruction.op != Op::Forward) continue;
-        Forward f{op.bytes, op.checkpointed_bytes, 0, op.ms + leastGap(i), ops[op.recompute].ms, 0};
-        if (const int w = weightOf[backwardOf[i]]; w >= 0) {
+        const int b = backwardOf[i];
+        Forward f{op.bytes, op.checkpointed_bytes, 0, op.ms + leastGap(i), ops[op.recompute].ms, ops[b].ms, 0};
+        if (const int w = weightOf[b]; w >= 0) {
             f.grads = -ops[w].bytes;
-            f.input_ms = ops[backwardOf[i]].ms;
+            f.weight_ms = ops[w].ms;
         }
         // Shares that could go negative would break the argument: such a device gets no memory term.
         if (!(f.checkpoint >= 0 && f.whole >= f.checkpoint && f.grads >= 0 && f.grads <= f.whole)) modelled[d] = 0;
@@ -206,7 +210,8 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
                 span = std::max(span, leastSpan(work[d], forwards[d], Share{problem->room(d), k}));
         out.forced_recompute_ms[d] = span - work[d];
         out.device_ms[d] = first[d] + span + last[d];
-        if (out.device_ms[d] > out.bound_ms) {
+        // Rounding alone (the same sums in another order) does not name a device.
+        if (out.device_ms[d] > out.bound_ms && out.device_ms[d] > out.order_ms * (1 + 1e-9)) {
             out.bound_ms = out.device_ms[d];
             out.device = d;
         }

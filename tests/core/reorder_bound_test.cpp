@@ -89,28 +89,54 @@ TEST(ReorderBound, NeverAboveTheProvenOptimumAndTightOnSome) {
 
 // 1F1B on 2 devices, m micro-batches, F = 1, B = 2, R = 1, no transfer time, activations 1000
 // and checkpoints 10 bytes; device 0's room one activation set. Stage 0's forward holds its
-// activations from its start until its backward can start: F0 + F1 + B1 = 4, so kept it costs
-// 4000 byte-ms and checkpointed 10 · 4 + 990 · R = 1030, saving 2970 per ms of R. Over a span
-// S of device 0, 4000 m − 2970 x ≤ 1000 S and S = 3 m + x give x = 1000 m / 3970 and
-// S = m (3 + 1000 / 3970); device 0 starts at 0 and its last backward ends the step.
-// Device 1 (stage 1, which can keep everything: its forward's backward follows at once) gives
-// 1 + 3 m + 2, the one-machine bound. At m = 16 the memory term is the larger: 52.03 > 51.
+// activations from its start until its backward can start, F0 + F1 + B1 = 4, and what the
+// backward frees stays unusable while it runs (B0 = 2): kept it costs 1000 · 6 byte-ms,
+// checkpointed 10 · (4 − R) + 1000 · (R + 2) = 3030, saving 2970 per ms of R. Over a span S of
+// device 0, 6000 m − 2970 x ≤ 1000 S and S = 3 m + x give x = 3000 m / 3970 and
+// S = m (3 + 3000 / 3970) (counting sets instead of bytes gives 3.75 m, less); device 0
+// starts at 0 and its last backward ends the step. Device 1 (stage 1 keeps everything: its
+// backward follows its forward at once) gives 1 + 3 m + 2, the one-machine bound; from m = 4
+// on the memory term is the larger (15.02 > 15).
 TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
-    for (int m : {4, 16, 32}) {
+    for (int m : {2, 4, 16}) {
         Plan plan = test::unitPlan(Scheme::OneFOneB, 2, m);
         std::vector<double> budget = staticBytesPerDevice(plan);
         budget[0] += 1000;
         budget[1] += 1e9;
         auto bound = reorderBound(plan, budget);
         ASSERT_TRUE(bound.ok()) << bound.error().message;
-        const double memory = m * (3 + 1000.0 / 3970);
+        const double memory = m * (3 + 3000.0 / 3970);
         EXPECT_NEAR(bound->device_ms[0], memory, 1e-9 * memory) << m;
-        EXPECT_NEAR(bound->forced_recompute_ms[0], m * 1000.0 / 3970, 1e-9 * memory) << m;
+        EXPECT_NEAR(bound->forced_recompute_ms[0], m * 3000.0 / 3970, 1e-9 * memory) << m;
         EXPECT_NEAR(bound->device_ms[1], 3.0 * m + 3, 1e-9) << m;
         EXPECT_NEAR(bound->forced_recompute_ms[1], 0.0, 1e-12) << m;
         EXPECT_NEAR(bound->bound_ms, std::max(memory, 3.0 * m + 3), 1e-9 * memory) << m;
         EXPECT_EQ(bound->device, memory > 3.0 * m + 3 ? 0 : -1) << m;
     }
+}
+
+// Where the memory term is exact: the same pipeline with 8 micro-batches and a room of 1.3
+// sets on device 0. No two sets fit together, so counting sets (u = 1 a set, 0 a checkpoint)
+// kept costs 4 + 2 = 6 ms of the room and checkpointed R + B = 3, saving 3 per ms of R:
+// 8 · 6 − 3 x ≤ S = 24 + x gives x = 6 and S = 30 (bytes give 27.9, less), above the
+// one-machine 27. The exact search finds a schedule of 30 (it does not finish proving it within
+// its node budget); the bound proves it optimal.
+TEST(ReorderBound, MemoryTermIsReachedOnATwoStagePipelineWithOneSetOfRoom) {
+    Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 8);
+    std::vector<double> budget = staticBytesPerDevice(plan);
+    budget[0] += 1300;
+    budget[1] += 1300;
+    auto bound = reorderBound(plan, budget);
+    ASSERT_TRUE(bound.ok()) << bound.error().message;
+    EXPECT_NEAR(bound->bound_ms, 30.0, 1e-9);
+    EXPECT_EQ(bound->device, 0);
+    EXPECT_NEAR(bound->forced_recompute_ms[0], 6.0, 1e-9);
+    EXPECT_NEAR(bound->order_ms, 27.0, 1e-9);
+    ExactOptions options;
+    options.node_budget = 3'000'000;
+    auto exact = exactSchedule(plan, budget, options);
+    ASSERT_TRUE(exact.ok() && exact->found);
+    EXPECT_NEAR(exact->makespan, 30.0, 1e-9);
 }
 
 // The space's schedules all lie above it: the reorder pass's result and the input itself.
