@@ -20,6 +20,8 @@ usage:
         ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
         tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
         hide_bound (with the hide pass: no placement of the Rs within its budget is faster),
+        reorder_bound (with the reorder pass: no order, checkpointing or placement of the Rs
+        within the budget is faster; docs/reorder.md#the-bound),
         throughput (= samples_per_s), tokens_per_s, parameters, model_flops_per_step, gpus,
         tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), contention_ms,
         contention_rounds, contention_settled, alone_makespan (devices that share hardware:

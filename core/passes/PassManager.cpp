@@ -142,6 +142,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     }
     if (auto last = runPhase(PassPhase::Last); !last) return last.error();
     run.hide_bound = std::move(context.hide_bound);
+    run.reorder_bound = std::move(context.reorder_bound);
     run.hide_bound_us = context.hide_bound_us;
     for (PassId pass : allPasses())
         if (context.isSelected(pass)) {

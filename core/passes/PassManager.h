@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/passes/PassReport.h"
+#include "core/passes/ReorderBound.h"
 #include "core/passes/PassVocabulary.h"
 #include "core/schedule/Plan.h"
 #include "core/sim/RecomputeBound.h"
@@ -38,6 +39,7 @@ struct PassManagerOptions {
     int hide_simulations = 0;
     // Also bound what hide could reach at best (sim/RecomputeBound.h) on the plan hide starts
     // from, within hide's budget: one more simulation and a sweep over each device's program.
+    // With reorder, also reorder's bound (passes/ReorderBound.h) within the same budget.
     bool bound_hide = false;
 };
 
@@ -47,7 +49,10 @@ struct PassRun {
     // With PassManagerOptions::bound_hide and hide selected: no placement of the Rs that hide
     // may choose from runs faster than this.
     std::optional<RecomputeBound> hide_bound;
-    double hide_bound_us = 0;  // what computing it took (not the passes' own time)
+    // With bound_hide and reorder selected: no order, checkpointing and R placement within the
+    // budget runs faster than this (passes/ReorderBound.h).
+    std::optional<ReorderBound> reorder_bound;
+    double hide_bound_us = 0;  // what computing the bounds took (not the passes' own time)
 };
 
 // Hide-recompute's memory budget per device: the plan's own peak there plus one activation set

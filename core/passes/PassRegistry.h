@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/passes/PassReport.h"
+#include "core/passes/ReorderBound.h"
 #include "core/schedule/Plan.h"
 #include "core/sim/RecomputeBound.h"
 #include "core/util/Result.h"
@@ -33,10 +34,11 @@ struct PassContext {
     int hide_simulations = 0;                  // 0: no cap
     bool bound_hide = false;                   // also compute hide's recompute bound
     std::optional<RecomputeBound> hide_bound;  // out: set by hide when bound_hide
+    std::optional<ReorderBound> reorder_bound;  // out: set by reorder when bound_hide
     // Hide's budget, taken by the first of hide and reorder to run, on the plan it is handed, so
     // that reorder after hide keeps hide's budget instead of growing it from hide's result.
     std::optional<std::vector<double>> hide_budget;
-    double hide_bound_us = 0;
+    double hide_bound_us = 0;  // what computing both bounds took
 
     bool isSelected(PassId pass) const;
 };

@@ -46,9 +46,14 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     out.passes_us -= run->hide_bound_us;
     out.steps = std::move(run->steps);
     out.hide_bound = std::move(run->hide_bound);
+    out.reorder_bound = std::move(run->reorder_bound);
     out.skipped_edits = applyHandEdits(out.plan, input.edits);
     // A hand edit may move forwards and backwards, which leaves the space the bound covers.
-    if (out.skipped_edits.size() < input.edits.size()) out.hide_bound.reset();
+    // And may keep more activations than the budget both bounds hold to.
+    if (out.skipped_edits.size() < input.edits.size()) {
+        out.hide_bound.reset();
+        out.reorder_bound.reset();
+    }
     if (options.simulate && !(options.cancel && options.cancel->load(std::memory_order_relaxed))) {
         auto result = Simulator::run(out.plan, {.record_memory_curve = options.record_memory_curve, .names = named});
         if (!result) return result.error();

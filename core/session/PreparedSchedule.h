@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/passes/PassReport.h"
+#include "core/passes/ReorderBound.h"
 #include "core/session/ScheduleInput.h"
 #include "core/sim/RecomputeBound.h"
 #include "core/sim/SimResult.h"
@@ -20,7 +21,7 @@ struct PrepareOptions {
     bool simulate = true;              // false: passes and edits only (export, validate)
     bool simulate_base = false;        // also simulate the source plan as it came (no memory curves)
     bool record_memory_curve = false;  // memory over time of `result`, for charts
-    bool bound_hide = false;           // PreparedSchedule::hide_bound, when hide is selected
+    bool bound_hide = false;           // PreparedSchedule::hide_bound and reorder_bound, when selected
     // Once set, the passes stop at their next safe point and the simulation is skipped: the
     // caller (the window's job, superseded or cancelled) drops whatever comes back. Without it
     // a cancelled job ran its passes to the end: seconds on a big step.
@@ -34,6 +35,7 @@ struct PreparedSchedule {
     std::vector<PassReport> steps;             // what each pass step changed
     std::vector<HandEdit> skipped_edits;       // edits that no longer apply to this pass output
     std::optional<RecomputeBound> hide_bound;  // see PassRun::hide_bound
+    std::optional<ReorderBound> reorder_bound;  // see PassRun::reorder_bound
     double passes_us = 0;                      // the passes alone
     double total_ms = 0;                       // everything above
 };

@@ -55,6 +55,15 @@ check "hide bound is Figure 2's step without checkpointing, reached" \
     grep -q "^hide bound   21 units: .*reached, so this placement is optimal" "$work/out"
 run "$mario" simulate "$example" --passes all,hide --json
 check "json hide_bound reached" grep -q '"reached": *true' "$work/out"
+check "json reorder_bound is null without reorder" grep -q '"reorder_bound": null' "$work/out"
+# And with reorder: 1F1B's closed form (m + p - 1)(F + B) = 21 is what no order beats
+# (exact_schedule_test), and the schedule reaches it.
+run "$mario" simulate "$example" --passes all,hide,reorder
+check "order bound is Figure 2's step without checkpointing, reached" \
+    grep -q "^order bound  21 units: .*reached, so this schedule is optimal" "$work/out"
+run "$mario" simulate "$example" --passes all,hide,reorder --json
+check "json reorder_bound 21, reached" \
+    test "$(tr -d ' \n' <"$work/out" | grep -o '"reorder_bound":{[^}]*}' | grep -c '"makespan":21.0*[,}].*"reached":true')" = 1
 
 run "$mario" simulate "$example"
 check "text output has a Gantt row per device" test "$(grep -c '^device [0-3] *|' "$work/out")" = 4
