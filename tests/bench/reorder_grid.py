@@ -7,7 +7,11 @@ For every configuration of recompute_grid.py's grid (gpt3-1.6b and llama2-3b on 
 `all,hide,reorder`, writes the reorder plan with `mario plan` and checks it with `mario validate`,
 and prints a Markdown table: each step against max(T_base, lower_bound) (the plan's own bound:
 its busiest device's compute, or its longest micro-batch chain), the pipeline bound, the
-highest peak of the reorder plan over the highest of hide's, and the passes' time. Both runs keep
+highest peak of the reorder plan over the highest of hide's, and the passes' time. The order bound
+(`reorder_bound`, core/passes/ReorderBound.h) is what no order, checkpointing or placement of the
+Rs within the budget beats; "forced" is how far it stands above T_base (what the budget costs any
+schedule at least; negative where the bound cannot rule T_base out), and the last gap is the step
+above it (what a search may still find). Medians and worsts are printed for the whole grid and per scheme. Both runs keep
 hide's memory budget (each device's peak after the four passes plus one activation set of its
 largest stage), which `reorder` shares with `hide` (core/passes/PassRegistry.cpp).
 
@@ -43,6 +47,7 @@ def main():
         del args[at:at + 2]
     mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
     rows, gaps_hide, gaps_reorder, skipped, invalid = [], [], [], [], []
+    forced, to_bound, by_scheme = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in grid(schemes, tmp):
             try:
@@ -64,16 +69,23 @@ def main():
 
             gaps_hide.append(gap(hide))
             gaps_reorder.append(gap(reorder))
+            bound = (reorder.get("reorder_bound") or {}).get("makespan")
+            forced.append(bound / tb - 1 if bound else float("nan"))
+            to_bound.append(reorder["makespan"] / bound - 1 if bound else float("nan"))
+            scheme = name.split()[1]
+            by_scheme.setdefault(scheme, []).append((gap(hide), gap(reorder), forced[-1], to_bound[-1]))
             rows.append((name, tb, hide["makespan"], reorder["makespan"], gap(hide), gap(reorder),
                          reorder["makespan"] / max(tb, reorder["tight_lower_bound"]) - 1,
                          peak(reorder) / peak(hide), hide["passes_us"] / 1000,
-                         reorder["passes_us"] / 1000))
+                         reorder["passes_us"] / 1000, bound or float("nan"), forced[-1], to_bound[-1]))
     print("| configuration | T_base | T_hide | T_reorder | gap hide | gap reorder | gap reorder (pipeline bound) | "
-          "peak reorder / peak hide | passes all,hide ms | passes all,hide,reorder ms |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "order bound | forced | gap reorder to order bound | peak reorder / peak hide | passes all,hide ms | "
+          "passes all,hide,reorder ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r[0]} | {r[1]:.1f} | {r[2]:.1f} | {r[3]:.1f} | {100 * r[4]:+.1f}% | {100 * r[5]:+.1f}% | "
-              f"{100 * r[6]:+.1f}% | {r[7]:.3f} | {r[8]:.1f} | {r[9]:.1f} |")
+              f"{100 * r[6]:+.1f}% | {r[10]:.1f} | {100 * r[11]:+.1f}% | {100 * r[12]:+.1f}% | {r[7]:.3f} | "
+              f"{r[8]:.1f} | {r[9]:.1f} |")
     for line in skipped:
         print(f"skipped {line}")
     print()
@@ -83,6 +95,21 @@ def main():
           f"{100 * max(gaps_hide):+.1f}% |")
     print(f"| gap to max(T_base, lower_bound), all,hide,reorder | {100 * statistics.median(gaps_reorder):+.1f}% | "
           f"{100 * max(gaps_reorder):+.1f}% |")
+    print(f"| order bound above T_base (forced) | {100 * statistics.median(forced):+.1f}% | "
+          f"{100 * max(forced):+.1f}% |")
+    print(f"| gap to the order bound, all,hide,reorder | {100 * statistics.median(to_bound):+.1f}% | "
+          f"{100 * max(to_bound):+.1f}% |")
+    print("\n| scheme | gap hide median / worst | gap reorder median / worst | forced median / worst | "
+          "gap to order bound median / worst |")
+    print("|---|---|---|---|---|")
+    for scheme, values in by_scheme.items():
+        cells = []
+        for k in range(4):
+            column = [v[k] for v in values]
+            cells.append(f"{100 * statistics.median(column):+.1f}% / {100 * max(column):+.1f}%")
+        print(f"| {scheme} | " + " | ".join(cells) + " |")
+    ruled_out = sum(1 for f in forced if f > 0.02)
+    print(f"\nthe order bound rules out a step within 2% of T_base on {ruled_out} of {len(rows)}")
     faster = sum(1 for r in rows if r[3] < r[2] * (1 - 1e-6))
     print(f"\nreorder shorter than hide on {faster} of {len(rows)}; plans refused by mario validate: "
           f"{', '.join(invalid) if invalid else 'none'}")
