@@ -8,12 +8,13 @@
 #include <torch/cuda.h>
 
 #include "executor/DeviceStreams.h"
+#include "executor/StageRuntime.h"
 
 namespace mario::exec {
 
 BusyNeighbours::BusyNeighbours(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
                                const torch::Tensor& targets, const torch::Device& device, torch::ScalarType dtype,
-                               int count, const std::vector<c10::Stream>& streams)
+                               int count, const std::vector<c10::Stream>& streams, const Optimizer* stepping)
     : device_(device) {
     // The weights are copied here, on the caller's thread, before any neighbour starts: the
     // model's master copy is not for concurrent use.
@@ -26,18 +27,30 @@ BusyNeighbours::BusyNeighbours(const GptModel& model, const LayerSlice& slice, c
             std::optional<c10::Stream> stream;
             if (static_cast<std::size_t>(i) < streams.size()) stream = streams[i];
             threads_.emplace_back(
-                [this, &model, slice, input, targets, floating, stream, params = std::move(copies[i])] {
+                [this, &model, slice, input, targets, floating, stream, stepping, params = std::move(copies[i])] {
                     bool first = true;
                     try {
                         at::set_num_threads(1);
                         enterDevice(device_);
                         std::optional<c10::StreamGuard> onStream;
                         if (stream) onStream.emplace(*stream);
-                        while (!stop_.load()) {
+                        auto forwardBackward = [&] {
                             torch::Tensor x = floating ? input.detach().clone().requires_grad_(true) : input;
                             torch::Tensor out = model.forward(slice, params, x, targets);
                             out.backward(out.dim() == 0 ? torch::ones_like(out) : torch::ones_like(out) * 1e-3);
-                            for (const auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
+                        };
+                        StageRuntime stage;  // what a stepping neighbour steps
+                        if (stepping) {
+                            stage.params = params;
+                            forwardBackward();  // gradients to step with; the step zeroes, never drops, them
+                        }
+                        while (!stop_.load()) {
+                            if (stepping) {
+                                stepping->step(stage);
+                            } else {
+                                forwardBackward();
+                                for (const auto& [name, p] : params) p.mutable_grad() = torch::Tensor();
+                            }
                             if (first) ++started_, first = false;
                         }
                     } catch (const std::exception& e) {

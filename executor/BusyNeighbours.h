@@ -7,7 +7,9 @@
 // 2.51 ms alone on its partition and 3.14 ms with the other partition busy.
 //
 // Each neighbour is a thread with its own copy of the slice's weights and input, repeating
-// forward and backward (on its partition's stream, on a GPU) until the object is destroyed.
+// forward and backward (on its partition's stream, on a GPU) until the object is destroyed; or,
+// given an optimizer, one forward and backward and then that optimizer's step over and over
+// (neighbours streaming their weights, gradients and moments: OptimizerContention.h).
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -19,6 +21,7 @@
 #include <torch/torch.h>
 
 #include "executor/GptModel.h"
+#include "executor/Optimizer.h"
 
 namespace mario::exec {
 
@@ -29,7 +32,7 @@ public:
     // neighbour has queued its first step, so measurements start loaded.
     BusyNeighbours(const GptModel& model, const LayerSlice& slice, const torch::Tensor& input,
                    const torch::Tensor& targets, const torch::Device& device, torch::ScalarType dtype, int count,
-                   const std::vector<c10::Stream>& streams);
+                   const std::vector<c10::Stream>& streams, const Optimizer* stepping = nullptr);
     // Stops the neighbours and waits until the GPU has finished their work.
     ~BusyNeighbours();
     BusyNeighbours(const BusyNeighbours&) = delete;

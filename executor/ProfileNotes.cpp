@@ -11,7 +11,10 @@ std::string profileNotes(const ProfileOptions& options, const ProfileSetting& se
                       (setting.partitioned ? " other partitions ran the same blocks (sharing HBM, L2 and power)"
                                            : " other threads ran the same blocks (sharing cores and caches)") +
                       "; contention is (busy time / alone time - 1) / neighbours over all their timed phases, "
-                      "source.contention has the busy points. "
+                      "source.contention has the busy points. optimizer_contention is the same for the "
+                      "largest stage's optimizer step alone and while every neighbour stepped its own copy "
+                      "(streaming steps share the memory bandwidth), source.contention.optimizer_step has both "
+                      "medians. "
                 : std::string()) +
            "Stages of 1.." + std::to_string(options.max_blocks) + " transformer blocks; times are the median of " +
            std::to_string(options.repeats) + " runs after one warm-up, " +
@@ -70,6 +73,10 @@ nlohmann::json profileSource(const ProfileResult& result, int neighbours) {
         for (const auto& p : result.busy_points) busy.push_back(timesOf(p));
         source["contention"] = {
             {"neighbours", neighbours}, {"per_neighbour", result.contention}, {"busy_points", busy}};
+        if (result.optimizer_contention)
+            source["contention"]["optimizer_step"] = {{"alone_ms", result.step_alone_ms.value_or(0)},
+                                                      {"beside_ms", result.step_beside_ms.value_or(0)},
+                                                      {"per_neighbour", *result.optimizer_contention}};
     }
     return source;
 }

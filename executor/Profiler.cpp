@@ -24,6 +24,7 @@
 #include "executor/GreenContexts.h"
 #include "executor/InstructionClock.h"
 #include "executor/Optimizer.h"
+#include "executor/OptimizerContention.h"
 #include "executor/ProfileGuards.h"
 #include "executor/ProfileNotes.h"
 #include "executor/RunSetup.h"
@@ -312,6 +313,15 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
                 result.busy_points.back().blocks = x;
             }
         }
+        if (neighbourCount > 0) {
+            // The optimizer beside neighbours stepping too: partitions split the HBM bandwidth.
+            const StepTimes steps =
+                measureOptimizerSteps(model, LayerSlice{0, options.max_blocks, false, false}, hidden, targets, device,
+                                      dtype, optimizer, options.repeats, neighbourCount, neighbours);
+            result.step_alone_ms = steps.alone_ms;
+            result.step_beside_ms = steps.beside_ms;
+            result.optimizer_contention = steps.contention(neighbourCount);
+        }
         embed = alone(LayerSlice{0, 0, true, false}, inputs);
         head = alone(LayerSlice{0, 0, false, true}, hidden);
     } catch (const c10::Error& e) {
@@ -361,6 +371,7 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     // not grow with the blocks: the largest measured, not a fit.
     for (const ProfilePoint& p : result.points) fits.working_bytes = std::max(fits.working_bytes, p.working_bytes);
     fits.contention = result.contention;
+    fits.optimizer_contention = result.optimizer_contention;
     fits.checkpoint_bytes = boundary;
     fits.send_bytes = boundary;
     fits.embedding = extra(embed);

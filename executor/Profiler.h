@@ -6,6 +6,7 @@
 // driven by measured costs. Every fit's R² is reported; below 0.99 the CLI warns. Torch-free
 // API; Torch stays in Profiler.cpp.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,6 +70,9 @@ struct ProfileResult {
     // Slowdown per busy neighbour: (Σ busy / Σ alone − 1) / neighbours over every measured phase
     // of the block stages, at least 0 (StageCost::contention); 0 without neighbours.
     double contention = 0;
+    // With neighbours: the largest block stage's optimizer step alone and beside every neighbour
+    // stepping (OptimizerContention.h); its contention is StageCost::optimizer_contention.
+    std::optional<double> step_alone_ms, step_beside_ms, optimizer_contention;
     nlohmann::json profile;  // the "mario-profile" v1 document
     LineFit forward, backward, recompute, activation, statics, backwardInput, backwardWeight, optimizer, weightGrad;
 };

@@ -14,7 +14,7 @@ ProfileCostModel::ProfileCostModel(const ProfileFits& f)
       backward_ms_(f.backward_ms), recompute_ms_(f.recompute_ms), activation_bytes_(f.activation_bytes),
       static_bytes_(f.static_bytes), reduce_grad_ms_(f.reduce_grad_ms), optimizer_ms_(f.optimizer_ms),
       backward_input_ms_(f.backward_input_ms), backward_weight_ms_(f.backward_weight_ms),
-      weight_grad_bytes_(f.weight_grad_bytes), working_bytes_(f.working_bytes), contention_(f.contention),
+      weight_grad_bytes_(f.weight_grad_bytes), working_bytes_(f.working_bytes), contention_(f.contention), optimizer_contention_(f.optimizer_contention),
       checkpoint_bytes_(f.checkpoint_bytes), send_bytes_(f.send_bytes), embedding_(f.embedding), head_(f.head) {}
 
 Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config,
@@ -51,6 +51,7 @@ Result<std::vector<StageCost>> ProfileCostModel::stageCosts(const Config& config
         // Transients grow with the micro-batch, like the activations they are made from.
         c.working_bytes = working_bytes_ * r;
         c.contention = contention_;
+        c.optimizer_contention = optimizer_contention_;
         for (const auto& [present, extra] :
              {std::pair{layout.has_embedding, &embedding_}, std::pair{layout.has_head, &head_}}) {
             if (!present) continue;

@@ -43,6 +43,9 @@ struct ProfileFits {
     // Slowdown per other device computing at once, the times above being alone (measured with
     // neighbours busy: StageCost::contention); 0 when measured without neighbours.
     double contention = 0;
+    // The same for the optimizer step beside neighbours running theirs (StageCost::
+    // optimizer_contention); unset when not measured.
+    std::optional<double> optimizer_contention;
     double checkpoint_bytes = 0;
     double send_bytes = 0;
     ProfileExtra embedding, head;
@@ -79,6 +82,7 @@ private:
     std::optional<LinearFit> weight_grad_bytes_;
     double working_bytes_ = 0;
     double contention_ = 0;
+    std::optional<double> optimizer_contention_;
     double checkpoint_bytes_ = 0;
     double send_bytes_ = 0;
     ProfileExtra embedding_;

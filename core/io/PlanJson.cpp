@@ -51,7 +51,8 @@ Result<StageSpec> readStage(const json& node, const std::string& path) {
         in.number(key, *target, Need::Optional, Check::NonNegative);
     for (auto [key, target] :
          {std::pair{"backward_input_ms", &c.backward_input_ms}, std::pair{"backward_weight_ms", &c.backward_weight_ms},
-          std::pair{"weight_grad_bytes", &c.weight_grad_bytes}}) {
+          std::pair{"weight_grad_bytes", &c.weight_grad_bytes},
+          std::pair{"optimizer_contention", &c.optimizer_contention}}) {
         if (!in.has(key)) continue;
         double value = 0;
         in.number(key, value, Need::Required, Check::NonNegative);
@@ -265,6 +266,7 @@ nlohmann::json writePlan(const Plan& plan) {
         if (c.forward_flops > 0) node["forward_flops"] = c.forward_flops;
         if (c.working_bytes > 0) node["working_bytes"] = c.working_bytes;
         if (c.contention > 0) node["contention"] = c.contention;
+        if (c.optimizer_contention) node["optimizer_contention"] = *c.optimizer_contention;
         if (stage.layers) node["layers"] = {stage.layers->first, stage.layers->second};
         root["stages"].push_back(std::move(node));
     }

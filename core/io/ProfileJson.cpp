@@ -41,6 +41,7 @@ constexpr std::string_view kProfileKeys[] = {"format",
                                              "weight_grad_bytes",
                                              "working_bytes",
                                              "contention",
+                                             "optimizer_contention",
                                              "embedding",
                                              "head"};
 constexpr std::string_view kFitKeys[] = {"a", "b"};
@@ -137,6 +138,11 @@ Result<ProfileFits> profileFromJson(const json& object, const std::string& path)
     in.number("send_bytes", p.send_bytes, Need::Required, Check::NonNegative);
     in.number("working_bytes", p.working_bytes, Need::Optional, Check::NonNegative);
     in.number("contention", p.contention, Need::Optional, Check::NonNegative);
+    if (in.has("optimizer_contention")) {
+        double value = 0;
+        in.number("optimizer_contention", value, Need::Required, Check::NonNegative);
+        p.optimizer_contention = value;
+    }
     if (in.error()) return *in.error();
     // Braced lists evaluate in order, so the first error reported is the first in the file's schema.
     for (const auto& error :
@@ -177,6 +183,7 @@ json profileToJson(const ProfileFits& fits) {
     if (fits.weight_grad_bytes) out["weight_grad_bytes"] = fitJson(*fits.weight_grad_bytes);
     if (fits.working_bytes > 0) out["working_bytes"] = fits.working_bytes;
     if (fits.contention > 0) out["contention"] = fits.contention;
+    if (fits.optimizer_contention) out["optimizer_contention"] = *fits.optimizer_contention;
     return out;
 }
 

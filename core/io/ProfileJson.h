@@ -12,6 +12,8 @@
 //              "working_bytes": ..  (an instruction's transient bytes above what it keeps),
 //              "contention": ..  (how much slower a stage computes per other device computing at
 //                 once, the times being alone: StageCost::contention),
+//              "optimizer_contention": ..  (the same for the optimizer step beside neighbours
+//                 stepping too: StageCost::optimizer_contention),
 //              "embedding": {..}, "head": {..}  (extras added to the first / last stage)}
 #include <string>
 

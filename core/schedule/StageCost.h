@@ -29,10 +29,16 @@ struct StageCost {
     // 0 for devices of their own. The simulator stretches every compute instruction by
     // 1 + contention × (how many other devices compute meanwhile, on average): sim/SharedHardware.h.
     double contention = 0;
+    // The same for an OPT beside devices that also run their OPT: the optimizer step streams
+    // every weight, gradient and moment, so partitions stepping at once split the HBM bandwidth
+    // between them (an H100 OPT took 1.8-2.1x its time beside one other partition stepping, where
+    // contention gave 1.24). Unset: `contention` applies (sim/SharedHardware.h).
+    std::optional<double> optimizer_contention;
     // Model FLOPs of one micro-batch's forward on this stage, per GPU (0: unknown). The
     // simulator counts F, B and R with it for TFLOP/s, MFU and HFU.
     double forward_flops = 0;
 
+    double optimizerContention() const { return optimizer_contention.value_or(contention); }
     double inputGradMs() const { return backward_input_ms.value_or(backward_ms / 2); }
     double weightGradMs() const { return backward_weight_ms.value_or(backward_ms / 2); }
     double weightGradBytes() const { return weight_grad_bytes.value_or(activation_bytes / 2); }

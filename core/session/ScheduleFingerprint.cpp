@@ -52,6 +52,7 @@ public:
         add(c.backward_input_ms);
         add(c.backward_weight_ms);
         add(c.weight_grad_bytes);
+        add(c.optimizer_contention);
     }
     void add(const StageSpec& stage) {
         add(stage.index);

@@ -32,7 +32,8 @@ ComputeStretch aloneStretch(const Plan& plan);
 // rest (sends, receives' waits, instructions that take no time).
 std::vector<std::vector<double>> busyNeighbours(const Plan& plan, const SimResult& timeline);
 
-// The stretch that `timeline` implies: 1 + the stage's contention × busy neighbours.
+// The stretch that `timeline` implies: 1 + the stage's contention × busy neighbours; for an OPT,
+// the neighbours running their OPT meanwhile count at the stage's optimizer_contention instead.
 ComputeStretch contentionStretch(const Plan& plan, const SimResult& timeline);
 
 }  // namespace mario

@@ -185,5 +185,66 @@ TEST(SharedHardware, PlanFilesCarryTheContention) {
     EXPECT_NE(refused.error().message.find("stages[1].contention"), std::string::npos) << refused.error().message;
 }
 
+// Device `device`'s OPT timing (its program's last instruction of that op).
+InstructionTiming optimizerOf(const Plan& plan, const SimResult& sim, int device) {
+    const auto& program = plan.devices[device].program;
+    for (std::size_t i = program.size(); i-- > 0;)
+        if (program[i].op == Op::Optimizer) return sim.devices[device].timings[i];
+    ADD_FAILURE() << "no OPT on device " << device;
+    return {};
+}
+
+TEST(SharedHardware, OptimizerStepsSideBySideSplitTheirBandwidth) {
+    // GPipe 2x2 (forward 1, backward 2) with steps of 2 ms (stage 0) and 3 ms (stage 1). Alone:
+    // device 1 steps over [7, 10] while device 0 runs B1 [7, 9] and steps over [9, 11].
+    Plan plan = gpipe2x2(0);
+    plan.stages[0].cost.optimizer_ms = 2;
+    plan.stages[1].cost.optimizer_ms = 3;
+    EXPECT_DOUBLE_EQ(test::simulate(plan).makespan_ms, 11);
+    // Contention 0 for computing, 1 for stepping beside a step: device 1's step, x = end − 7 long,
+    // runs 2 ms beside B1 (no stretch) and x − 2 beside device 0's step, so
+    // x = 3 (1 + (x − 2)/x): x² − 6x + 6 = 0, x = 3 + √3, ending at 10 + √3. Device 0's step,
+    // y = end − 9 long, shares x − 2 = 1 + √3 of it: y = 2 (1 + (1 + √3)/y), y = 1 + √(3 + 2√3).
+    for (auto& stage : plan.stages) stage.cost.optimizer_contention = 1.0;
+    const SimResult sim = test::simulate(plan);
+    const double x = 3 + std::sqrt(3.0), y = 1 + std::sqrt(3 + 2 * std::sqrt(3.0));
+    // The rounds stop once no stretch moves by 1e-4: within 1e-3 ms of the roots here.
+    EXPECT_TRUE(sim.contention_settled);
+    EXPECT_NEAR(optimizerOf(plan, sim, 1).end, 7 + x, 1e-3);
+    EXPECT_NEAR(optimizerOf(plan, sim, 0).end, 9 + y, 1e-3);
+    EXPECT_NEAR(sim.makespan_ms, 9 + y, 1e-3);
+    EXPECT_NEAR(timingOf(plan, sim, 0, "0B1").end, 9, 1e-12);  // computing is not stretched
+
+    // Beside a neighbour that computes, a step is charged the stage's contention: with 0.5 for
+    // computing and 0 for stepping, the two steps side by side no longer slow each other, so
+    // the step is shorter than with 0.5 for both.
+    Plan mixed = gpipe2x2(0.5);
+    mixed.stages[0].cost.optimizer_ms = 2;
+    mixed.stages[1].cost.optimizer_ms = 3;
+    const SimResult before = test::simulate(mixed);
+    for (auto& stage : mixed.stages) stage.cost.optimizer_contention = 0.0;
+    const SimResult apart = test::simulate(mixed);
+    EXPECT_LT(apart.makespan_ms, before.makespan_ms);
+    // Unset, the optimizer's contention is the stage's: the plans time as they did before.
+    Plan unset = gpipe2x2(0.5);
+    unset.stages[0].cost.optimizer_ms = 2;
+    unset.stages[1].cost.optimizer_ms = 3;
+    EXPECT_DOUBLE_EQ(test::simulate(unset).makespan_ms, before.makespan_ms);
+
+    // Plan files carry it; files without it read as before.
+    const nlohmann::json written = writePlan(plan);
+    EXPECT_DOUBLE_EQ(written["stages"][0]["optimizer_contention"].get<double>(), 1.0);
+    auto back = readPlan(written);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_DOUBLE_EQ(test::simulate(*back).makespan_ms, sim.makespan_ms);
+    EXPECT_FALSE(writePlan(gpipe2x2(0.5))["stages"][0].contains("optimizer_contention"));
+    nlohmann::json negative = written;
+    negative["stages"][0]["optimizer_contention"] = -1;
+    auto refused = readPlan(negative);
+    ASSERT_FALSE(refused);
+    EXPECT_NE(refused.error().message.find("stages[0].optimizer_contention"), std::string::npos)
+        << refused.error().message;
+}
+
 }  // namespace
 }  // namespace mario

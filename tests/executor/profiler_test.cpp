@@ -208,6 +208,26 @@ TEST(Profiler, NeighboursGiveTheStagesTheirContentionWithTheFitsAlone) {
     auto costs = mario::ProfileCostModel(*fits).stageCosts(config, {{0, 1, true, false}, {1, 2, false, true}});
     ASSERT_TRUE(costs) << costs.error().message;
     for (const auto& cost : *costs) EXPECT_NEAR(cost.contention, expected, 1e-12);
+
+    // The optimizer step of the largest stage, alone and beside the neighbour stepping too: its
+    // contention is the ratio of the two medians the source records, and reaches every stage.
+    const auto& step = doc["source"]["contention"]["optimizer_step"];
+    const double stepAlone = step["alone_ms"].get<double>(), stepBeside = step["beside_ms"].get<double>();
+    EXPECT_GT(stepAlone, 0);
+    EXPECT_GT(stepBeside, 0);
+    const double stepping = std::max(0.0, stepBeside / stepAlone - 1);
+    ASSERT_TRUE(result->optimizer_contention);
+    EXPECT_NEAR(*result->optimizer_contention, stepping, 1e-12);
+    EXPECT_NEAR(doc["optimizer_contention"].get<double>(), stepping, 1e-12);
+    for (const auto& cost : *costs) {
+        ASSERT_TRUE(cost.optimizer_contention);
+        EXPECT_NEAR(*cost.optimizer_contention, stepping, 1e-12);
+    }
+    // Without neighbours nothing is measured and nothing is written: the stage's contention applies.
+    options.neighbours = 0;
+    auto aloneOnly = mario::exec::profileModel(options);
+    ASSERT_TRUE(aloneOnly) << aloneOnly.error().message;
+    EXPECT_FALSE(aloneOnly->profile.contains("optimizer_contention"));
 }
 
 TEST(Profiler, BadArgumentsExitTwoWithOneLine) {
