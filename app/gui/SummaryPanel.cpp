@@ -139,6 +139,14 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
                     .arg(percent(s.hide_bound->above(r)));
     if (s.hide_bound && s.hide_bound->bound_ms > 0)
         text += tr("&nbsp;&nbsp;set along %1<br>").arg(QString::fromStdString(chainPhrase(*s.hide_bound)));
+    // With reorder: no order, checkpointing or placement within the budget beats this
+    // (passes/ReorderBound.h).
+    if (s.reorder_bound && s.reorder_bound->reachedBy(r.aloneMakespan()))
+        text += tr("best order within the budget ≥ %1: reached<br>").arg(time(s.reorder_bound->bound_ms));
+    else if (s.reorder_bound && s.reorder_bound->bound_ms > 0)
+        text += tr("best order within the budget ≥ %1, %2 above it<br>")
+                    .arg(time(s.reorder_bound->bound_ms))
+                    .arg(percent(s.reorder_bound->above(r.aloneMakespan())));
     if (r.recompute_ms > 0)
         text += tr("recompute %1, %2 hidden in bubbles<br>")
                     .arg(time(r.recompute_ms))
@@ -197,6 +205,9 @@ void SummaryPanel::showSchedule(const SharedShown& shown, views::TimeBase base) 
     if (s.hide_bound && s.hide_bound->reachedBy(r)) parts << tr("Rs placed optimally");
     else if (s.hide_bound && s.hide_bound->bound_ms > 0)
         parts << tr("%1 above the best placement of Rs").arg(percent(s.hide_bound->above(r)));
+    if (s.reorder_bound && s.reorder_bound->reachedBy(r.aloneMakespan())) parts << tr("order optimal");
+    else if (s.reorder_bound && s.reorder_bound->bound_ms > 0)
+        parts << tr("%1 above the best order").arg(percent(s.reorder_bound->above(r.aloneMakespan())));
     parts << headlinePeak(fit);
     headline_ = parts.join(QStringLiteral(" &nbsp;·&nbsp; "));
     rows_->setSchedule(shown, base);

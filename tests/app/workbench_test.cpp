@@ -92,6 +92,28 @@ private slots:
         QCOMPARE(window.passPanel()->allBox()->checkState(), Qt::Unchecked);
     }
 
+    // Reorder's bound in the headline: Figure 2 with hide and reorder runs in 21 units, 1F1B's
+    // closed form (m + p − 1)(F + B), which no order beats (exact_schedule_test): "order optimal".
+    // Without reorder the headline says nothing of orders.
+    void theHeadlineSaysWhenTheOrderIsOptimal() {
+        MainWindow window;
+        window.document()->setSynchronous(true);
+        QVERIFY(window.openFile(kFigure2));
+        QVERIFY(!window.headlineText().contains("order"));
+        for (PassId pass : {PassId::Hide, PassId::Reorder}) {
+            QCheckBox* box = window.passPanel()->checkBox(pass);
+            QVERIFY(box);
+            QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(8, box->height() / 2));
+            QVERIFY(box->isChecked());
+        }
+        QCOMPARE(window.summary()->stepTimeText(), QStringLiteral("step 21 units"));
+        QVERIFY2(window.headlineText().contains("order optimal"), qPrintable(window.headlineText()));
+        QCheckBox* reorder = window.passPanel()->checkBox(PassId::Reorder);
+        QTest::mouseClick(reorder, Qt::LeftButton, {}, QPoint(8, reorder->height() / 2));
+        QVERIFY(!reorder->isChecked());
+        QVERIFY2(!window.headlineText().contains("order"), qPrintable(window.headlineText()));
+    }
+
     // With hide on, the summary grows by the bound's lines; the side panel must then scroll,
     // not squeeze the settings above it: every field keeps at least the height it needs, from
     // the first layout after show() on. (That first layout, which `--screenshot` grabs and the
