@@ -112,6 +112,21 @@ void printUtilisation(const PlanInfo& info, const StepFlops& flops) {
     std::cout << work << "\n";
 }
 
+// One bound's line: "hide bound   21 units: <claim> (<why>); reached, so <verdict>", or with how
+// far above it the step is.
+void printBoundLine(const char* label, double boundMs, const char* unit, const std::string& claim,
+                    const std::string& why, bool reached, double above, const char* verdict) {
+    char value[64];
+    std::snprintf(value, sizeof value, "%.4g %s", boundMs, unit);
+    std::cout << label << " " << value << ": " << claim << " (" << why;
+    if (reached) {
+        std::cout << "); reached, so " << verdict << "\n";
+        return;
+    }
+    std::snprintf(value, sizeof value, "; %.1f%% above)", 100.0 * above);
+    std::cout << value << "\n";
+}
+
 void printSummary(const PreparedPlan& prepared, const SimResult& sim, double simulateUs, int width) {
     const Plan& plan = prepared.plan;
     // Unit costs (a unit-cost config, or a plan made from one: PlanInfo::unit_costs) count
@@ -150,40 +165,21 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     }
     if (prepared.hide_bound && prepared.hide_bound->bound_ms > 0) {
         const RecomputeBound& bound = *prepared.hide_bound;
-        const std::string chain = chainPhrase(bound);
-        if (bound.reachedBy(sim))
-            std::snprintf(line, sizeof line,
-                          "hide bound   %.4g %s: no placement of the Rs within hide's budget runs faster (%s); "
-                          "reached, so this placement is optimal\n",
-                          bound.bound_ms, ms, chain.c_str());
-        else
-            std::snprintf(line, sizeof line,
-                          "hide bound   %.4g %s: no placement of the Rs within hide's budget runs faster (%s; "
-                          "%.1f%% above)\n",
-                          bound.bound_ms, ms, chain.c_str(), 100.0 * bound.above(sim));
-        std::cout << line;
+        printBoundLine("hide bound  ", bound.bound_ms, ms, "no placement of the Rs within hide's budget runs faster",
+                       chainPhrase(bound), bound.reachedBy(sim), bound.above(sim), "this placement is optimal");
     }
     if (prepared.reorder_bound && prepared.reorder_bound->bound_ms > 0) {
         const ReorderBound& bound = *prepared.reorder_bound;
         const double step = sim.aloneMakespan();
         std::string why = "dependencies alone";
         if (bound.device >= 0) {
-            char memory[128];
-            std::snprintf(memory, sizeof memory, "device %d's budget forces %.4g %s of recomputation", bound.device,
+            std::snprintf(line, sizeof line, "device %d's budget forces %.4g %s of recomputation", bound.device,
                           bound.forced_recompute_ms[bound.device], ms);
-            why = memory;
+            why = line;
         }
-        if (bound.reachedBy(step))
-            std::snprintf(line, sizeof line,
-                          "order bound  %.4g %s: no order, checkpointing or placement of the Rs within the budget "
-                          "runs faster (%s); reached, so this schedule is optimal\n",
-                          bound.bound_ms, ms, why.c_str());
-        else
-            std::snprintf(line, sizeof line,
-                          "order bound  %.4g %s: no order, checkpointing or placement of the Rs within the budget "
-                          "runs faster (%s; %.1f%% above)\n",
-                          bound.bound_ms, ms, why.c_str(), 100.0 * bound.above(step));
-        std::cout << line;
+        printBoundLine("order bound ", bound.bound_ms, ms,
+                       "no order, checkpointing or placement of the Rs within the budget runs faster", why,
+                       bound.reachedBy(step), bound.above(step), "this schedule is optimal");
     }
     std::snprintf(line, sizeof line, "bubble       %.1f%%\n", 100 * sim.bubble_ratio);
     std::cout << line;
