@@ -80,6 +80,9 @@ SimulationTables::SimulationTables(const Plan& plan, PipelineTopology built, Mes
     fillStages(plan);
     fillTables(plan, summary);
     statics = staticBytesPerDevice(plan);
+    // Each send and each receive that blocks lists its slot once, so the instructions bound the
+    // list: reserved, it does not grow by copies in every timing (3% of one, issue 45).
+    touched.reserve(plan.instructionCount());
 }
 
 void SimulationTables::fillStages(const Plan& plan) {
