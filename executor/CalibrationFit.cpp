@@ -17,6 +17,11 @@ constexpr double kRateHigh = 1e6;
 constexpr double kFlashBackwardFlops = 2.5;
 // The smallest efficiency written: the preset reader accepts (0, 1].
 constexpr double kFloorEfficiency = 1e-4;
+// A layout copy sets the products' HBM rate only when it runs this many kernel overheads: on an
+// H100 the block's attention-output copy (33.5 MB) took 44 µs beside a 9.8 µs overhead, and the
+// rate read off it (0.21 of a 1 GB copy's 3005 GB/s) priced the attention's batched products
+// 4x too slow and drove the peak to 8e8 TFLOP/s. Shorter, the large copy's rate stands.
+constexpr double kCopyOverheads = 10;
 
 void widen(FitSpread& spread, double ratio, bool first) {
     spread.low = first ? ratio : std::min(spread.low, ratio);
@@ -40,8 +45,12 @@ double CalibrationFit::modelBackwardMs(const StreamSample& s) const {
 double CalibrationFit::streamingRate(const std::vector<StreamSample>& kernels, bool copies, double start) const {
     double measured = 0;
     bool any = false;
+    const double longEnough = copies ? kCopyOverheads * hw_.kernel_overhead_us * 1e-3 : 0;
+    auto counted = [&](const StreamSample& s) {
+        return s.copy == copies && std::min(s.forward_ms, s.backward_ms) >= longEnough;
+    };
     for (const StreamSample& s : kernels)
-        if (s.copy == copies) measured += s.count * (s.forward_ms + s.backward_ms), any = true;
+        if (counted(s)) measured += s.count * (s.forward_ms + s.backward_ms), any = true;
     if (!any) return 0;
     // The model's total at `rate` GB/s of its bytes: decreasing in the rate, so its negative is
     // increasing. Both rates are set to the trial one; each sample reads its own.
@@ -52,7 +61,7 @@ double CalibrationFit::streamingRate(const std::vector<StreamSample>& kernels, b
         const CalibrationFit at(trial);
         double total = 0;
         for (const StreamSample& s : kernels)
-            if (s.copy == copies) total += s.count * (at.modelForwardMs(s) + at.modelBackwardMs(s));
+            if (counted(s)) total += s.count * (at.modelForwardMs(s) + at.modelBackwardMs(s));
         return -total;
     };
     return increasingRoot(start * kRateLow, start * kRateHigh, -measured, negativeTotal);
@@ -89,7 +98,11 @@ FitSpread CalibrationFit::fitGemm(const std::vector<GemmSample>& sweep) {
             if (g.fitted) total += roofline.gemmMs(g.m, g.n, g.k, g.batch);
         return -total;
     };
-    const double rate = increasingRoot(fastest * kRateLow, fastest * kRateHigh, -measured, negativeTotal);
+    double rate = increasingRoot(fastest * kRateLow, fastest * kRateHigh, -measured, negativeTotal);
+    // Where no peak brings the model's total down to the measured one, the products are bound by
+    // the model's memory roofline, not its compute: the peak stays the fastest product measured
+    // instead of the bisection's upper end.
+    if (-negativeTotal(rate) > measured * (1 + 1e-9)) rate = fastest;
     hw_.peak_tflops = std::max(fastest, rate);
     hw_.gemm_efficiency = std::clamp(rate / hw_.peak_tflops, kFloorEfficiency, 1.0);
     return spreadOf(sweep, true);
