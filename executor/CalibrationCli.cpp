@@ -6,10 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/JsonFile.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/TextFile.h"
 #include "core/util/ExitCode.h"
 #include "executor/CalibrationCheck.h"
+#include "executor/CalibrationRefit.h"
 #include "executor/Calibrator.h"
 #include "executor/OptionValues.h"
 
@@ -20,6 +22,8 @@ namespace {
 constexpr const char* kCalibrateUsage =
     "usage: mario-executor calibrate [--device cpu|cuda[:N]] [--dtype T] [--model SPEC] [--micro-batch-size B] "
     "[--quick] [--repeats R] [--name NAME] [--links-from PRESET] [--check] [--check-against PRESET[,PRESET…]] "
+    "-o PRESET.json\n"
+    "       mario-executor calibrate --refit CALIBRATED.json [--model SPEC] [--check-against PRESET[,PRESET…]] "
     "-o PRESET.json";
 
 int refuse(const std::string& why) {
@@ -27,11 +31,44 @@ int refuse(const std::string& why) {
     return kBadInput;
 }
 
+// --refit: the fits again from a calibrated preset's recorded measurements (CalibrationRefit.h).
+int refitMain(const std::string& from, const CalibrationOptions& options, const std::vector<HardwareConfig>& against,
+              const std::string& out) {
+    // The one bounded reader of JSON files (sizes, special files: core/io/JsonFile.h).
+    auto preset = readJsonFile(from);
+    if (!preset) return refuse("--refit: " + preset.error().message);
+    auto refitted = refitPreset(*preset, options.model, against, options.command_line);
+    if (!refitted) return refuse("--refit: " + from + ": " + refitted.error().message);
+    if (auto back = PresetLibrary::parseHardware(refitted->preset, ""); !back)
+        return refuse("the refitted preset does not read back: " + back.error().message);
+    if (auto written = writeTextFile(out, refitted->preset.dump(2) + "\n", "the hardware preset"); !written)
+        return refuse(written.error().message);
+    const HardwareConfig& h = refitted->fits.hardware;
+    nlohmann::json summary{
+        {"preset", out},
+        {"refitted_from", from},
+        {"name", h.name},
+        {"peak_tflops", h.peak_tflops},
+        {"gemm_efficiency", h.gemm_efficiency},
+        {"hbm_gb_per_s", h.hbm_gb_per_s},
+        {"hbm_efficiency", h.hbm_efficiency},
+        {"elementwise_gb_per_s", h.elementwise_gb_per_s},
+        {"kernel_overhead_us", h.kernel_overhead_us},
+        {"gemm_model_over_measured", {refitted->fits.gemm.low, refitted->fits.gemm.high}},
+        {"elementwise_model_over_measured", {refitted->fits.stream.low, refitted->fits.stream.high}}};
+    if (refitted->check) {
+        for (const std::string& line : refitted->check->lines()) std::cerr << "check: " << line << "\n";
+        summary["check"] = refitted->check->toJson();
+    }
+    std::cout << summary.dump() << std::endl;
+    return kOk;
+}
+
 }  // namespace
 
 int calibrateMain(int argc, char** argv) {
     CalibrationOptions options;
-    std::string out, linksFrom, checkAgainst;
+    std::string out, linksFrom, checkAgainst, refit;
     bool check = false;
     for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
     try {
@@ -61,7 +98,8 @@ int calibrateMain(int argc, char** argv) {
             else if (arg == "--check-against") {
                 checkAgainst = value();
                 check = true;
-            } else if (arg == "-o" || arg == "--output") out = value();
+            } else if (arg == "--refit") refit = value();
+            else if (arg == "-o" || arg == "--output") out = value();
             else return refuse("unknown option " + arg + " (" + kCalibrateUsage + ")");
         }
     } catch (const std::exception& e) {
@@ -93,6 +131,7 @@ int calibrateMain(int argc, char** argv) {
         if (!preset) return refuse(preset.error().message);
         against.push_back(*preset);
     }
+    if (!refit.empty()) return refitMain(refit, options, against, out);
     auto result = calibrateDevice(options);
     if (!result) return refuse(result.error().message);
     // The preset must read back as a config would read it before it is written.
@@ -124,6 +163,10 @@ int calibrateMain(int argc, char** argv) {
         if (!checked) return refuse("--check: " + checked.error().message);
         for (const std::string& line : checked->lines()) std::cerr << "check: " << line << "\n";
         summary["check"] = checked->toJson();
+        // Kept with the measurements, so that --refit checks a refitted preset against it too.
+        result->preset["source"]["check"] = summary["check"];
+        if (auto written = writeTextFile(out, result->preset.dump(2) + "\n", "the hardware preset"); !written)
+            return refuse(written.error().message);
     }
     std::cout << summary.dump() << std::endl;
     return kOk;

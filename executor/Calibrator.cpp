@@ -17,6 +17,7 @@
 #include "core/io/PresetLibrary.h"
 #include "executor/BlasThreads.h"
 #include "executor/CalibrationKernels.h"
+#include "executor/CalibrationRefit.h"
 #include "executor/Executor.h"
 #include "executor/GptModel.h"
 #include "executor/MemoryLimits.h"
@@ -260,15 +261,18 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
         start.name = options.name.empty() ? (gpu ? "cuda" : "cpu") + std::string("-calibrated") : options.name;
         start.memory_gb = machine.memory_gb > start.framework_reserve_gb ? machine.memory_gb : start.memory_gb;
         start.sm_count = machine.sm_count;  // 0 on the CPU: no wave quantisation
-        CalibrationFit fit(start);
-        fit.setKernelOverheadUs(tinyUs);
-        r.stream_spread = fit.fitStreaming(r.copy_gb_per_s, r.streams);
-        r.gemm_spread = fit.fitGemm(r.gemms);
-        r.grid_spread = fit.spreadOf(r.gemms, false);
         // The model's count of the core's FLOPs under FlashAttention: the causal half of 4·b·s²·h.
-        fit.fitAttention(2 * b * s * s * h, attention.forward_ms, attention.backward_ms);
-        r.hardware = fit.hardware();
+        const CalibrationFits fits =
+            fitCalibration(start, {tinyUs, r.copy_gb_per_s, r.streams, r.gemms, attention.forward_ms,
+                                   attention.backward_ms, 2 * b * s * s * h});
+        r.stream_spread = fits.stream;
+        r.gemm_spread = fits.gemm;
+        r.grid_spread = fits.grid;
+        r.hardware = fits.hardware;
+        const CalibrationFit fit(r.hardware);  // the model at the fitted fields, for the source's model_ms
         const nlohmann::json source = {
+            // What --refit needs to size the attention again (CalibrationRefit.h).
+            {"block", {{"model", describe(spec)}, {"micro_batch_size", options.micro_batch_size}}},
             {"gemms",
              [&] {
                  nlohmann::json rows = nlohmann::json::array();

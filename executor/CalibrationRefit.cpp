@@ -1,0 +1,135 @@
+#include "executor/CalibrationRefit.h"
+
+#include <ctime>
+
+#include "core/io/PresetLibrary.h"
+
+namespace mario::exec {
+
+CalibrationFits fitCalibration(const HardwareConfig& start, const CalibrationSamples& samples) {
+    CalibrationFit fit(start);
+    fit.setKernelOverheadUs(samples.tiny_kernel_us);
+    CalibrationFits out;
+    out.stream = fit.fitStreaming(samples.copy_gb_per_s, samples.streams);
+    out.gemm = fit.fitGemm(samples.gemms);
+    out.grid = fit.spreadOf(samples.gemms, false);
+    fit.fitAttention(samples.attention_forward_flops, samples.attention_forward_ms, samples.attention_backward_ms);
+    out.hardware = fit.hardware();
+    return out;
+}
+
+namespace {
+
+using nlohmann::json;
+
+// A number of the source, or a thrown line naming where it is missing.
+double numberAt(const json& object, const char* key, const std::string& where) {
+    if (!object.is_object() || !object.contains(key) || !object[key].is_number())
+        throw std::invalid_argument(where + "." + key + " is missing or not a number");
+    return object[key].get<double>();
+}
+
+CalibrationSamples samplesOf(const json& source, const ModelSpec& spec, int microBatch) {
+    CalibrationSamples s;
+    const json& tiny = source.value("tiny_kernel_us", json());
+    s.tiny_kernel_us =
+        (numberAt(tiny, "forward", "source.tiny_kernel_us") + numberAt(tiny, "backward", "source.tiny_kernel_us")) / 2;
+    s.copy_gb_per_s = numberAt(source, "copy_gb_per_s", "source");
+    const json& attention = source.value("attention", json());
+    s.attention_forward_ms = numberAt(attention, "forward_ms", "source.attention");
+    s.attention_backward_ms = numberAt(attention, "backward_ms", "source.attention");
+    const double b = microBatch, seq = spec.seq, h = spec.hidden;
+    s.attention_forward_flops = 2 * b * seq * seq * h;
+    const json& gemms = source.value("gemms", json());
+    const json& streams = source.value("elementwise", json());
+    if (!gemms.is_array() || gemms.empty() || !streams.is_array() || streams.empty())
+        throw std::invalid_argument("source.gemms and source.elementwise must be lists of measurements");
+    for (std::size_t i = 0; i < gemms.size(); ++i) {
+        const std::string where = "source.gemms[" + std::to_string(i) + "]";
+        GemmSample g{numberAt(gemms[i], "m", where), numberAt(gemms[i], "n", where), numberAt(gemms[i], "k", where),
+                     numberAt(gemms[i], "batch", where)};
+        g.ms = numberAt(gemms[i], "ms", where);
+        g.spread = gemms[i].value("spread", 0.0);
+        g.fitted = gemms[i].value("fitted", true);
+        s.gemms.push_back(g);
+    }
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+        const json& k = streams[i];
+        const std::string where = "source.elementwise[" + std::to_string(i) + "]";
+        s.streams.push_back(StreamSample{k.value("kernel", std::string("kernel")), numberAt(k, "forward_bytes", where),
+                                         numberAt(k, "backward_bytes", where), numberAt(k, "forward_ms", where),
+                                         numberAt(k, "backward_ms", where), k.value("spread", 0.0),
+                                         k.value("per_block", 1.0), k.value("copy", false)});
+    }
+    return s;
+}
+
+std::string today() {
+    char text[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%MZ", std::gmtime(&now));
+    return text;
+}
+
+}  // namespace
+
+Result<RefitResult> refitPreset(const json& preset, const std::optional<ModelSpec>& model,
+                                std::vector<HardwareConfig> against, const std::string& commandLine) {
+    auto start = PresetLibrary::parseHardware(preset, "");
+    if (!start) return start.error();
+    if (!preset.contains("source") || !preset["source"].is_object())
+        return makeError("not a calibrated preset: it has no source with the measurements to fit");
+    const json& source = preset["source"];
+    // The block the measurements were sized from: recorded by calibrate, else --model.
+    ModelSpec spec;
+    int microBatch = 1;
+    if (model) {
+        spec = *model;
+    } else if (source.contains("block") && source["block"].is_object() && source["block"].contains("model")) {
+        auto recorded = parseModelSpec(source["block"]["model"].get<std::string>());
+        if (!recorded) return makeError("source.block.model: " + recorded.error().message);
+        spec = *recorded;
+        microBatch = source["block"].value("micro_batch_size", 1);
+    } else {
+        return makeError("the source does not record its block's sizes: name them with --model");
+    }
+    RefitResult r;
+    try {
+        r.fits = fitCalibration(*start, samplesOf(source, spec, microBatch));
+    } catch (const std::exception& e) {
+        return makeError(e.what());
+    }
+    json refitted = source;
+    refitted["block"] = {{"model", describe(spec)}, {"micro_batch_size", microBatch}};
+    const CalibrationFit at(r.fits.hardware);
+    for (json& g : refitted["gemms"]) g["model_ms"] = at.modelMs(GemmSample{g["m"], g["n"], g["k"], g["batch"]});
+    for (json& k : refitted["elementwise"]) {
+        const StreamSample sample{"", k["forward_bytes"], k["backward_bytes"], 0, 0, 0, 1, k.value("copy", false)};
+        k["model_forward_ms"] = at.modelForwardMs(sample);
+        k["model_backward_ms"] = at.modelBackwardMs(sample);
+    }
+    const std::string notes = preset.value("notes", std::string()) + " Refitted " + today() + " by `" + commandLine +
+                              "` from the measurements in source, with that build's fits (nothing measured again).";
+    r.preset = PresetLibrary::hardwarePreset(r.fits.hardware, notes, refitted);
+    // The block --check measured, if it did: every preset's prediction against it.
+    if (source.contains("check") && source["check"].contains("measured")) {
+        const json& measured = source["check"]["measured"];
+        BlockCheck check;
+        check.device = source["check"].value("device", std::string("the calibrated device"));
+        check.dtype = source["check"].value("dtype", std::string());
+        check.measured_forward_ms = measured.value("forward_ms", 0.0);
+        check.measured_backward_ms = measured.value("backward_ms", 0.0);
+        check.forward_r2 = measured.value("forward_r2", 1.0);
+        check.backward_r2 = measured.value("backward_r2", 1.0);
+        against.insert(against.begin(), r.fits.hardware);
+        for (const HardwareConfig& hardware : against) {
+            auto block = predictBlock(spec, microBatch, hardware);
+            if (!block) return block.error();
+            check.predictions.push_back({hardware.name, block->forward_ms, block->backwardMs()});
+        }
+        if (check.measured_forward_ms > 0 && check.measured_backward_ms > 0) r.check = check;
+    }
+    return r;
+}
+
+}  // namespace mario::exec
