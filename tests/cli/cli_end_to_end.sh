@@ -61,6 +61,9 @@ check "json reorder_bound is null without reorder" grep -q '"reorder_bound": nul
 run "$mario" simulate "$example" --passes all,hide,reorder
 check "order bound is Figure 2's step without checkpointing, reached" \
     grep -q "^order bound  21 units: .*reached, so this schedule is optimal" "$work/out"
+# Hide's bound holds the order fixed: beside reorder its line says for which order it holds.
+check "hide bound names the order it holds for when reorder runs" \
+    grep -q "^hide bound   21 units: .*in the order hide was given.*optimal for that order" "$work/out"
 run "$mario" simulate "$example" --passes all,hide,reorder --json
 check "json reorder_bound 21, reached" \
     test "$(tr -d ' \n' <"$work/out" | grep -o '"reorder_bound":{[^}]*}' | grep -c '"makespan":21.0*[,}].*"reached":true')" = 1
