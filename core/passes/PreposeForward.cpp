@@ -225,7 +225,8 @@ private:
         }
         for (std::size_t i = 0; i < moves.size(); ++i) {
             const Move& move = moves[i];
-            scans_[move.device].valid = false;  // its program changed before where its scan stands
+            auto& changedFrom = scans_[move.device].changedFrom;  // its program changed from the target on
+            changedFrom = std::min(changedFrom, move.target);
             auto& levels = levels_[move.device];
             const double added = forwardBytes(move.forward);
             for (std::size_t k = move.target; k < move.g0; ++k) levels[k] += added;
@@ -246,28 +247,62 @@ private:
         return true;
     }
 
-    // After kept moves: a device's scan stays where it stands only when everything it read
-    // before that place is as it was, to the bit — its program (no move of its own was kept),
-    // the times of its receives, and the input arrival of every forward it looked at. The
-    // targets it found there are then the same, so are its tables. Otherwise it starts again.
+    // After kept moves: a device's scan keeps what it read before the first place where that
+    // changed, to the bit — its program (a kept move of its own changed it from its target),
+    // the times of a receive, or the input arrival of a forward it looked at. The targets it
+    // found before there are then the same, so the scan goes back only to there.
     void keepValidScans() {
         for (std::size_t d = 0; d < scans_.size(); ++d) {
             ScanState& state = scans_[d];
+            std::size_t from = std::min(state.changedFrom, state.next);
+            state.changedFrom = std::numeric_limits<std::size_t>::max();
             if (!state.valid) continue;
             const auto& timings = current_->timings(static_cast<int>(d));
             const auto& program = plan_.devices[d].program;
-            for (const Seen& seen : state.receives)
+            for (const Seen& seen : state.receives) {
+                if (seen.index >= from) break;
                 if (timings[seen.index].start != seen.a || timings[seen.index].end != seen.b) {
-                    state.valid = false;
+                    from = seen.index;
                     break;
                 }
-            if (!state.valid) continue;
-            for (const Seen& seen : state.arrivals)
+            }
+            for (const Seen& seen : state.arrivals) {
+                if (seen.index >= from) break;
                 if (inputArrival(program[seen.index]) != seen.a) {
-                    state.valid = false;
+                    from = seen.index;
                     break;
                 }
+            }
+            if (from < state.next) rewind(static_cast<int>(d), from);
         }
+    }
+
+    // Puts device d's scan back to stand before program[from]: what it read before stays, its
+    // tables are rebuilt from the program alone (the cheap part of a scan).
+    void rewind(int d, std::size_t from) {
+        ScanState& state = scans_[d];
+        auto before = [from](const Seen& seen) { return seen.index < from; };
+        state.receives.erase(std::partition_point(state.receives.begin(), state.receives.end(), before),
+                             state.receives.end());
+        state.arrivals.erase(std::partition_point(state.arrivals.begin(), state.arrivals.end(), before),
+                             state.arrivals.end());
+        state.waits.erase(std::lower_bound(state.waits.begin(), state.waits.end(), from), state.waits.end());
+        std::fill(state.stageBound.begin(), state.stageBound.end(), 0);
+        std::fill(state.beforeOwnRecv.begin(), state.beforeOwnRecv.end(), 0);
+        state.stamp = ++scan_;
+        const auto& program = plan_.devices[d].program;
+        for (std::size_t j = 0; j < from; ++j) {
+            const Instruction& ins = program[j];
+            if (ins.op == Op::RecvForward) {
+                state.beforeOwnRecv[ins.stage] = state.stageBound[ins.stage];
+                state.stageBound[ins.stage] = j + 1;
+            }
+            if (ins.op == Op::Forward) {
+                forwardAt_[static_cast<std::size_t>(ins.stage) * microbatches_ + ins.microbatch] = {state.stamp, j};
+                state.stageBound[ins.stage] = j + 1;
+            }
+        }
+        state.next = from;
     }
 
     // What a checkpointed forward keeps (its R restores the rest later).
@@ -335,6 +370,7 @@ private:
         bool valid = false;
         std::size_t next = 0;
         std::uint64_t stamp = 0;
+        std::size_t changedFrom = std::numeric_limits<std::size_t>::max();  // a kept move's target
         std::vector<std::size_t> stageBound, beforeOwnRecv, waits;
         std::vector<Seen> receives;  // before `next`: each receive's start and end
         std::vector<Seen> arrivals;  // before `next`: each movable forward's input arrival
