@@ -28,6 +28,9 @@ public:
     // An element-wise or normalisation kernel of the activations moving `bytes` (the model's
     // bf16 count) at the preset's elementwise_gb_per_s (HardwareConfig.h), the HBM rate by default.
     double elementwiseMs(double bytes) const;
+    // Dropout's forward: an element-wise kernel of `bytes` that also draws a random number for
+    // each of `elements`, the longer of the two at the preset's int32_tops (free without it).
+    double dropoutMs(double bytes, double elements) const;
     // FlashAttention's kernels, from the FLOPs they execute.
     double flashForwardMs(double flops) const;
     double flashBackwardMs(double flops) const;
@@ -42,6 +45,7 @@ private:
     double peak_per_ms_;   // FLOPs per millisecond at the datasheet peak
     double bytes_per_ms_;  // HBM bytes per millisecond at hbm_efficiency
     double elementwise_bytes_per_ms_;
+    double int32_ops_per_ms_;  // 0: random numbers are free
     double overhead_ms_;
 };
 

@@ -96,7 +96,7 @@ KernelTimes TransformerKernels::attentionCore() const {
         t.input_grad_ms += roofline_.elementwiseMs(extra);
     }
     if (dropout_) {
-        t.forward_ms += roofline_.elementwiseMs(kDropout * scores);
+        t.forward_ms += roofline_.dropoutMs(kDropout * scores, scores);
         t.input_grad_ms += roofline_.elementwiseMs(kDropout * scores);
     }
     return t;
@@ -110,8 +110,10 @@ KernelTimes TransformerKernels::block() const {
     const double normed = sliced_ * h;
     const double residualForward = (kResidualForward + (dropout_ ? 1 : 0)) * normed;
     auto residual = [&] {  // (bias-dropout-)residual add: the mask's backward is a kernel of its own
-        elementwise(t, residualForward, kGradientSum * normed);
-        if (dropout_) t.input_grad_ms += roofline_.elementwiseMs(kMaskBackward * normed);
+        if (!dropout_) return elementwise(t, residualForward, kGradientSum * normed);
+        t.forward_ms += roofline_.dropoutMs(residualForward, normed);  // draws a number an element
+        t.input_grad_ms +=
+            roofline_.elementwiseMs(kGradientSum * normed) + roofline_.elementwiseMs(kMaskBackward * normed);
     };
     const auto [qkv, projection, up, down] = weightGemms();
 

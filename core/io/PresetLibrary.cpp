@@ -63,6 +63,7 @@ constexpr std::string_view kHardwareKeys[] = {"format",
                                               "flash_backward_efficiency",
                                               "hbm_efficiency",
                                               "elementwise_gb_per_s",
+                                              "int32_tops",
                                               "nvlink_efficiency",
                                               "network_efficiency",
                                               "kernel_overhead_us",
@@ -225,6 +226,7 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
           std::pair{"network_efficiency", &h.network_efficiency}})
         in.number(key, *field, Need::Optional, Check::Fraction);
     in.number("elementwise_gb_per_s", h.elementwise_gb_per_s, Need::Optional, Check::Positive);
+    in.number("int32_tops", h.int32_tops, Need::Optional, Check::Positive);
     in.number("kernel_overhead_us", h.kernel_overhead_us, Need::Optional, Check::NonNegative);
     in.number("framework_reserve_gb", h.framework_reserve_gb, Need::Optional, Check::NonNegative);
     if (in.ok() && h.framework_reserve_gb >= h.memory_gb)
@@ -261,6 +263,7 @@ nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
                           {"gpus_per_node", h.gpus_per_node}};
     // Written only when set: without it the element-wise rate is the HBM rate (HardwareConfig.h).
     if (h.elementwise_gb_per_s > 0) out["elementwise_gb_per_s"] = h.elementwise_gb_per_s;
+    if (h.int32_tops > 0) out["int32_tops"] = h.int32_tops;
     return out;
 }
 

@@ -29,6 +29,10 @@ struct HardwareConfig {
     // its copy bandwidth. 0 (the default, every bundled preset): hbm_gb_per_s · hbm_efficiency.
     // The products' memory traffic, layout copies and reductions stay at the HBM rate.
     double elementwise_gb_per_s = 0;
+    // Peak INT32 TOPS of the datasheet (a multiply-add counted as two operations, as FLOPs are):
+    // the rate of the integer pipes that draw dropout's random numbers (Philox). 0 (the
+    // default): drawing them is free, hidden under the kernel's memory traffic.
+    double int32_tops = 0;
     double nvlink_efficiency = 0.8;   // NCCL bus bandwidth over NVLink
     double network_efficiency = 0.9;  // NCCL bus bandwidth over one InfiniBand port
     double kernel_overhead_us = 4;    // launch and tail of one kernel

@@ -262,6 +262,21 @@ TEST(AnalyticalCost, ElementwiseKernelsStreamAtTheirOwnRate) {
     EXPECT_NEAR(block.forward_ms, forwardBytes / 1e6, 1e-6);
     EXPECT_NEAR(*block.backward_input_ms, backwardBytes / 1e6, 1e-6);
     EXPECT_NEAR(*block.backward_weight_ms, 0, 1e-6);
+    // Drawing dropout's random numbers: 66 integer operations an element (Philox4x32-10) at
+    // int32_tops. At 0.0066 TOPS (6.6e6 an ms) a number takes 1e-5 ms, above the 5e-6 ms of the
+    // attention dropout's 5 bytes and the 7e-6 ms of a bias-dropout-add's 7: the forward grows by
+    // the difference on every score and every element of the two residuals; the backward reuses
+    // the masks and does not change.
+    Config drawn = c;
+    drawn.hardware.int32_tops = 0.0066;
+    const StageCost slower = stageOf(drawn, {0, 1, false, false});
+    EXPECT_NEAR(slower.forward_ms - block.forward_ms, scores * (1e-5 - 5e-6) + 2 * Th * (1e-5 - 7e-6), 1e-6);
+    EXPECT_NEAR(*slower.backward_input_ms, *block.backward_input_ms, 1e-12);
+    // Where memory takes longer (an A100's 19.5 TOPS: 3.4 ps a number), the dropout streams as before.
+    drawn.hardware.int32_tops = 19.5;
+    EXPECT_NEAR(KernelRoofline(drawn.hardware).dropoutMs(5e6, 1e6), 5.0, 1e-12);
+    drawn.hardware.elementwise_gb_per_s = 2039 * 0.85;
+    EXPECT_NEAR(KernelRoofline(drawn.hardware).dropoutMs(5e6, 1e6), 1e6 * 66 / 19.5e9, 1e-12);
     // Unset, the element-wise rate is the streaming rate: the same costs as naming it.
     Config preset = presetConfig("gpt3-13b", "a100-80g", 4);
     Config named = preset;

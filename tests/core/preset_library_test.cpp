@@ -158,6 +158,11 @@ TEST(PresetLibrary, InlineObjectsReportJsonPaths) {
     EXPECT_EQ(PresetLibrary::hardwareToJson(*given)["elementwise_gb_per_s"], 0.9);
     given->elementwise_gb_per_s = 0;
     EXPECT_FALSE(PresetLibrary::hardwareToJson(*given).contains("elementwise_gb_per_s"));
+    EXPECT_FALSE(PresetLibrary::hardwareToJson(*given).contains("int32_tops"));
+    auto tops =
+        PresetLibrary::parseHardware(nlohmann::json::parse(std::string(base) + R"(, "int32_tops": 19.5})"), "hardware");
+    ASSERT_TRUE(tops.ok()) << tops.error().message;
+    EXPECT_EQ(PresetLibrary::hardwareToJson(*tops)["int32_tops"], 19.5);
 }
 
 TEST(PresetLibrary, JsonFormRoundTrips) {
