@@ -62,16 +62,40 @@ std::vector<std::string> BlockCheck::lines() const {
     return out;
 }
 
+Result<std::vector<BlockPrediction>> predictBlocks(const ModelSpec& spec, int microBatch,
+                                                   const std::vector<HardwareConfig>& presets) {
+    std::vector<BlockPrediction> out;
+    for (const HardwareConfig& hardware : presets) {
+        auto block = predictBlock(spec, microBatch, hardware);
+        if (!block) return block.error();
+        out.push_back({hardware.name, block->forward_ms, block->backwardMs()});
+    }
+    return out;
+}
+
+std::optional<BlockCheck> BlockCheck::measuredFrom(const nlohmann::json& document) {
+    if (!document.is_object() || !document.contains("measured") || !document["measured"].is_object())
+        return std::nullopt;
+    const nlohmann::json& measured = document["measured"];
+    BlockCheck check;
+    check.device = document.value("device", std::string("the calibrated device"));
+    check.dtype = document.value("dtype", std::string());
+    check.measured_forward_ms = measured.value("forward_ms", 0.0);
+    check.measured_backward_ms = measured.value("backward_ms", 0.0);
+    check.forward_r2 = measured.value("forward_r2", 1.0);
+    check.backward_r2 = measured.value("backward_r2", 1.0);
+    if (!(check.measured_forward_ms > 0) || !(check.measured_backward_ms > 0)) return std::nullopt;
+    return check;
+}
+
 Result<BlockCheck> checkBlock(const BlockCheckOptions& options, const std::vector<HardwareConfig>& presets) {
     BlockCheck check;
     check.device = options.device;
     check.dtype = options.dtype;
     // Predict first: a preset the model refuses is a bad option, found before minutes of measuring.
-    for (const HardwareConfig& hardware : presets) {
-        auto block = predictBlock(options.model, options.micro_batch_size, hardware);
-        if (!block) return block.error();
-        check.predictions.push_back({hardware.name, block->forward_ms, block->backwardMs()});
-    }
+    auto predictions = predictBlocks(options.model, options.micro_batch_size, presets);
+    if (!predictions) return predictions.error();
+    check.predictions = std::move(*predictions);
     ProfileOptions profile;
     profile.model = options.model;
     profile.device = options.device;

@@ -5,6 +5,7 @@
 // what a stage costs beside its blocks drops out) and predicted through core's analytical model
 // from the freshly calibrated preset and from any bundled preset named beside it (h100, h200…),
 // each with its error predicted / measured − 1. Torch-free API; the measuring is Profiler.cpp's.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct BlockCheck {
 
     static double error(double predicted, double measured) { return predicted / measured - 1; }
     nlohmann::json toJson() const;
+    // The measured block of a toJson() document (predictions left empty); none when it holds no
+    // positive times.
+    static std::optional<BlockCheck> measuredFrom(const nlohmann::json& document);
     // One line per preset: "h100: forward 2.19 ms (−7.8%), backward 3.96 ms (−3.9%)".
     std::vector<std::string> lines() const;
 };
@@ -51,6 +55,10 @@ struct BlockCheckOptions {
     int max_blocks = 3;  // stages of 1..max_blocks blocks
     int repeats = 7;
 };
+
+// The block predicted for every preset, in order; an error names a preset the model refuses.
+Result<std::vector<BlockPrediction>> predictBlocks(const ModelSpec& spec, int microBatch,
+                                                   const std::vector<HardwareConfig>& presets);
 
 // Measures the block once and predicts it for every preset given (the calibrated one first).
 Result<BlockCheck> checkBlock(const BlockCheckOptions& options, const std::vector<HardwareConfig>& presets);

@@ -1,6 +1,7 @@
 #include "executor/CalibrationCli.h"
 
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,36 @@ int refuse(const std::string& why) {
     return kBadInput;
 }
 
+// A preset is written only once it reads back as a config would read it.
+std::optional<std::string> writePreset(const std::string& out, const nlohmann::json& preset) {
+    if (auto back = PresetLibrary::parseHardware(preset, ""); !back)
+        return "the fitted preset does not read back: " + back.error().message;
+    if (auto written = writeTextFile(out, preset.dump(2) + "\n", "the hardware preset"); !written)
+        return written.error().message;
+    return std::nullopt;
+}
+
+// The one JSON line on stdout: the fitted fields and how far the model is from the measurements.
+nlohmann::json summaryOf(const std::string& out, const HardwareConfig& h, const FitSpread& gemm,
+                         const FitSpread& stream) {
+    return {{"preset", out},
+            {"name", h.name},
+            {"peak_tflops", h.peak_tflops},
+            {"gemm_efficiency", h.gemm_efficiency},
+            {"hbm_gb_per_s", h.hbm_gb_per_s},
+            {"hbm_efficiency", h.hbm_efficiency},
+            {"elementwise_gb_per_s", h.elementwise_gb_per_s},
+            {"kernel_overhead_us", h.kernel_overhead_us},
+            {"gemm_model_over_measured", {gemm.low, gemm.high}},
+            {"elementwise_model_over_measured", {stream.low, stream.high}}};
+}
+
+// A block check's lines on stderr and its entry in the summary.
+void report(const BlockCheck& check, nlohmann::json& summary) {
+    for (const std::string& line : check.lines()) std::cerr << "check: " << line << "\n";
+    summary["check"] = check.toJson();
+}
+
 // --refit: the fits again from a calibrated preset's recorded measurements (CalibrationRefit.h).
 int refitMain(const std::string& from, const CalibrationOptions& options, const std::vector<HardwareConfig>& against,
               const std::string& out) {
@@ -39,27 +70,10 @@ int refitMain(const std::string& from, const CalibrationOptions& options, const 
     if (!preset) return refuse("--refit: " + preset.error().message);
     auto refitted = refitPreset(*preset, options.model, against, options.command_line);
     if (!refitted) return refuse("--refit: " + from + ": " + refitted.error().message);
-    if (auto back = PresetLibrary::parseHardware(refitted->preset, ""); !back)
-        return refuse("the refitted preset does not read back: " + back.error().message);
-    if (auto written = writeTextFile(out, refitted->preset.dump(2) + "\n", "the hardware preset"); !written)
-        return refuse(written.error().message);
-    const HardwareConfig& h = refitted->fits.hardware;
-    nlohmann::json summary{
-        {"preset", out},
-        {"refitted_from", from},
-        {"name", h.name},
-        {"peak_tflops", h.peak_tflops},
-        {"gemm_efficiency", h.gemm_efficiency},
-        {"hbm_gb_per_s", h.hbm_gb_per_s},
-        {"hbm_efficiency", h.hbm_efficiency},
-        {"elementwise_gb_per_s", h.elementwise_gb_per_s},
-        {"kernel_overhead_us", h.kernel_overhead_us},
-        {"gemm_model_over_measured", {refitted->fits.gemm.low, refitted->fits.gemm.high}},
-        {"elementwise_model_over_measured", {refitted->fits.stream.low, refitted->fits.stream.high}}};
-    if (refitted->check) {
-        for (const std::string& line : refitted->check->lines()) std::cerr << "check: " << line << "\n";
-        summary["check"] = refitted->check->toJson();
-    }
+    if (auto failed = writePreset(out, refitted->preset)) return refuse(*failed);
+    nlohmann::json summary = summaryOf(out, refitted->fits.hardware, refitted->fits.gemm, refitted->fits.stream);
+    summary["refitted_from"] = from;
+    if (refitted->check) report(*refitted->check, summary);
     std::cout << summary.dump() << std::endl;
     return kOk;
 }
@@ -70,14 +84,11 @@ int calibrateMain(int argc, char** argv) {
     CalibrationOptions options;
     std::string out, linksFrom, checkAgainst, refit;
     bool check = false;
-    for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
+    options.command_line = commandLineOf(argc, argv);
     try {
         for (int i = 2; i < argc; ++i) {
             const std::string arg = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-                return argv[++i];
-            };
+            auto value = [&] { return nextValue(argc, argv, i); };
             auto checked = [](auto parsed) {
                 if (!parsed) throw std::invalid_argument(parsed.error().message);
                 return *parsed;
@@ -134,22 +145,10 @@ int calibrateMain(int argc, char** argv) {
     if (!refit.empty()) return refitMain(refit, options, against, out);
     auto result = calibrateDevice(options);
     if (!result) return refuse(result.error().message);
-    // The preset must read back as a config would read it before it is written.
-    if (auto back = PresetLibrary::parseHardware(result->preset, ""); !back)
-        return refuse("the fitted preset does not read back: " + back.error().message);
-    if (auto written = writeTextFile(out, result->preset.dump(2) + "\n", "the hardware preset"); !written)
-        return refuse(written.error().message);
+    if (auto failed = writePreset(out, result->preset)) return refuse(*failed);
     const HardwareConfig& h = result->hardware;
-    nlohmann::json summary{{"preset", out},
-                           {"name", h.name},
-                           {"peak_tflops", h.peak_tflops},
-                           {"gemm_efficiency", h.gemm_efficiency},
-                           {"hbm_gb_per_s", h.hbm_gb_per_s},
-                           {"hbm_efficiency", h.hbm_efficiency},
-                           {"kernel_overhead_us", h.kernel_overhead_us},
-                           {"gemm_model_over_measured", {result->gemm_spread.low, result->gemm_spread.high}},
-                           {"elementwise_model_over_measured", {result->stream_spread.low, result->stream_spread.high}},
-                           {"worst_repeat_spread", result->worst_repeat_spread}};
+    nlohmann::json summary = summaryOf(out, h, result->gemm_spread, result->stream_spread);
+    summary["worst_repeat_spread"] = result->worst_repeat_spread;
     if (check) {
         // The preset is written already: a failed check loses no calibration.
         BlockCheckOptions block;
@@ -161,12 +160,10 @@ int calibrateMain(int argc, char** argv) {
         against.insert(against.begin(), h);
         auto checked = checkBlock(block, against);
         if (!checked) return refuse("--check: " + checked.error().message);
-        for (const std::string& line : checked->lines()) std::cerr << "check: " << line << "\n";
-        summary["check"] = checked->toJson();
+        report(*checked, summary);
         // Kept with the measurements, so that --refit checks a refitted preset against it too.
         result->preset["source"]["check"] = summary["check"];
-        if (auto written = writeTextFile(out, result->preset.dump(2) + "\n", "the hardware preset"); !written)
-            return refuse(written.error().message);
+        if (auto failed = writePreset(out, result->preset)) return refuse(*failed);
     }
     std::cout << summary.dump() << std::endl;
     return kOk;

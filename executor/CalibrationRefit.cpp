@@ -64,14 +64,26 @@ CalibrationSamples samplesOf(const json& source, const ModelSpec& spec, int micr
     return s;
 }
 
-std::string today() {
-    char text[32];
+}  // namespace
+
+std::string utcNow() {
     const std::time_t now = std::time(nullptr);
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%MZ", std::gmtime(&now));
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%MZ", &utc);
     return text;
 }
 
-}  // namespace
+void writeModelTimes(json& source, const HardwareConfig& fitted) {
+    const CalibrationFit at(fitted);
+    for (json& g : source["gemms"]) g["model_ms"] = at.modelMs(GemmSample{g["m"], g["n"], g["k"], g["batch"]});
+    for (json& k : source["elementwise"]) {
+        const StreamSample sample{"", k["forward_bytes"], k["backward_bytes"], 0, 0, 0, 1, k.value("copy", false)};
+        k["model_forward_ms"] = at.modelForwardMs(sample);
+        k["model_backward_ms"] = at.modelBackwardMs(sample);
+    }
+}
 
 Result<RefitResult> refitPreset(const json& preset, const std::optional<ModelSpec>& model,
                                 std::vector<HardwareConfig> against, const std::string& commandLine) {
@@ -101,33 +113,17 @@ Result<RefitResult> refitPreset(const json& preset, const std::optional<ModelSpe
     }
     json refitted = source;
     refitted["block"] = {{"model", describe(spec)}, {"micro_batch_size", microBatch}};
-    const CalibrationFit at(r.fits.hardware);
-    for (json& g : refitted["gemms"]) g["model_ms"] = at.modelMs(GemmSample{g["m"], g["n"], g["k"], g["batch"]});
-    for (json& k : refitted["elementwise"]) {
-        const StreamSample sample{"", k["forward_bytes"], k["backward_bytes"], 0, 0, 0, 1, k.value("copy", false)};
-        k["model_forward_ms"] = at.modelForwardMs(sample);
-        k["model_backward_ms"] = at.modelBackwardMs(sample);
-    }
-    const std::string notes = preset.value("notes", std::string()) + " Refitted " + today() + " by `" + commandLine +
+    writeModelTimes(refitted, r.fits.hardware);
+    const std::string notes = preset.value("notes", std::string()) + " Refitted " + utcNow() + " by `" + commandLine +
                               "` from the measurements in source, with that build's fits (nothing measured again).";
     r.preset = PresetLibrary::hardwarePreset(r.fits.hardware, notes, refitted);
     // The block --check measured, if it did: every preset's prediction against it.
-    if (source.contains("check") && source["check"].contains("measured")) {
-        const json& measured = source["check"]["measured"];
-        BlockCheck check;
-        check.device = source["check"].value("device", std::string("the calibrated device"));
-        check.dtype = source["check"].value("dtype", std::string());
-        check.measured_forward_ms = measured.value("forward_ms", 0.0);
-        check.measured_backward_ms = measured.value("backward_ms", 0.0);
-        check.forward_r2 = measured.value("forward_r2", 1.0);
-        check.backward_r2 = measured.value("backward_r2", 1.0);
+    if (auto check = BlockCheck::measuredFrom(source.value("check", json()))) {
         against.insert(against.begin(), r.fits.hardware);
-        for (const HardwareConfig& hardware : against) {
-            auto block = predictBlock(spec, microBatch, hardware);
-            if (!block) return block.error();
-            check.predictions.push_back({hardware.name, block->forward_ms, block->backwardMs()});
-        }
-        if (check.measured_forward_ms > 0 && check.measured_backward_ms > 0) r.check = check;
+        auto predictions = predictBlocks(spec, microBatch, against);
+        if (!predictions) return predictions.error();
+        check->predictions = std::move(*predictions);
+        r.check = std::move(check);
     }
     return r;
 }

@@ -38,6 +38,13 @@ struct CalibrationFits {
 // attention. `start` holds the fields nothing fits (links, memory, SMs, name).
 CalibrationFits fitCalibration(const HardwareConfig& start, const CalibrationSamples& samples);
 
+// A source's model times (each product's model_ms, each element-wise kernel's
+// model_forward_ms and model_backward_ms) at the fitted fields: calibrate and --refit alike.
+void writeModelTimes(nlohmann::json& source, const HardwareConfig& fitted);
+
+// Now, to the minute, in UTC ("2026-11-28T02:42Z"): when a preset was calibrated or refitted.
+std::string utcNow();
+
 struct RefitResult {
     CalibrationFits fits;
     nlohmann::json preset;            // the refitted "mario-hardware" document

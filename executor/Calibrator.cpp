@@ -45,15 +45,6 @@ std::string number(double x, const char* format = "%.3g") {
     return text;
 }
 
-std::string utcNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%MZ", &utc);
-    return text;
-}
-
 // What the machine is, for the notes: the CPU's model name and core count, or the GPU's name.
 struct Machine {
     std::string name;
@@ -200,21 +191,15 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
     // What one device thread of a run does (as `profile` measures): one intra-op and one BLAS thread.
     at::set_num_threads(1);
     useOneBlasThread();
-    ExecutorOptions where;
-    where.device = options.device;
-    where.dtype = options.dtype.empty() ? (gpu ? "bfloat16" : "float64") : options.dtype;
-    torch::Device device(torch::kCPU);
-    torch::ScalarType dtype = torch::kFloat64;
-    try {
-        device = torchDevice(where);
-        dtype = torchDtype(where);
-    } catch (const std::exception& e) {
-        return makeError(firstLine(e.what()));
-    }
+    const std::string dtypeName = options.dtype.empty() ? (gpu ? "bfloat16" : "float64") : options.dtype;
+    auto place = torchPlace(options.device, dtypeName);
+    if (!place) return place.error();
+    const torch::Device device = place->device;
+    const torch::ScalarType dtype = place->dtype;
     const CalibrationKernels kernels(device, dtype, repeats);
     const double b = options.micro_batch_size, s = spec.seq, h = spec.hidden, a = spec.heads;
     CalibrationResult r;
-    r.dtype = where.dtype;
+    r.dtype = dtypeName;
     try {
         // The time bound: one middle product timed, the sweep's FLOPs at its rate.
         const GemmSample probe = CalibrationKernels(device, dtype, 1).gemm(b * s, h, h);
@@ -269,8 +254,7 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
         r.gemm_spread = fits.gemm;
         r.grid_spread = fits.grid;
         r.hardware = fits.hardware;
-        const CalibrationFit fit(r.hardware);  // the model at the fitted fields, for the source's model_ms
-        const nlohmann::json source = {
+        nlohmann::json source = {
             // What --refit needs to size the attention again (CalibrationRefit.h).
             {"block", {{"model", describe(spec)}, {"micro_batch_size", options.micro_batch_size}}},
             {"gemms",
@@ -282,7 +266,6 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
                                      {"k", g.k},
                                      {"batch", g.batch},
                                      {"ms", g.ms},
-                                     {"model_ms", fit.modelMs(g)},
                                      {"spread", g.spread},
                                      {"fitted", g.fitted}});
                  return rows;
@@ -296,8 +279,6 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
                                      {"backward_bytes", k.backward_bytes},
                                      {"forward_ms", k.forward_ms},
                                      {"backward_ms", k.backward_ms},
-                                     {"model_forward_ms", fit.modelForwardMs(k)},
-                                     {"model_backward_ms", fit.modelBackwardMs(k)},
                                      {"per_block", k.count},
                                      {"copy", k.copy},
                                      {"spread", k.spread}});
@@ -309,8 +290,9 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
              {{"kernel", r.attention_kernel},
               {"forward_ms", attention.forward_ms},
               {"backward_ms", attention.backward_ms}}}};
+        writeModelTimes(source, r.hardware);  // what the fitted model gives for each measurement
         r.preset = PresetLibrary::hardwarePreset(
-            r.hardware, notesOf(options, r, machine, spec, where.dtype, repeats, tinyUs), source);
+            r.hardware, notesOf(options, r, machine, spec, dtypeName, repeats, tinyUs), source);
     } catch (const c10::Error& e) {
         return makeError("calibrating " + options.device + " failed: " + firstLine(e.what_without_backtrace()));
     } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "core/util/Median.h"
 #include "executor/BusyNeighbours.h"
 #include "executor/InstructionClock.h"
 #include "executor/StageRuntime.h"
@@ -31,8 +32,7 @@ double medianStepMs(StageRuntime& stage, const Optimizer& optimizer, const torch
     // Read once the whole series is queued: on a GPU this is the only wait.
     std::vector<double> ms;
     for (const auto& [from, to] : marks) ms.push_back((clock.microseconds(to) - clock.microseconds(from)) / 1000.0);
-    std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
-    return ms[ms.size() / 2];
+    return median(ms);
 }
 
 }  // namespace

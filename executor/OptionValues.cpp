@@ -3,10 +3,22 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
 #include "core/util/WholeNumber.h"
 
 namespace mario::exec {
+
+std::string commandLineOf(int argc, char** argv) {
+    std::string line;
+    for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
+    return line;
+}
+
+std::string nextValue(int argc, char** argv, int& i) {
+    if (i + 1 >= argc) throw std::invalid_argument(std::string(argv[i]) + " needs a value");
+    return argv[++i];
+}
 
 namespace {
 

@@ -9,6 +9,12 @@
 
 namespace mario::exec {
 
+// The command as typed, its words joined by spaces: what a profile or preset records it was made by.
+std::string commandLineOf(int argc, char** argv);
+// The value after option argv[i], moving i onto it; throws std::invalid_argument "OPTION needs a
+// value" at the end of the command (each subcommand's loop turns that into its one line).
+std::string nextValue(int argc, char** argv, int& i);
+
 // A decimal integer in [min, max].
 Result<int> integerOption(const std::string& option, const std::string& text, int min, int max);
 // A random seed: any decimal in [0, 2^64).

@@ -231,17 +231,10 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     useOneBlasThread();
     ModelSpec spec = options.model;
     spec.layers = std::max(spec.layers, options.max_blocks);
-    ExecutorOptions where;
-    where.device = options.device;
-    where.dtype = options.dtype;
-    torch::Device device(torch::kCPU);
-    torch::ScalarType dtype = torch::kFloat64;
-    try {
-        device = torchDevice(where);
-        dtype = torchDtype(where);
-    } catch (const std::exception& e) {
-        return makeError(e.what());
-    }
+    auto named = torchPlace(options.device, options.dtype);
+    if (!named) return named.error();
+    const torch::Device device = named->device;
+    const torch::ScalarType dtype = named->dtype;
     // Threads, memory, block count: refused before any weight (ProfileGuards.h).
     if (auto refused = profileRefusal(options, device.is_cuda() ? std::optional<int>(device.index()) : std::nullopt))
         return makeError(*refused);

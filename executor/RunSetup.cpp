@@ -51,6 +51,18 @@ torch::ScalarType torchDtype(const ExecutorOptions& options) {
     throw std::runtime_error("unknown dtype \"" + options.dtype + "\" (float64, float32, bfloat16 or float16)");
 }
 
+Result<TorchPlace> torchPlace(const std::string& device, const std::string& dtype) {
+    ExecutorOptions where;
+    where.device = device;
+    where.dtype = dtype;
+    try {
+        return TorchPlace{torchDevice(where), torchDtype(where)};
+    } catch (const std::exception& e) {
+        const std::string why = e.what();
+        return makeError(why.substr(0, why.find('\n')));
+    }
+}
+
 std::vector<StageRuntime> buildStages(const Plan& plan, const PipelineTopology& topology, const GptModel& model,
                                       int replicas, const torch::Device& device, torch::ScalarType dtype,
                                       bool& planLayersUsed) {

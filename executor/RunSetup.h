@@ -9,6 +9,7 @@
 
 #include "core/schedule/PipelineTopology.h"
 #include "core/schedule/Plan.h"
+#include "core/util/Result.h"
 #include "executor/Executor.h"
 #include "executor/GptModel.h"
 #include "executor/StageRuntime.h"
@@ -24,6 +25,13 @@ const char* whyNoGpu();
 // Throws with a one-line reason for names LibTorch does not know.
 torch::Device torchDevice(const ExecutorOptions& options);
 torch::ScalarType torchDtype(const ExecutorOptions& options);
+// Both, for a device and a dtype given apart (profile, calibrate): the first line of the reason
+// as an error instead of a throw.
+struct TorchPlace {
+    torch::Device device;
+    torch::ScalarType dtype;
+};
+Result<TorchPlace> torchPlace(const std::string& device, const std::string& dtype);
 
 // Every stage of the plan with its slice (StageSlices.h), weights on `device` and its REDUCE_GRAD
 // group, which spans the `replicas` data-parallel copies of the pipeline as well.

@@ -52,11 +52,11 @@
 #include "executor/Capabilities.h"
 #include "executor/DistributedRunner.h"
 #include "executor/Executor.h"
+#include "executor/LaunchEnv.h"
 #include "executor/OptionValues.h"
 #include "executor/ProfileGuards.h"
 #include "executor/Profiler.h"
 #include "executor/RunRefusals.h"
-#include "executor/LaunchEnv.h"
 
 namespace {
 
@@ -75,7 +75,9 @@ int usage(const std::string& why) {
     return mario::kBadInput;
 }
 
+using mario::exec::commandLineOf;
 using mario::exec::integerOption;
+using mario::exec::nextValue;
 using mario::exec::numberOption;
 using mario::exec::seedOption;
 
@@ -101,14 +103,11 @@ int profileUsage(const std::string& why) {
 int profileMain(int argc, char** argv) {
     mario::exec::ProfileOptions options;
     std::string out;
-    for (int i = 0; i < argc; ++i) options.command_line += (i ? " " : "") + std::string(argv[i]);
+    options.command_line = commandLineOf(argc, argv);
     try {
         for (int i = 2; i < argc; ++i) {
             const std::string arg = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-                return argv[++i];
-            };
+            auto value = [&] { return nextValue(argc, argv, i); };
             if (arg == "--model") {
                 auto spec = mario::exec::parseModelSpec(value());
                 if (!spec) return profileUsage(spec.error().message);
@@ -195,10 +194,7 @@ int runMain(int argc, char** argv) {
     try {
         for (int i = 3; i < argc; ++i) {
             const std::string arg = argv[i];
-            auto value = [&]() -> std::string {
-                if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-                return argv[++i];
-            };
+            auto value = [&] { return nextValue(argc, argv, i); };
             if (arg == "--backend") backendArg = value();
             else if (arg == "--model") {
                 auto spec = mario::exec::parseModelSpec(value());
