@@ -70,6 +70,20 @@ def grid(schemes, tmp):
                     yield f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}", path
 
 
+def schemes_and_mario(args, script):
+    """The grid's scheme set (--schemes NAME, removed from args) and the mario binary (the one
+    argument left, default build/app/mario): what every grid script reads the same way."""
+    schemes = SCHEME_SETS["paper"]
+    if "--schemes" in args:
+        at = args.index("--schemes")
+        if at + 1 >= len(args) or args[at + 1] not in SCHEME_SETS:
+            sys.exit(f"{script}: --schemes takes one of {', '.join(SCHEME_SETS)}")
+        schemes = SCHEME_SETS[args[at + 1]]
+        del args[at:at + 2]
+    mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
+    return schemes, mario
+
+
 def main():
     args = [a for a in sys.argv[1:]]
     if "-h" in args or "--help" in args:
@@ -82,14 +96,7 @@ def main():
             sys.exit("recompute_grid.py: --passes takes a pass list, e.g. hide")
         extra = args[at + 1]
         del args[at:at + 2]
-    schemes = SCHEME_SETS["paper"]
-    if "--schemes" in args:
-        at = args.index("--schemes")
-        if at + 1 >= len(args) or args[at + 1] not in SCHEME_SETS:
-            sys.exit(f"recompute_grid.py: --schemes takes one of {', '.join(SCHEME_SETS)}")
-        schemes = SCHEME_SETS[args[at + 1]]
-        del args[at:at + 2]
-    mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
+    schemes, mario = schemes_and_mario(args, "recompute_grid.py")
     rows, gaps_four, gaps_hide, rec_four, rec_hide, gaps_reach, skipped = [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name, path in grid(schemes, tmp):

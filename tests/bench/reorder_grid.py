@@ -25,7 +25,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from recompute_grid import SCHEME_SETS, Refused, grid, simulate  # noqa: E402
+from recompute_grid import Refused, grid, schemes_and_mario, simulate  # noqa: E402
 
 
 def plan_is_valid(mario, config_path, passes, tmp):
@@ -39,14 +39,7 @@ def main():
     if "-h" in args or "--help" in args:
         print(__doc__.strip())
         return
-    schemes = SCHEME_SETS["paper"]
-    if "--schemes" in args:
-        at = args.index("--schemes")
-        if at + 1 >= len(args) or args[at + 1] not in SCHEME_SETS:
-            sys.exit(f"reorder_grid.py: --schemes takes one of {', '.join(SCHEME_SETS)}")
-        schemes = SCHEME_SETS[args[at + 1]]
-        del args[at:at + 2]
-    mario = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "..", "build", "app", "mario")
+    schemes, mario = schemes_and_mario(args, "reorder_grid.py")
     rows, gaps_hide, gaps_reorder, skipped, invalid = [], [], [], [], []
     forced, to_bound, by_scheme = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
