@@ -49,7 +49,8 @@ usage:
         search scheme × PP × DP × micro-batch size × checkpointing (× TP with --tp) under the
         memory limit, or only the schemes, pipeline depths and micro-batch sizes named; the
         checkpointed candidates run the passes named (with checkpoint; default
-        all,bound-w,hide, prepose and hide only on the best few; none: no checkpointing); ranks
+        all,bound-w,hide,reorder, prepose, hide and reorder only on the best few; none: no
+        checkpointing); ranks
         by simulated throughput (with MFU) and lists the best of each scheme; --export writes
         the winner's plan, Megatron-LM arguments and torchrun/Slurm launch scripts for
         mario-executor. Progress: a bar on a terminal; elsewhere (a log, a pipe, --json) a

@@ -88,6 +88,7 @@ Result<PassRun> runPasses(Plan& plan, const std::vector<PassId>& passes, const P
     context.selected = &passes;
     context.cancel = options.cancel;
     context.hide_simulations = options.hide_simulations;
+    context.reorder_evaluations = options.reorder_evaluations;
     context.bound_hide = options.bound_hide;
     auto record = [&](PassReport report) -> Result<bool> {
         if (!report.changed()) return false;

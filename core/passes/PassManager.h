@@ -37,6 +37,9 @@ struct PassManagerOptions {
     // At most this many simulations for hide-recompute; 0: no cap (it is linear in the
     // recomputations it moves).
     int hide_simulations = 0;
+    // At most this many instructions re-timed by reorder's trials; 0: the pass's own default
+    // (ReorderSchedule.cpp). The tuner's refinement spends less (TuneOptions).
+    int reorder_evaluations = 0;
     // Also bound what hide could reach at best (sim/RecomputeBound.h) on the plan hide starts
     // from, within hide's budget: one more simulation and a sweep over each device's program.
     // With reorder, also reorder's bound (passes/ReorderBound.h) within the same budget.

@@ -75,7 +75,7 @@ Result<PassReport> runReorder(Plan& plan, PassContext& context) {
         context.hide_bound_us +=
             std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     }
-    return reorderSchedule(plan, *budget, context.cancel);
+    return reorderSchedule(plan, *budget, context.cancel, context.reorder_evaluations, context.hide_simulations);
 }
 
 }  // namespace
@@ -105,7 +105,7 @@ const std::vector<PassInfo>& passTable() {
         {PassId::Reorder, "reorder", "reorder-schedule", true, PassPhase::Last, "reorder (beyond the paper)",
          "Change each device's order of forwards, backwards and recomputations, then place the "
          "recomputations as hide does, within hide's memory budget. Runs after hide.",
-         false, false, false, &runReorder},
+         false, true, false, &runReorder},
     };
     return table;
 }

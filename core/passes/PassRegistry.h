@@ -32,6 +32,7 @@ struct PassContext {
     int prepose_budget = 0;                    // simulations prepose-forward may still spend over the run
     long long prepose_evaluations = 0;         // instructions its trials may still re-time
     int hide_simulations = 0;                  // 0: no cap
+    int reorder_evaluations = 0;               // 0: reorder's default
     bool bound_hide = false;                   // also compute hide's recompute bound
     std::optional<RecomputeBound> hide_bound;  // out: set by hide when bound_hide
     std::optional<ReorderBound> reorder_bound;  // out: set by reorder when bound_hide

@@ -26,7 +26,8 @@ constexpr int kRounds = 4;
 
 // Rounds of the order search and hide on `plan`, within `budget`, spending `left`.
 Result<bool> improve(Plan& plan, const std::vector<double>& budget, const PipelineTopology& topology,
-                     std::size_t window, long long& left, const std::atomic<bool>* cancel, PassReport& report) {
+                     std::size_t window, long long& left, const std::atomic<bool>* cancel, int hideSimulations,
+                     PassReport& report) {
     for (int round = 0; round < kRounds && left > 0; ++round) {
         if (cancel && cancel->load(std::memory_order_relaxed)) break;
         auto timeline = IncrementalTimeline::build(plan);
@@ -39,7 +40,7 @@ Result<bool> improve(Plan& plan, const std::vector<double>& budget, const Pipeli
         report.changes.insert(report.changes.end(), moved->changes.begin(), moved->changes.end());
         // Hide after the moves: the new order has new bubbles for the Rs, and the Rs hide drops
         // free the device for the next round's moves.
-        auto hidden = hideRecompute(plan, budget, cancel);
+        auto hidden = hideRecompute(plan, budget, cancel, hideSimulations);
         if (!hidden) return hidden.error();
         report.simulations += hidden->simulations;
         report.changes.insert(report.changes.end(), hidden->changes.begin(), hidden->changes.end());
@@ -68,7 +69,7 @@ double stepOf(const Plan& plan) {
 }  // namespace
 
 Result<PassReport> reorderSchedule(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel,
-                                   long long maxEvaluations) {
+                                   long long maxEvaluations, int hideSimulations) {
     PassReport report{PassId::Reorder, 0, {}};
     auto input = Simulator::run(plan, SimOptions::timelineOnly());
     if (!input) return input.error();
@@ -79,13 +80,13 @@ Result<PassReport> reorderSchedule(Plan& plan, const std::vector<double>& budget
     const bool small = plan.instructionCount() <= kWholeDeviceUpTo;
     const std::size_t window = small ? 0 : kWindow;
     Plan current = plan;
-    auto improved = improve(current, budget, *topology, window, left, cancel, report);
+    auto improved = improve(current, budget, *topology, window, left, cancel, hideSimulations, report);
     if (!improved) return improved.error();
     double step = stepOf(current);
     if (small && !(cancel && cancel->load(std::memory_order_relaxed))) {
         if (auto start = listSchedule(plan, budget)) {
             PassReport other{PassId::Reorder, 0, {}};
-            auto better = improve(*start, budget, *topology, window, left, cancel, other);
+            auto better = improve(*start, budget, *topology, window, left, cancel, hideSimulations, other);
             if (!better) return better.error();
             const double otherStep = stepOf(*start);
             report.simulations += other.simulations;

@@ -16,9 +16,11 @@ namespace mario {
 
 // `budget[d]`: device d's memory budget (hide's, hideBudget in PassManager.h); every device
 // stays within it. The plan stays valid and is never slower than its input; `maxEvaluations`
-// caps the instructions the search's trials re-time (0: the pass's default), and `cancel`
-// stops it early with a valid plan.
+// caps the instructions the search's trials re-time (0: the pass's default), `hideSimulations`
+// caps each of its hide rounds as hideRecompute's cap does (0: none; the tuner's effort), and
+// `cancel` stops it early with a valid plan.
 Result<PassReport> reorderSchedule(Plan& plan, const std::vector<double>& budget,
-                                   const std::atomic<bool>* cancel = nullptr, long long maxEvaluations = 0);
+                                   const std::atomic<bool>* cancel = nullptr, long long maxEvaluations = 0,
+                                   int hideSimulations = 0);
 
 }  // namespace mario

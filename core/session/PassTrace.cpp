@@ -34,6 +34,7 @@ std::vector<PassTraceStep> passTrace(const ScheduleInput& input) {
     options.validate_each_pass = false;
     options.prepose_simulations = input.effort.prepose_simulations;  // the steps of the schedule shown
     options.hide_simulations = input.effort.hide_simulations;
+    options.reorder_evaluations = input.effort.reorder_evaluations;
     // Unit costs count abstract time, not milliseconds (as the window's axes say).
     const bool unit = (input.config && input.config->unit_costs) || input.source.info.unit_costs;
     const std::string units = unit ? "time units" : "ms";

@@ -39,6 +39,7 @@ Result<PreparedSchedule> prepare(const ScheduleInput& input, const PrepareOption
     passOptions.bound_hide = options.bound_hide;
     passOptions.prepose_simulations = input.effort.prepose_simulations;
     passOptions.hide_simulations = input.effort.hide_simulations;
+    passOptions.reorder_evaluations = input.effort.reorder_evaluations;
     passOptions.cancel = options.cancel;
     auto run = runPasses(out.plan, input.passes, passOptions);
     out.passes_us = microsecondsSince(passStart);

@@ -104,6 +104,7 @@ std::uint64_t scheduleFingerprint(const ScheduleInput& input) {
     h.add(input.edits);
     h.add(input.effort.prepose_simulations);
     h.add(input.effort.hide_simulations);
+    h.add(input.effort.reorder_evaluations);
     // A config is small and its JSON names every field, including the ones that only shape
     // the generated plan (which the plan above already reflects).
     h.add(input.config.has_value());

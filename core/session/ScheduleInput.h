@@ -27,7 +27,8 @@ struct HandEdit {
 struct PassEffort {
     int prepose_simulations = 0;
     int hide_simulations = 0;
-    bool capped() const { return prepose_simulations > 0 || hide_simulations > 0; }
+    int reorder_evaluations = 0;  // instructions reorder's trials may re-time; 0: the pass's default
+    bool capped() const { return prepose_simulations > 0 || hide_simulations > 0 || reorder_evaluations > 0; }
     friend bool operator==(const PassEffort&, const PassEffort&) = default;
 };
 

@@ -68,12 +68,19 @@ Result<SessionFile> readSession(const json& root, const PresetLibrary& presets) 
     session.input.passes = std::move(*passes);
     if (root.contains("pass_effort")) {
         const json& effort = root["pass_effort"];
-        for (const auto& [key, field] : {std::pair{"prepose_simulations", &PassEffort::prepose_simulations},
-                                         std::pair{"hide_simulations", &PassEffort::hide_simulations}}) {
-            const json value = effort.is_object() ? effort.value(key, json(0)) : json();
-            if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > 1'000'000)
-                return makeError(std::string("pass_effort.") + key + ": expected a whole number in [0, 1000000]");
-            session.input.effort.*field = value.get<int>();
+        struct Field {
+            const char* key;
+            int PassEffort::*field;
+            long long most;
+        };
+        for (const Field& f : {Field{"prepose_simulations", &PassEffort::prepose_simulations, 1'000'000},
+                               Field{"hide_simulations", &PassEffort::hide_simulations, 1'000'000},
+                               Field{"reorder_evaluations", &PassEffort::reorder_evaluations, 1'000'000'000}}) {
+            const json value = effort.is_object() ? effort.value(f.key, json(0)) : json();
+            if (!value.is_number_integer() || value.get<long long>() < 0 || value.get<long long>() > f.most)
+                return makeError(std::string("pass_effort.") + f.key + ": expected a whole number in [0, " +
+                                 std::to_string(f.most) + "]");
+            session.input.effort.*f.field = value.get<int>();
         }
     }
     const json edits = root.value("edits", json::array());
@@ -96,7 +103,8 @@ std::string writeSessionFile(const ScheduleInput& input, const std::string& orig
     root["passes"] = passNames(input.passes);
     if (input.effort.capped())
         root["pass_effort"] = {{"prepose_simulations", input.effort.prepose_simulations},
-                               {"hide_simulations", input.effort.hide_simulations}};
+                               {"hide_simulations", input.effort.hide_simulations},
+                               {"reorder_evaluations", input.effort.reorder_evaluations}};
     json edits = json::array();
     for (const HandEdit& edit : input.edits)
         edits.push_back({{"device", edit.device},

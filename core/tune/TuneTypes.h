@@ -64,13 +64,17 @@ struct TuneOptions {
     int max_pp = 0;   // 0: as deep as the devices allow
     int threads = 0;  // 0: hardware concurrency
     // The top candidates are re-evaluated with the full Mario passes (prepose-forward and
-    // hide-recompute included); the rest are screened with the cheap three.
+    // hide-recompute included, and reorder); the rest are screened with the cheap three.
     int refine_top = 8;
     // Prepose-forward's effort per refined candidate, in simulations (hide-recompute gets as
     // many): a bound that keeps the search time predictable on huge plans (0: unbounded).
     // Tuner::passEffort turns it into the caps every pass run of a candidate uses, the
     // window's included when it opens one.
     int prepose_simulations = 48;
+    // Reorder's effort per refined candidate, in instructions its trials re-time (the pass
+    // alone: 3 million). On LLaMA-2 13B's tuner runs of 32 A100s (docs/reorder.md) 300 000 kept
+    // the gains that 3 million found but one (+0.2%), at a fifth of the time.
+    int reorder_evaluations = 300'000;
     // The passes a checkpointed candidate may run (--passes), in any order; nullopt: the pass
     // table's tuner columns (tunerPasses). Screening runs those of them that screening may
     // (all but prepose and hide, which only refine); refining runs them all. An empty list
@@ -83,7 +87,7 @@ struct TuneProgress {
     int evaluated = 0;
     int total = 0;                  // grows by the refined candidates when refining starts
     double best_samples_per_s = 0;  // best feasible so far
-    bool refining = false;          // re-evaluating the best with all four passes and hide
+    bool refining = false;          // re-evaluating the best with all four passes, hide and reorder
 };
 
 }  // namespace mario

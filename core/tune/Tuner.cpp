@@ -60,7 +60,8 @@ TuneOutcome evaluate(const Config& base, const TuneCandidate& candidate, const T
                              {.validate_each_pass = false,
                               .cancel = cancel,
                               .prepose_simulations = effort.prepose_simulations,
-                              .hide_simulations = effort.hide_simulations});
+                              .hide_simulations = effort.hide_simulations,
+                              .reorder_evaluations = effort.reorder_evaluations});
         if (!run) {
             outcome.rejection = run.error().message;
             return outcome;
@@ -142,7 +143,9 @@ std::vector<PassId> Tuner::screeningPasses(const TuneOptions& options) {
 PassEffort Tuner::passEffort(const TuneOptions& options) {
     // Uncapped, hide alone took 64 s on the winner for LLaMA-2 13B at a global batch of 16384
     // (131 072 recomputations), after 22 s of tuning: both costly passes get the same cap.
-    return {.prepose_simulations = options.prepose_simulations, .hide_simulations = options.prepose_simulations};
+    return {.prepose_simulations = options.prepose_simulations,
+            .hide_simulations = options.prepose_simulations,
+            .reorder_evaluations = options.reorder_evaluations};
 }
 
 Result<Plan> Tuner::planFor(const Config& base, const TuneCandidate& candidate, const TuneOptions& options) {
@@ -155,7 +158,9 @@ Result<Plan> Tuner::planFor(const Config& base, const TuneCandidate& candidate, 
         const PassEffort effort = passEffort(options);
         auto run =
             runPasses(*plan, refiningPasses(options),
-                      {.prepose_simulations = effort.prepose_simulations, .hide_simulations = effort.hide_simulations});
+                      {.prepose_simulations = effort.prepose_simulations,
+                       .hide_simulations = effort.hide_simulations,
+                       .reorder_evaluations = effort.reorder_evaluations});
         if (!run) return run.error();
     }
     return plan;

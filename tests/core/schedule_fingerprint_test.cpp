@@ -121,6 +121,9 @@ TEST(ScheduleFingerprint, TheEffortCapsCountAndTheAutosaveKeepsThem) {
     const std::uint64_t uncapped = scheduleFingerprint(input);
     input.effort = {.prepose_simulations = 48, .hide_simulations = 48};
     EXPECT_NE(scheduleFingerprint(input), uncapped);
+    const std::uint64_t withoutReorderCap = scheduleFingerprint(input);
+    input.effort.reorder_evaluations = 300'000;  // the tuner's (TuneOptions)
+    EXPECT_NE(scheduleFingerprint(input), withoutReorderCap);
     const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
     const auto restored = readSessionFile(writeSessionFile(input, ""), presets);
     ASSERT_TRUE(restored.ok()) << restored.error().message;
@@ -131,6 +134,13 @@ TEST(ScheduleFingerprint, TheEffortCapsCountAndTheAutosaveKeepsThem) {
     const auto refused = readSessionFile(damaged.dump(), presets);
     ASSERT_FALSE(refused.ok());
     EXPECT_NE(refused.error().message.find("pass_effort.hide_simulations"), std::string::npos);
+    damaged["pass_effort"]["hide_simulations"] = 48;
+    damaged["pass_effort"]["reorder_evaluations"] = 2'000'000'000;
+    const auto tooMuch = readSessionFile(damaged.dump(), presets);
+    ASSERT_FALSE(tooMuch.ok());
+    EXPECT_NE(tooMuch.error().message.find("pass_effort.reorder_evaluations: expected a whole number in [0, 1000000000]"),
+              std::string::npos)
+        << tooMuch.error().message;
 }
 
 }  // namespace
