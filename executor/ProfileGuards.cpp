@@ -24,7 +24,7 @@ std::optional<std::string> profileRefusal(const ProfileOptions& options, std::op
     if (options.max_blocks > kMaxProfileBlocks)
         return "--max-blocks: expected an integer in [1, " + std::to_string(kMaxProfileBlocks) + "] (got " +
                std::to_string(options.max_blocks) + ")";
-    const int neighbours = options.partitions > 0 ? options.partitions - 1 : options.neighbours;
+    const int neighbours = options.busyNeighbours();
     // The measuring thread and one per neighbour, against the same limit as a run's workers.
     if (neighbours > 0)
         if (auto refused = threadRefusal(neighbours + 1, 1, threadLimit(readMachineThreads())))
@@ -48,7 +48,7 @@ std::optional<std::string> profileRefusal(const ProfileOptions& options, std::op
 
 std::optional<std::string> profileTimeRefusal(const ProfileOptions& options, double secondsPerBlockRepeat, int cores) {
     const double k = std::max(1, options.max_blocks);
-    const int neighbours = options.partitions > 0 ? options.partitions - 1 : options.neighbours;
+    const int neighbours = options.busyNeighbours();
     // Stages of 1..K blocks, alone and (with neighbours) again beside them, where N busy threads
     // and the measured one share the cores: (N + 1) / cores times slower once they outnumber
     // them. The embedding and the head count as a block each.

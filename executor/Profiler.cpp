@@ -220,12 +220,13 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     if (options.micro_batch_size < 1) return makeError("--micro-batch-size must be at least 1");
     if (options.partitions < 0) return makeError("--partition-sms must be at least 1");
     if (options.neighbours < 0) return makeError("--neighbours must be at least 0");
-    if (options.partitions > 0 && options.neighbours > 0 && options.neighbours != options.partitions - 1)
+    if (options.partitions > 0 && options.neighbours > options.partitions - 1)
         return makeError("--neighbours " + std::to_string(options.neighbours) + " with --partition-sms " +
-                         std::to_string(options.partitions) + ": the neighbours are the other " +
-                         std::to_string(options.partitions - 1) + " partitions");
-    // The devices measured beside: the other partitions of a GPU, or threads on the CPU.
-    const int neighbourCount = options.partitions > 0 ? options.partitions - 1 : options.neighbours;
+                         std::to_string(options.partitions) + ": at most the other " +
+                         std::to_string(options.partitions - 1) + " partitions can be busy");
+    // The devices measured beside: the other partitions of a GPU (all, or the first N), or
+    // threads on the CPU.
+    const int neighbourCount = options.busyNeighbours();
     // Measure what one device thread of a run does: one intra-op thread, one BLAS thread.
     at::set_num_threads(1);
     useOneBlasThread();
@@ -272,7 +273,8 @@ Result<ProfileResult> profileModel(const ProfileOptions& options) {
     if (device.is_cuda()) torch::cuda::synchronize(device.index());
     std::optional<c10::StreamGuard> onPartition;
     if (!streams.empty()) onPartition.emplace(streams.front());
-    const std::vector<c10::Stream> neighbours(streams.empty() ? streams.end() : streams.begin() + 1, streams.end());
+    const std::vector<c10::Stream> neighbours(streams.empty() ? streams.end() : streams.begin() + 1,
+                                              streams.empty() ? streams.end() : streams.begin() + 1 + neighbourCount);
     // The step the run takes (`run --optimizer`); a small rate keeps the weights, and so the
     // timings, where they started over the repeats.
     const Optimizer optimizer(1e-6, options.adam, /*snapshot=*/false);

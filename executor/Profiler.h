@@ -30,8 +30,12 @@ struct ProfileOptions {
     int partitions = 0;
     // --neighbours N: measure alone and beside N threads running the same blocks (the other
     // devices of an N + 1-device run on this CPU), for the profile's contention. On a GPU it
-    // comes with --partition-sms (N = K − 1). 0: alone only.
+    // comes with --partition-sms: N of the other K − 1 partitions busy (default all K − 1), so
+    // that the contention per busy neighbour can be measured at each count. 0: alone only.
     int neighbours = 0;
+
+    // The neighbours busy beside the measured device or partition.
+    int busyNeighbours() const { return partitions > 0 && neighbours == 0 ? partitions - 1 : neighbours; }
     bool adam = false;  // the optimizer step measured: Adam, or SGD (as `run --optimizer`, whose default is SGD)
     std::uint64_t seed = 0;
     std::string command_line;  // recorded in the profile's notes

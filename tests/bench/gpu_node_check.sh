@@ -13,7 +13,7 @@
 # DEADLINE_S (seconds from the start after which no step runs on: every step's limit is cut to
 # what is left, so a lease's last minutes still pack; default none), and gpu_fidelity.sh's own
 # (SCHEMES, PARTITIONS, ITERATIONS, REPEATS …).
-# ONLY="refs calibrate profile nccl fidelity" runs only those groups after the node's description
+# ONLY="refs calibrate profile kappa nccl fidelity" runs only those groups after the node's description
 # (and the build, unless SKIP_BUILD=1): a second call on a warm machine, e.g.
 #   SKIP_BUILD=1 ONLY=fidelity PARTITIONS=4 bash tests/bench/gpu_node_check.sh DIR
 set -uo pipefail
@@ -102,6 +102,17 @@ wanted calibrate && step calibrate "$limit" "$executor" calibrate --device cuda:
 # The whole GPU, unpartitioned: the profile the analytical model's prediction is compared with.
 wanted profile && step profile-whole-gpu "$limit" "$executor" profile --model layers=8,hidden=4096,heads=32,seq=2048,vocab=32000 \
   --device cuda:0 --dtype bfloat16 --optimizer adam --max-blocks 4 --repeats 10 -o "$results/whole-gpu.profile.json"
+
+# Contention at each number of busy neighbours (docs/gpu.md, "The two rows outside"): on one of 4
+# partitions, beside 1, 2 and 3 of the others running the same blocks. One number per neighbour
+# measured under full load over-charged 1F1B 4×8's partly loaded neighbours (+6.6%); these say
+# whether contention per neighbour falls with fewer busy, and the optimizer step's beside as many
+# stepping (source.contention.optimizer_step), which no profile on a GPU has measured yet.
+for n in ${KAPPA_NEIGHBOURS:-1 2 3}; do
+  wanted kappa && step "kappa-p4-n$n" "$limit" "$executor" profile \
+    --model layers=8,hidden=4096,heads=32,seq=2048,vocab=32000 --device cuda:0 --dtype bfloat16 --optimizer adam \
+    --partition-sms 4 --neighbours "$n" --max-blocks 2 --repeats 5 -o "$results/kappa-p4-n$n.profile.json"
+done
 
 # NCCL: two ranks, one killed mid-run; the survivor must end and name it (README, "Running a plan").
 # NCCL needs a GPU per rank, so each rank gets its own (LOCAL_RANK) and one GPU skips the check.

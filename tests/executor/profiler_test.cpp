@@ -146,13 +146,25 @@ TEST(Profiler, ApiRejectsBadOptions) {
     mario::exec::ProfileOptions options;
     options.max_blocks = 0;
     EXPECT_FALSE(mario::exec::profileModel(options));
-    // The neighbours of a partitioned profile are the other partitions, no more and no fewer.
+    // The neighbours of a partitioned profile are some of the other partitions, never more.
     options.max_blocks = 1;
     options.partitions = 2;
     options.neighbours = 3;
     auto refused = mario::exec::profileModel(options);
     ASSERT_FALSE(refused);
-    EXPECT_NE(refused.error().message.find("the other 1 partitions"), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find("at most the other 1 partitions can be busy"), std::string::npos)
+        << refused.error().message;
+    // Fewer than all of them (contention at 1 of 3 busy) passes that check and reaches the next
+    // one: partitions need a GPU.
+    options.partitions = 4;
+    options.neighbours = 1;
+    EXPECT_EQ(options.busyNeighbours(), 1);
+    auto onCpu = mario::exec::profileModel(options);
+    ASSERT_FALSE(onCpu);
+    EXPECT_NE(onCpu.error().message.find("--partition-sms needs --device cuda"), std::string::npos)
+        << onCpu.error().message;
+    options.neighbours = 0;
+    EXPECT_EQ(options.busyNeighbours(), 3);  // by default every other partition
 }
 
 // --neighbours N: every block stage measured alone (the fits) and beside N busy threads; the
