@@ -13,8 +13,8 @@
 //                          [--seed S] [--name NAME] [--device cpu|cuda:N] [--dtype T] [--optimizer sgd|adam]
 //                          [--partition-sms K] [--neighbours N] -o OUT.profile.json
 // profile measures stages of 1..K blocks on the CPU or a GPU (--partition-sms K: on one of K SM
-// partitions; --neighbours N: alone and again beside N threads running the same blocks, or the
-// other partitions, for the stages' contention) and writes a "mario-profile" v1 document
+// partitions; --neighbours N: alone and again beside N threads running the same blocks, or N of the
+// other partitions (default all), for the stages' contention) and writes a "mario-profile" v1 document
 // (core/io/ProfileJson.h); one summary line on stdout with every fit's R², a warning line
 // on stderr per fit below R² 0.99; bad arguments: one line, exit 2.
 //   mario-executor calibrate [--device cpu|cuda:N] [--model SPEC] [--quick] ... -o PRESET.json
