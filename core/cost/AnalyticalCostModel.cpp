@@ -42,17 +42,32 @@ int replicasOf(const ParallelConfig& p) {
     return p.dp * (twoCopies ? 2 : 1);
 }
 
-// Bus bandwidth of a data-parallel group: its members sit tp ranks apart (RankLayout.h), so a
-// node holds gpus_per_node / tp of them.
-double dataParallelBus(const Config& config, const Collectives& collectives) {
+// The data-parallel group: its members sit tp ranks apart (RankLayout.h), so a node holds
+// gpus_per_node / tp of them; NCCL prices a hop inside a node and one across nodes apart, and
+// a tree's depth grows with the nodes the group spans.
+CollectiveGroup dataParallelGroup(const Config& config, const Collectives& collectives) {
     const HardwareConfig& hw = config.hardware;
     const ParallelConfig& p = config.parallel;
     const NodeLocality where = nodeLocality(p.pp, p.dp, p.tp, hw.gpus_per_node);
     const int perNode = std::clamp(hw.gpus_per_node / std::max(1, p.tp), 1, std::max(1, p.dp));
-    double bus = collectives.busBytesPerMs(where.data_parallel_in_node, perNode);
+    CollectiveGroup group{replicasOf(p), 1, collectives.busBytesPerMs(where.data_parallel_in_node, perNode)};
+    if (!where.data_parallel_in_node && hw.gpus_per_node > 0) {
+        // The most nodes one device's replicas touch (a group that straddles a boundary counts both).
+        for (int d = 0; d < p.pp; ++d) {
+            int nodes = 1;
+            for (int r = 1; r < p.dp; ++r)
+                nodes += rankOf({d, r, 0}, p.tp, p.dp) / hw.gpus_per_node !=
+                         rankOf({d, r - 1, 0}, p.tp, p.dp) / hw.gpus_per_node;
+            group.nodes = std::max(group.nodes, nodes);
+        }
+    }
     // The second copy of a stage in Chimera and DualPipe lives on another pipeline device.
-    if (replicasOf(p) > p.dp) bus = std::min(bus, collectives.busBytesPerMs(where.pipeline_in_node, 1));
-    return bus;
+    if (group.ranks > p.dp) {
+        group.bus_bytes_per_ms =
+            std::min(group.bus_bytes_per_ms, collectives.busBytesPerMs(where.pipeline_in_node, 1));
+        if (!where.pipeline_in_node) group.nodes *= 2;
+    }
+    return group;
 }
 
 }  // namespace
@@ -63,7 +78,7 @@ AnalyticalCostModel::AnalyticalCostModel(const Config& config)
                                               config.parallel.tp, config.parallel.micro_batch_size),
       activations_(config.model, config.training, config.parallel.tp, config.parallel.micro_batch_size),
       b_(config.parallel.micro_batch_size), s_(config.model.sequence_length), h_(config.model.hidden),
-      replicas_(replicasOf(config.parallel)), data_parallel_bus_(dataParallelBus(config, collectives_)),
+      replicas_(replicasOf(config.parallel)), data_parallel_(dataParallelGroup(config, collectives_)),
       overhead_ms_(config.hardware.kernel_overhead_us * 1e-3), host_(config), link_(pipelineLink(config)) {}
 
 Result<AnalyticalCostModel> AnalyticalCostModel::create(const Config& config) {
@@ -147,8 +162,9 @@ double AnalyticalCostModel::tensorParallelCommMs() const {
     // each, which move the same bytes. Tensor-parallel groups are consecutive ranks: one node
     // unless tp exceeds it.
     const double bytes = 2.0 * s_ * b_ * h_;
-    const double bus = collectives_.busBytesPerMs(t <= hardware_.gpus_per_node, 1);
-    return 2 * collectives_.allReduceMs(bytes, t, bus);
+    const int perNode = std::max(1, hardware_.gpus_per_node);
+    const CollectiveGroup group{t, (t + perNode - 1) / perNode, collectives_.busBytesPerMs(t <= perNode, 1)};
+    return 2 * collectives_.allReduceMs(bytes, group);
 }
 
 double AnalyticalCostModel::ringExchangeMs(const GemmShape& g, double commMs) const {
@@ -205,9 +221,10 @@ double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
 
 double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {
     if (replicas_ <= 1 || params <= 0) return 0;
-    // With the overlap each bucket is a collective of its own and pays its own ring latency, so
-    // the cost grows with dp per bucket, not once per stage; without it, one collective over the
-    // whole buffer (Megatron-Core makes no buckets then).
+    // With the overlap each bucket is a collective of its own and pays its own latency (NCCL's
+    // ring or tree, whichever its model says is faster for the bucket), so the cost grows with dp
+    // per bucket, not once per stage; without it, one collective over the whole buffer
+    // (Megatron-Core makes no buckets then).
     const double buckets =
         training_.overlap_grad_reduce
             ? std::ceil(params / std::max(kGradientBucketParams, kBucketParamsPerReplica * replicas_))
@@ -216,11 +233,11 @@ double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs
     const double bucketBytes = bucketParams * gradientBytesPerParameter();
     double bucketMs = 0, gather = 0;
     if (parallel_.distributed_optimizer) {  // reduce-scatter the gradients, all-gather the bf16 weights
-        bucketMs = collectives_.reduceScatterMs(bucketBytes, replicas_, data_parallel_bus_);
+        bucketMs = collectives_.reduceScatterMs(bucketBytes, data_parallel_);
         if (!training_.overlap_param_gather)
-            gather = buckets * collectives_.allGatherMs(2 * bucketParams, replicas_, data_parallel_bus_);
+            gather = buckets * collectives_.allGatherMs(2 * bucketParams, data_parallel_);
     } else {
-        bucketMs = collectives_.allReduceMs(bucketBytes, replicas_, data_parallel_bus_);
+        bucketMs = collectives_.allReduceMs(bucketBytes, data_parallel_);
     }
     double ms = buckets * bucketMs;
     if (training_.overlap_grad_reduce) ms = std::max(ms - backwardMs, bucketMs);

@@ -1,7 +1,7 @@
 #pragma once
 // Costs from first principles (docs/cost-model.md): every kernel of a micro-batch timed by a
 // roofline at the hardware preset's measured efficiencies (TransformerKernels), tensor- and
-// data-parallel collectives on NCCL rings (Collectives), activation memory after Korthikanti
+// data-parallel collectives as NCCL picks them (Collectives), activation memory after Korthikanti
 // et al. with FlashAttention (ActivationMemory), mixed-precision Adam state.
 // All figures are per GPU: tensor parallelism divides them.
 #include "core/cost/ActivationMemory.h"
@@ -86,7 +86,7 @@ private:
     double h_;  // hidden size
     // Gradients are summed over 2·dp replicas when a scheme keeps two copies of each stage.
     int replicas_;
-    double data_parallel_bus_;  // bytes per ms of the data-parallel group
+    CollectiveGroup data_parallel_;  // the replicas a stage's gradients are reduced over
     double overhead_ms_;        // kernel_overhead_us: each chunk of an overlapped GEMM is a launch
     HostIssue host_;            // the host thread's issue time of each instruction
     LinkSpec link_;             // the pipeline link, for DeepSpeed's blocking sends

@@ -1,5 +1,5 @@
 // The per-operator cost model against values worked by hand from published formulas: Megatron-LM's
-// FLOP count, Korthikanti et al.'s activation bytes, NCCL's ring collectives, a GEMM roofline
+// FLOP count, Korthikanti et al.'s activation bytes, the collectives' wiring, a GEMM roofline
 // with tiles and waves, MFU as model FLOPs over step × GPUs × peak.
 #include <gtest/gtest.h>
 
@@ -100,25 +100,11 @@ TEST(AnalyticalCost, GemmRooflineWorkedByHand) {
     EXPECT_NEAR(roofline.memoryMs(4e6), 4e6 / 1e9 + 0.002, 1e-12);
 }
 
-TEST(AnalyticalCost, RingCollectivesInAndAcrossNodes) {
-    HardwareConfig hw = tinyGpt().hardware;
-    hw.nvlink_efficiency = 0.8;
-    hw.network_efficiency = 0.9;
-    Collectives rings(hw);
-    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(true, 1), 100e9 * 0.8 / 1e3);
-    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 1), 10e9 * 0.9 / 1e3);
-    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 4), 4 * 10e9 * 0.9 / 1e3);  // one ring per member's port
-    EXPECT_DOUBLE_EQ(rings.busBytesPerMs(false, 16), 100e9 * 0.8 / 1e3);    // never above NVLink
-    // All-reduce of 1e8 bytes on 8 ranks: 2·7/8 of the bytes at the bus rate, 14 latencies.
-    EXPECT_NEAR(rings.allReduceMs(1e8, 8, 8e7), 2.0 * 7 / 8 * 1e8 / 8e7 + 14 * 0.01, 1e-12);
-    EXPECT_NEAR(rings.allGatherMs(1e8, 4, 9e6), 3.0 / 4 * 1e8 / 9e6 + 3 * 0.01, 1e-12);
-    EXPECT_EQ(rings.reduceScatterMs(1e8, 1, 9e6), 0);
-}
-
 // Transformer Engine's overlap of tensor-parallel communication, worked by hand: tp 4 with
 // sequence parallelism, T = 1024 tokens, h = 2048, every GEMM a full wave of 128×128 tiles on
-// 32 SMs at 1e11 FLOP/ms, HBM too fast to matter, no launch cost or latency. One all-gather or
-// reduce-scatter of the 2·T·h bytes: 3/4 of them at 1e8 bytes/ms.
+// 32 SMs at 1e11 FLOP/ms, HBM too fast to matter, no launch cost. One all-gather or
+// reduce-scatter of the 2·T·h bytes, C, is half an all-reduce of them over NVLink at 2e8
+// bytes/ms as NCCL's model prices it (collectives_test checks that price).
 TEST(AnalyticalCost, OverlappedTensorParallelismPaysSlowdownAndExposedChunks) {
     Config c = tinyGpt();
     c.model = {"wide", 2, 2048, 16, 0, 0, 1000, 1024, false, true};
@@ -126,9 +112,9 @@ TEST(AnalyticalCost, OverlappedTensorParallelismPaysSlowdownAndExposedChunks) {
     c.parallel.tp = 4;
     c.hardware.sm_count = 32;
     c.hardware.hbm_gb_per_s = 1e12;
-    c.hardware.link_latency_ms = 0;
+    c.hardware.intra_node_gb_per_s = 200;
     c.training.overlap_tp_comm = true;
-    const double T = 1024, h = 2048, C = 0.75 * 2 * T * h / 1e8;
+    const double T = 1024, h = 2048, C = Collectives(c.hardware).allReduceMs(2 * T * h, {4, 1, 2e8}) / 2;
     auto gemm = [](double m, double n, double k) { return 2 * m * n * k / 1e11; };
     const double qkv = gemm(T, 3 * h / 4, h), proj = gemm(T, h, h / 4), mlp = gemm(T, h, h);  // up, down alike
     auto model = AnalyticalCostModel::create(c);
@@ -287,51 +273,61 @@ TEST(AnalyticalCost, ElementwiseKernelsStreamAtTheirOwnRate) {
     EXPECT_DOUBLE_EQ(*unset.backward_weight_ms, *given.backward_weight_ms);
 }
 
-TEST(AnalyticalCost, GradientReductionRingsOverTheRightLinks) {
+// The gradient reduction runs over the right group: its ranks, the nodes they span and their bus
+// bandwidth worked by hand; the collective's price is NCCL's model (collectives_test checks it).
+TEST(AnalyticalCost, GradientReductionRunsOverTheRightGroup) {
     Config c = tinyGpt();
+    const Collectives nccl(c.hardware);
     EXPECT_EQ(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 0);
-    // dp = 8 with pp = 2 on 8-GPU nodes: device 0's replicas are ranks 0–7, one node: a ring
-    // all-reduce of fp32 gradients over NVLink (100 GB/s), 2·7/8 of the bytes, 14 latencies.
+    // dp = 8 with pp = 2 on 8-GPU nodes: device 0's replicas are ranks 0–7, one node: an
+    // all-reduce of fp32 gradients over NVLink (100 GB/s).
     c.parallel.dp = 8;
     const double params = 2 * (16384 + 32768 + 256) + 1000 * 64 + 128 * 64;
-    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 7 / 8 * params * 4 / 1e8 + 14 * 0.01, 1e-12);
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, nccl.allReduceMs(params * 4, {8, 1, 1e8}), 1e-12);
     // dp = 16: two nodes; each holds 8 of the replicas, 8 rings through 8 ports of 10 GB/s.
     c.parallel.dp = 16;
-    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 15 / 16 * params * 4 / 8e7 + 30 * 0.01, 1e-12);
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, nccl.allReduceMs(params * 4, {16, 2, 8e7}), 1e-12);
+    // tp = 4: a node holds 2 of the 16 replicas, 8 nodes, 2 ports of 10 GB/s (tp divides the bytes).
+    c.parallel.tp = 4;
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, nccl.allReduceMs(params, {16, 8, 2e7}), 1e-12);
     // Chimera keeps two copies of every stage: even at dp = 1 they sum their gradients, here
     // over the pipeline's NVLink.
+    c.parallel.tp = 1;
     c.parallel.dp = 1;
     c.parallel.scheme = Scheme::Chimera;
-    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, 2.0 * 1 / 2 * params * 4 / 1e8 + 2 * 0.01, 1e-12);
+    EXPECT_NEAR(stageOf(c, {0, 2, true, false}).reduce_grad_ms, nccl.allReduceMs(params * 4, {2, 1, 1e8}), 1e-12);
 }
 
 // With overlap_grad_reduce the gradients go in Megatron-Core's buckets, max(40M, 1M·dp)
-// parameters each, every one a collective with its own ring latency: the cost grows with dp per
+// parameters each, every one a collective with its own latency: the cost grows with dp per
 // bucket. Worked by hand for 400M parameters over NVLink (dp 8) and across nodes (dp 64).
 TEST(AnalyticalCost, OverlappedGradientsAreReducedBucketByBucket) {
     Config c = tinyGpt();
+    const Collectives nccl(c.hardware);
     c.training.overlap_grad_reduce = true;
     const double params = 400e6, bytes = 4 * params;
-    c.parallel.dp = 8;  // 10 buckets of 40M parameters inside one node: 100 GB/s, 14 ring steps each
+    c.parallel.dp = 8;  // 10 buckets of 40M parameters inside one node: 100 GB/s
     auto model = AnalyticalCostModel::create(c);
     ASSERT_TRUE(model.ok());
-    const double bucket8 = 2.0 * 7 / 8 * bytes / 10 / 1e8 + 14 * 0.01;
+    const double bucket8 = nccl.allReduceMs(bytes / 10, {8, 1, 1e8});
+    // 160 MB inside a node: NCCL's ring with Simple, 8.4 µs + 14 NVLink steps of 3.4 µs.
+    EXPECT_NEAR(bucket8, 2.0 * 7 / 8 * bytes / 10 / 1e8 + (8.4 + 14 * 3.4) * 1e-3, 1e-12);
     EXPECT_NEAR(model->gradientReductionMs(params, 0), 10 * bucket8, 1e-9);
     // Under a long backward only the last bucket stays; under a short one, what is left.
     EXPECT_NEAR(model->gradientReductionMs(params, 1e9), bucket8, 1e-9);
     EXPECT_NEAR(model->gradientReductionMs(params, 5 * bucket8), 5 * bucket8, 1e-9);
     // dp 64 on 8 nodes: buckets of max(40M, 64M) = 64M, 7 of them (ceil 6.25), 8 rings of
-    // 10 GB/s, 126 steps of latency each: 7 · 1.26 ms of latency where one collective paid 1.26.
+    // 10 GB/s: 7 latencies where one collective paid one.
     c.parallel.dp = 64;
     model = AnalyticalCostModel::create(c);
     ASSERT_TRUE(model.ok());
-    const double bucket64 = 2.0 * 63 / 64 * bytes / 7 / 8e7 + 126 * 0.01;
-    EXPECT_NEAR(model->gradientReductionMs(params, 0), 7 * bucket64, 1e-9);
+    const CollectiveGroup nodes8{64, 8, 8e7};
+    EXPECT_NEAR(model->gradientReductionMs(params, 0), 7 * nccl.allReduceMs(bytes / 7, nodes8), 1e-9);
     // Without the overlap there are no buckets: one collective over the whole buffer.
     c.training.overlap_grad_reduce = false;
     model = AnalyticalCostModel::create(c);
     ASSERT_TRUE(model.ok());
-    EXPECT_NEAR(model->gradientReductionMs(params, 0), 2.0 * 63 / 64 * bytes / 8e7 + 126 * 0.01, 1e-9);
+    EXPECT_NEAR(model->gradientReductionMs(params, 0), nccl.allReduceMs(bytes, nodes8), 1e-9);
 }
 
 TEST(AnalyticalCost, MfuIsModelFlopsOverStepGpusAndPeak) {
