@@ -8,6 +8,8 @@
 // across them: latency that grows with log2(nodes), not with ranks, at 0.92 of the ring's
 // bandwidth); a reduce-scatter or an all-gather only on a ring (NCCL runs trees for all-reduce
 // alone). Protocols: Simple and LL128 (LL, half the bandwidth, only wins below our sizes).
+// Not modelled (docs/cost-model.md#communication says why): NVLS, CollNet, PAT, and NCCL's
+// per-channel bandwidth caps, which need its channel count.
 #include "core/model/HardwareConfig.h"
 
 namespace mario {
