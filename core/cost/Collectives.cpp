@@ -10,8 +10,11 @@ namespace {
 using Protocol = CollectiveChoice::Protocol;
 
 // NCCL's tuning constants (NVIDIA/nccl src/graph/tuning.cc, ncclTunerConstantsDefaults and
-// ncclTopoTuneModel, read at commit 5067397, 2026-06), in microseconds, for GPUs joined by NVLink
-// inside a node and by a network across nodes; docs/cost-model.md#communication lists them.
+// ncclTopoTuneModel, read at commit 5067397, 2026-06, after v2.30.7; the same since 2.23), in
+// microseconds, for GPUs joined by NVLink inside a node and by a network across nodes;
+// docs/cost-model.md#communication lists them. Across nodes NCCL raises a ring's NVLink step to
+// its network post overhead (getNetOverhead: 1 µs on Intel and other hosts, ×3 for Simple) when
+// that is larger; on such hosts it never is, so it is left out (AMD hosts: 2 µs, the docs say).
 struct ProtocolConstants {
     double base_us;         // baseLatencies[Ring][p] and [Tree][p] (equal for these protocols)
     double nvlink_ring_us;  // hwLatencies[NVLINK][RING][p]: one ring step over NVLink
