@@ -15,7 +15,9 @@
 // and tests/core/hide_exhaustive_test.cpp on random orders with Rs standing early and budgets
 // filled exactly) measures how close it gets.
 #include <algorithm>
+#include <exception>
 #include <optional>
+#include <thread>
 
 #include "core/passes/Passes.h"
 #include "core/passes/RecomputeHider.h"
@@ -134,6 +136,46 @@ std::vector<PassChange> placeLate(Plan& plan) {
     return changes;
 }
 
+// The third start (see hideRecompute): every R at its latest place, drops in order of where
+// the windows end, then moves within the whole budget. Nothing when it changes nothing.
+// `simulations` counts the one whole simulation of its start and its hider's trials; its hider
+// gets what a cap of `maxSimulations` leaves after `usedBefore` and those.
+Result<std::optional<Attempt>> lateStart(const Plan& plan, const std::vector<double>& budget,
+                                         const std::atomic<bool>* cancel, int maxSimulations, int usedBefore,
+                                         int& simulations) {
+    Attempt third{plan};
+    std::vector<PassChange> changes = placeLate(third.plan);
+    const std::vector<PassChange> dropped = dropInOrderOfEnd(third.plan, budget);
+    changes.insert(changes.end(), dropped.begin(), dropped.end());
+    if (changes.empty()) return std::optional<Attempt>();
+    auto start = IncrementalTimeline::build(third.plan);
+    if (!start) return start.error();
+    ++simulations;
+    start->takeTails();
+    const int left = simulationsLeft(maxSimulations, usedBefore + simulations);
+    RecomputeHider hider(third.plan, std::move(*start), budget, cancel, left);
+    auto moved = hider.run(/*dropsFirst=*/false);
+    if (!moved) return moved.error();
+    simulations += moved->simulations;
+    third.makespan = hider.timeline().makespan();
+    third.report.changes = std::move(changes);
+    third.report.changes.insert(third.report.changes.end(), moved->changes.begin(), moved->changes.end());
+    return std::optional<Attempt>(std::move(third));
+}
+
+// From this many instructions on, and without a cap on the simulations, the starts run on two
+// threads: they share nothing but their input, and the fastest is chosen in the same order as
+// one after another, so the result is the same to the bit. Below it a thread costs more than
+// it saves (the grid's plans take milliseconds). With a cap, each start's share depends on
+// what the ones before it spent, so they run in turn. GPT-3 13B Chimera 32 × 2048 (450 000
+// instructions): the moves-first start about 5·10⁹ instructions, drops-first as much, the late
+// start 1.3·10⁹ (issue 45).
+constexpr std::size_t kTwoThreadsFrom = 100000;
+
+bool onTwoThreads(const Plan& plan, int maxSimulations) {
+    return maxSimulations == 0 && std::thread::hardware_concurrency() > 1 && plan.instructionCount() >= kTwoThreadsFrom;
+}
+
 }  // namespace
 
 Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, const std::atomic<bool>* cancel,
@@ -150,21 +192,12 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     // Tails once per timeline: taking them again before trials cost more than the losing trials
     // they shortened (GPT-3 13B Chimera 32×64).
     timeline->takeTails();
+    auto cancelled = [&] { return cancel && cancel->load(std::memory_order_relaxed); };
     // Two orders, the faster kept. Moves first fill bubbles, and the memory they hold from
     // the bubble to the backward can leave no room for drops on a busy device; drops first
     // spend the budget on the Rs that delay their backward, which is worth more where the
     // device has few bubbles to fill (LLaMA-2 3B 1F1B 4 × 8: 2336 → 2267 ms) but less where
     // bubbles are many (interleaved 8 × 8: 1378 → 1398 ms). Neither wins the whole grid.
-    std::optional<Attempt> best;
-    int simulations = 0;
-    for (bool dropsFirst : {false, true}) {
-        const int left = simulationsLeft(maxSimulations, simulations);
-        auto tried = attempt(plan, *timeline, frugal, budget, dropsFirst, cancel, left);
-        if (!tried) return tried.error();
-        simulations += tried->report.simulations;
-        if (!best || clearlyBelow(tried->makespan, best->makespan)) best = std::move(*tried);
-        if (cancel && cancel->load(std::memory_order_relaxed)) break;
-    }
     // A third start: every R at its latest place, then drops in order of where the windows end,
     // as many as the budget holds, then moves. The drop order wins where the busiest device's
     // exposure order spends the budget on long windows (LLaMA-2 3B zbv 4 × 8: 2074.5 → 2001.2 ms;
@@ -173,26 +206,49 @@ Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget, 
     // the R late would have left room to drop a longer one (random 2-device plans: 6.7% above
     // the exhaustive optimum; from the late places, at it; no grid step changed). The drops
     // already spend the memory, so one run within the whole budget, not two.
-    if (!(cancel && cancel->load(std::memory_order_relaxed))) {
-        Attempt third{plan};
-        std::vector<PassChange> changes = placeLate(third.plan);
-        const std::vector<PassChange> dropped = dropInOrderOfEnd(third.plan, budget);
-        changes.insert(changes.end(), dropped.begin(), dropped.end());
-        if (!changes.empty()) {
-            auto start = IncrementalTimeline::build(third.plan);
-            if (!start) return start.error();
-            ++simulations;
-            start->takeTails();
-            const int left = simulationsLeft(maxSimulations, simulations);
-            RecomputeHider hider(third.plan, std::move(*start), budget, cancel, left);
-            auto moved = hider.run(/*dropsFirst=*/false);
-            if (!moved) return moved.error();
-            simulations += moved->simulations;
-            third.makespan = hider.timeline().makespan();
-            third.report.changes = std::move(changes);
-            third.report.changes.insert(third.report.changes.end(), moved->changes.begin(), moved->changes.end());
-            if (clearlyBelow(third.makespan, best->makespan)) best = std::move(third);
+    std::optional<Result<Attempt>> movesFirst, dropsFirst;
+    std::optional<Result<std::optional<Attempt>>> late;
+    int simulations = 0, lateSimulations = 0;
+    if (onTwoThreads(plan, maxSimulations)) {
+        // Drops first on the second thread; moves first, then the late start, on this one. What
+        // either throws (memory) is thrown here after both ended, as one thread would.
+        std::exception_ptr failed[2];
+        std::thread second([&] {
+            try {
+                dropsFirst = attempt(plan, *timeline, frugal, budget, true, cancel, 0);
+            } catch (...) {
+                failed[1] = std::current_exception();
+            }
+        });
+        try {
+            movesFirst = attempt(plan, *timeline, frugal, budget, false, cancel, 0);
+            if (*movesFirst && !cancelled()) late = lateStart(plan, budget, cancel, 0, 0, lateSimulations);
+        } catch (...) {
+            failed[0] = std::current_exception();
         }
+        second.join();
+        for (const std::exception_ptr& e : failed)
+            if (e) std::rethrow_exception(e);
+    } else {
+        movesFirst = attempt(plan, *timeline, frugal, budget, false, cancel, maxSimulations);
+        if (*movesFirst && !cancelled()) {
+            const int left = simulationsLeft(maxSimulations, (*movesFirst)->report.simulations);
+            dropsFirst = attempt(plan, *timeline, frugal, budget, true, cancel, left);
+        }
+    }
+    std::optional<Attempt> best;
+    for (auto* tried : {&movesFirst, &dropsFirst}) {
+        if (!*tried) break;
+        if (!**tried) return (*tried)->error();
+        simulations += (**tried)->report.simulations;
+        if (!best || clearlyBelow((**tried)->makespan, best->makespan)) best = std::move(***tried);
+        if (cancelled()) break;
+    }
+    if (!cancelled()) {
+        if (!late) late = lateStart(plan, budget, cancel, maxSimulations, simulations, lateSimulations);
+        if (!*late) return late->error();
+        simulations += lateSimulations;
+        if (**late && clearlyBelow((**late)->makespan, best->makespan)) best = std::move(***late);
     }
     best->report.simulations = simulations;
     // The incremental timeline equals a simulation up to rounding; one whole simulation makes

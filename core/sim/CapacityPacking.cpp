@@ -12,66 +12,74 @@ constexpr int kNeverFull = std::numeric_limits<int>::min() / 2;
 }  // namespace
 
 CapacityPacking::CapacityPacking(const std::vector<int>& capacity) {
-    while (leaves_ < capacity.size()) leaves_ *= 2;
+    while (leaves_ < capacity.size()) {
+        leaves_ *= 2;
+        ++height_;
+    }
     empty_.assign(2 * leaves_, kNeverFull);
     for (std::size_t p = 0; p < capacity.size(); ++p) empty_[leaves_ + p] = -capacity[p];
     for (std::size_t node = leaves_ - 1; node >= 1; --node)
         empty_[node] = std::max(empty_[2 * node], empty_[2 * node + 1]);
-    highest_.assign(empty_.size(), 0);
-    added_.assign(empty_.size(), 0);
-    stamp_.assign(empty_.size(), 0);  // every node stale: empty
+    nodes_.resize(empty_.size());
+    for (std::size_t node = 0; node < nodes_.size(); ++node) nodes_[node].highest = empty_[node];
+    written_.assign(empty_.size(), 0);
 }
 
 void CapacityPacking::clear() {
-    // O(1): nodes written before this epoch read as empty (the bound clears once per stretch
-    // start, thousands of times on a long device).
-    if (++epoch_ == 0) {
-        std::fill(stamp_.begin(), stamp_.end(), 0u);
-        epoch_ = 1;
+    for (std::size_t node : writtenNodes_) {
+        nodes_[node] = {empty_[node], 0};
+        written_[node] = 0;
     }
+    writtenNodes_.clear();
 }
 
-void CapacityPacking::touch(std::size_t node) {
-    if (stamp_[node] == epoch_) return;
-    stamp_[node] = epoch_;
-    highest_[node] = empty_[node];
-    added_[node] = 0;
+void CapacityPacking::write(std::size_t node) {
+    if (written_[node]) return;
+    written_[node] = 1;
+    writtenNodes_.push_back(node);
+}
+
+void CapacityPacking::add(std::size_t node, int value) {
+    write(node);
+    nodes_[node].highest += value;
+    if (node < leaves_) nodes_[node].added += value;
+}
+
+void CapacityPacking::pullUp(std::size_t leaf) {
+    for (std::size_t node = leaf >> 1; node >= 1; node >>= 1) {
+        write(node);
+        nodes_[node].highest =
+            std::max(nodes_[2 * node].highest, nodes_[2 * node + 1].highest) + nodes_[node].added;
+    }
 }
 
 bool CapacityPacking::offer(std::size_t from, std::size_t to) {
     to = std::min(to, leaves_);
     if (from >= to) return true;
-    if (full(1, 0, leaves_, from, to, 0)) return false;
-    addOne(1, 0, leaves_, from, to);
-    return true;
-}
-
-bool CapacityPacking::full(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to,
-                           int above) const {
-    // Nothing below this node is full: done, however much of it the interval covers (most
-    // offers that fail, fail here or one level down).
-    const bool fresh = stamp_[node] == epoch_;
-    if ((fresh ? highest_[node] : empty_[node]) + above < 0) return false;
-    if (from <= lo && hi <= to) return true;
-    const std::size_t mid = (lo + hi) / 2;
-    above += fresh ? added_[node] : 0;
-    return (from < mid && full(2 * node, lo, mid, from, to, above)) ||
-           (to > mid && full(2 * node + 1, mid, hi, from, to, above));
-}
-
-void CapacityPacking::addOne(std::size_t node, std::size_t lo, std::size_t hi, std::size_t from, std::size_t to) {
-    touch(node);
-    if (from <= lo && hi <= to) {
-        ++highest_[node];
-        ++added_[node];
-        return;
+    const std::size_t first = from + leaves_, last = to - 1 + leaves_;
+    // The nodes that tile [from, to), as any bottom-up segment tree reads them. A node's value
+    // lacks what was added to its ancestors, and the ancestors of the nodes read on the left
+    // are those of `first` (each read node's parent reaches past the interval's start), on the
+    // right those of `last`: climbing, each side adds its path's additions to what it read.
+    int left = kNeverFull, right = kNeverFull;
+    std::size_t l = first, r = last + 1;
+    for (int level = 1; level <= height_; ++level, l >>= 1, r >>= 1) {
+        if (l < r) {
+            if (l & 1) left = std::max(left, nodes_[l++].highest);
+            if (r & 1) right = std::max(right, nodes_[--r].highest);
+        }
+        left += nodes_[first >> level].added;
+        right += nodes_[last >> level].added;
     }
-    const std::size_t mid = (lo + hi) / 2;
-    if (from < mid) addOne(2 * node, lo, mid, from, to);
-    if (to > mid) addOne(2 * node + 1, mid, hi, from, to);
-    touch(2 * node);
-    touch(2 * node + 1);
-    highest_[node] = std::max(highest_[2 * node], highest_[2 * node + 1]) + added_[node];
+    if (l < r) left = std::max(left, nodes_[l].highest);  // the root (l == 1, r == 2)
+    if (std::max(left, right) >= 0) return false;
+    for (l = first, r = last + 1; l < r; l >>= 1, r >>= 1) {
+        if (l & 1) add(l++, 1);
+        if (r & 1) add(--r, 1);
+    }
+    pullUp(first);
+    pullUp(last);
+    return true;
 }
 
 }  // namespace mario

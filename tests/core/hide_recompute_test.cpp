@@ -12,8 +12,11 @@
 #include <map>
 #include <random>
 
+#include "core/io/PresetLibrary.h"
 #include "core/passes/PassManager.h"
 #include "core/passes/Passes.h"
+#include "core/session/InputFile.h"
+#include "core/session/PlanBuilder.h"
 #include "core/sim/RecomputeBound.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
@@ -256,6 +259,37 @@ TEST(HideRecompute, TakesDropsThatFillTheBudgetExactly) {
         EXPECT_DOUBLE_EQ(sim->makespan_ms, 6.0) << "trial " << trial << ": both Rs dropped";
         EXPECT_LE(sim->devices[0].peak_bytes, peak * (1 + 1e-12)) << "trial " << trial;
     }
+}
+
+// Above 100 000 instructions an uncapped hide runs its starts on two threads (HideRecompute.cpp);
+// with a cap on its simulations that it never reaches it runs them one after another. The two
+// must give the same plan, change by change. GPT-3 13B Chimera 32 × 512: 115 000 instructions.
+TEST(HideRecompute, StartsOnTwoThreadsGiveThePlanOfOneAfterAnother) {
+    const PresetLibrary presets(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles");
+    auto input = loadInputFile(std::string(MARIO_TEST_SOURCE_DIR) + "/resources/examples/gpt3-13b-chimera.config.json",
+                               presets);
+    ASSERT_TRUE(input.ok());
+    Config config = *input->config;
+    config.microbatches = 512;
+    auto plan = buildPlan(config);
+    ASSERT_TRUE(plan.ok());
+    ASSERT_TRUE(runPasses(*plan, *parsePassList("all"), {.validate_each_pass = false}).ok());
+    ASSERT_GE(plan->instructionCount(), 100000u);
+    auto budget = hideBudget(*plan, false);
+    ASSERT_TRUE(budget.ok());
+    Plan threaded = *plan, inTurn = *plan;
+    auto twoThreads = hideRecompute(threaded, *budget);
+    auto oneThread = hideRecompute(inTurn, *budget, nullptr, std::numeric_limits<int>::max());
+    ASSERT_TRUE(twoThreads.ok() && oneThread.ok());
+    EXPECT_TRUE(twoThreads->changed());
+    EXPECT_EQ(twoThreads->simulations, oneThread->simulations);
+    ASSERT_EQ(twoThreads->changes.size(), oneThread->changes.size());
+    for (std::size_t k = 0; k < twoThreads->changes.size(); ++k) {
+        EXPECT_EQ(twoThreads->changes[k].instruction, oneThread->changes[k].instruction) << "change " << k;
+        EXPECT_EQ(twoThreads->changes[k].to_index, oneThread->changes[k].to_index) << "change " << k;
+    }
+    for (std::size_t d = 0; d < threaded.devices.size(); ++d)
+        EXPECT_EQ(threaded.devices[d].program, inTurn.devices[d].program) << "device " << d;
 }
 
 TEST(HideRecompute, ParsesAndNamesThePass) {
