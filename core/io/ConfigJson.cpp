@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/cost/ProfileCostModel.h"
+#include "core/io/LayerSplitJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ProfileJson.h"
 #include "core/io/TrainingJson.h"
@@ -38,7 +39,8 @@ constexpr std::string_view kParallelKeys[] = {"scheme",
                                               "global_batch_size",
                                               "group_size",
                                               "distributed_optimizer",
-                                              "overlap_factor"};
+                                              "overlap_factor",
+                                              "layer_split"};
 constexpr std::string_view kUnitKeys[] = {"forward",          "backward",         "recompute",
                                           "activation_bytes", "checkpoint_bytes", "static_bytes"};
 
@@ -145,6 +147,7 @@ std::optional<Error> checkConfig(const Config& c) {
         if (c.model.heads % p.tp != 0)
             return makeError("parallel.tp: " + str(c.model.heads) + " heads are not divisible by tp = " + str(p.tp));
     }
+    if (auto problem = checkLayerSplit(c)) return problem;
     if (c.unit_costs && c.profile) return makeError("profile: cannot be combined with unit_costs");
     // The byte rules the reader applies field by field, for a Config edited in place.
     if (c.unit_costs)
@@ -263,6 +266,11 @@ Result<Config> readConfig(const json& document, const PresetLibrary& presets, co
     par.number("overlap_factor", p.overlap_factor, Need::Optional, Check::NonNegative);
     if (par.ok() && p.overlap_factor > 1) par.fail("overlap_factor", "expected a share in [0, 1]");
     if (par.error()) return *par.error();
+    if (const json& parallel = document["parallel"]; parallel.contains("layer_split")) {
+        auto split = readLayerSplit(parallel["layer_split"]);
+        if (!split) return split.error();
+        p.layer_split = std::move(*split);
+    }
 
     int microbatches = 0;
     root.integerIn("microbatches", microbatches, Need::Optional, 1, limits::kMaxMicrobatches);
@@ -368,6 +376,8 @@ json writeConfig(const Config& c) {
                        {"group_size", p.group_size},
                        {"distributed_optimizer", p.distributed_optimizer},
                        {"overlap_factor", p.overlap_factor}};
+    // Written only when set, so that a config without it is written as before.
+    if (!p.layer_split.isEven()) out["parallel"]["layer_split"] = writeLayerSplit(p.layer_split);
     if (c.model.layers > 0) out["training"] = writeTraining(c.training);
     out["passes"] = c.passes;
     if (c.unit_costs) {

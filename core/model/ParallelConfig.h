@@ -1,5 +1,6 @@
 #pragma once
 // How a training step is split across devices.
+#include "core/model/LayerSplit.h"
 #include "core/model/Schemes.h"
 
 namespace mario {
@@ -17,6 +18,8 @@ struct ParallelConfig {
     // The plan's overlap_factor (Plan.h): how much of an overlapped pair's shorter half
     // hides under the longer. Only DualPipe and DualPipeV make overlapped pairs.
     double overlap_factor = 0;
+    // Which layers each chain position holds (LayerSplit.h); even unless the config says.
+    LayerSplit layer_split;
 
     // Micro-batches per pipeline per step: global / (dp * mbs). In 64 bits: dp * mbs of two
     // in-range values can exceed int (65536 * 65536 wrapped to 0 and divided by it).

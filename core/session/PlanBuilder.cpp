@@ -1,12 +1,14 @@
 #include "core/session/PlanBuilder.h"
 
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "core/cost/AnalyticalCostModel.h"
+#include "core/cost/BalancedLayerSplit.h"
 #include "core/cost/CostModel.h"
 #include "core/cost/ProfileCostModel.h"
 #include "core/io/PresetLibrary.h"
@@ -64,17 +66,80 @@ std::vector<StageLayout> mirroredLayout(int layers, int positions) {
     return layout;
 }
 
+// Today's split: even, with mirrored placements' extra layers on distinct devices.
+std::vector<int> evenCounts(const Config& config, int positions) {
+    const bool looped = schemeInfo(config.parallel.scheme).placement == Placement::Looped;
+    std::vector<int> counts;
+    for (const StageLayout& l : looped ? evenLayout(config.model.layers, positions)
+                                       : mirroredLayout(config.model.layers, positions))
+        counts.push_back(l.layerCount());
+    return counts;
+}
+
+// parallel.layer_split = "balanced": each position's work for every layer count it could hold,
+// from the cost model itself (forward + backward + recompute: the checkpointed step's compute,
+// which is what the split exists for), and which positions share a device.
+Result<std::vector<int>> balancedCounts(const Config& config, const PipelineLayout& layout, std::vector<int> even) {
+    const int positions = static_cast<int>(even.size());
+    const int layers = config.model.layers;
+    LayerSplitProblem problem;
+    problem.layers = layers;
+    problem.preferred = std::move(even);
+    problem.device_positions.resize(layout.stage_device.size());
+    for (const auto& chain : layout.chains)
+        for (std::size_t p = 0; p < chain.size(); ++p)
+            problem.device_positions[layout.stage_device[chain[p]]].push_back(static_cast<int>(p));
+    // A stage's costs depend on its layer count and on whether it holds the embedding or the
+    // head, so three rows of costs serve every position.
+    for (int p = 0; p < positions; ++p) {
+        const bool first = p == 0, last = p == positions - 1;
+        if (p > 1 && !last) {
+            problem.position_load.push_back(problem.position_load.back());
+            continue;
+        }
+        std::vector<StageLayout> candidates;
+        for (int k = 1; k <= layers; ++k) candidates.push_back({last ? layers - k : 0, last ? layers : k, first, last});
+        auto costs = computeStageCosts(config, candidates);
+        if (!costs) return makeError("parallel.layer_split: balanced: " + costs.error().message);
+        std::vector<double> loads(layers + 1, std::numeric_limits<double>::infinity());
+        for (int k = 1; k <= layers; ++k) {
+            const StageCost& c = (*costs)[k - 1];
+            loads[k] = c.forward_ms + c.backward_ms + c.recompute_ms;
+        }
+        problem.position_load.push_back(std::move(loads));
+    }
+    auto split = balancedLayerSplit(problem);
+    if (!split) return makeError("parallel.layer_split: balanced: " + split.error().message);
+    return split->counts;
+}
+
+// How many layers each chain position holds (parallel.layer_split).
+Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayout& layout, int positions) {
+    const LayerSplit& split = config.parallel.layer_split;
+    if (split.kind == LayerSplitKind::Explicit) return split.counts;
+    std::vector<int> even = evenCounts(config, positions);
+    if (split.kind == LayerSplitKind::Balanced) return balancedCounts(config, layout, std::move(even));
+    return even;
+}
+
 // The layers a stage holds follow from its position in its chain: Chimera's stage j and
 // stage p + j hold the same slice (they are replicas, as are DualPipe's).
-std::vector<StageLayout> stageLayouts(const Config& config, const PipelineLayout& layout) {
+Result<std::vector<StageLayout>> stageLayouts(const Config& config, const PipelineLayout& layout) {
     const int positions = static_cast<int>(layout.chains.front().size());
     std::vector<StageLayout> byPosition;
     if (config.unit_costs) {
         for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
     } else {
-        byPosition = evenLayout(config.model.layers, positions);
-        if (schemeInfo(config.parallel.scheme).placement != Placement::Looped)
-            byPosition = mirroredLayout(config.model.layers, positions);
+        auto counts = positionCounts(config, layout, positions);
+        if (!counts) return counts.error();
+        if (static_cast<int>(counts->size()) != positions)
+            return makeError("parallel.layer_split: " + std::to_string(counts->size()) + " counts for a chain of " +
+                             std::to_string(positions) + " positions");
+        int begin = 0;
+        for (int p = 0; p < positions; ++p) {
+            byPosition.push_back({begin, begin + (*counts)[p], p == 0, p == positions - 1});
+            begin += (*counts)[p];
+        }
     }
     std::vector<StageLayout> byStage(layout.stage_device.size());
     for (const auto& chain : layout.chains)
@@ -98,7 +163,9 @@ Result<Plan> buildPlan(const Config& config) {
     const ScheduleShape shape = scheduleShapeOf(config);
     if (auto ok = checkShape(shape); !ok) return ok.error();
     const PipelineLayout layout = pipelineLayout(shape);
-    const std::vector<StageLayout> layouts = stageLayouts(config, layout);
+    auto staged = stageLayouts(config, layout);
+    if (!staged) return staged.error();
+    const std::vector<StageLayout>& layouts = *staged;
     auto costs = computeStageCosts(config, layouts);
     if (!costs) return costs.error();
 
