@@ -17,8 +17,11 @@ today (zb-h1, zbv, dualpipev, interleaved-zb with 2 chunks); a configuration a s
 `--schemes remaining` runs every other scheme Mario generates (gpipe, bfs with 2 chunks, zb-h2,
 dualpipe), so that the three sets together cover them all.
 
+`--layer-split even|balanced` writes parallel.layer_split into every configuration (default: the
+key left out, today's even split; docs/config-format.md).
+
 usage: tests/bench/recompute_grid.py [path/to/mario] [--passes EXTRA] [--schemes paper|zero-bubble|remaining]
-       (default build/app/mario, hide, paper)
+       [--layer-split even|balanced]   (default build/app/mario, hide, paper, no layer_split)
 """
 import json
 import os
@@ -49,25 +52,41 @@ def simulate(mario, config_path, passes):
     return json.loads(run.stdout)
 
 
-def config(model, scheme, chunks, pp, m):
+def config(model, scheme, chunks, pp, m, layer_split=None):
     parallel = {"scheme": scheme, "pp": pp, "dp": 1, "tp": 1, "micro_batch_size": 1, "global_batch_size": m}
     if chunks:
         parallel["chunks"] = chunks
+    if layer_split:
+        parallel["layer_split"] = layer_split
     return {"format": "mario-config", "version": 1, "name": f"{model} {scheme} {pp}x{m}", "model": model,
             "hardware": "a100-40g", "devices": pp, "parallel": parallel}
 
 
-def grid(schemes, tmp):
+def grid(schemes, tmp, layer_split=None):
     """Every configuration of the grid as (name, path of its config file in tmp), one at a time
-    (the file is rewritten for the next one); the name as the tables print it."""
+    (the file is rewritten for the next one); the name as the tables print it. layer_split, when
+    given, is written as parallel.layer_split."""
     path = os.path.join(tmp, "c.config.json")
     for model in MODELS:
         for scheme, chunks in schemes:
             for pp in PIPELINES:
                 for m in (pp, 2 * pp, 4 * pp):
                     with open(path, "w") as f:
-                        json.dump(config(model, scheme, chunks, pp, m), f)
+                        json.dump(config(model, scheme, chunks, pp, m, layer_split), f)
                     yield f"{model} {scheme}{'(v=2)' if chunks else ''} {pp}x{m}", path
+
+
+def layer_split_of(args, script):
+    """--layer-split WORD (removed from args): parallel.layer_split for every configuration, or
+    None to leave the key out."""
+    if "--layer-split" not in args:
+        return None
+    at = args.index("--layer-split")
+    if at + 1 >= len(args) or args[at + 1] not in ("even", "balanced"):
+        sys.exit(f"{script}: --layer-split takes even or balanced")
+    word = args[at + 1]
+    del args[at:at + 2]
+    return word
 
 
 def schemes_and_mario(args, script):
@@ -96,10 +115,11 @@ def main():
             sys.exit("recompute_grid.py: --passes takes a pass list, e.g. hide")
         extra = args[at + 1]
         del args[at:at + 2]
+    layer_split = layer_split_of(args, "recompute_grid.py")
     schemes, mario = schemes_and_mario(args, "recompute_grid.py")
     rows, gaps_four, gaps_hide, rec_four, rec_hide, gaps_reach, skipped = [], [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in grid(schemes, tmp):
+        for name, path in grid(schemes, tmp, layer_split):
             try:
                 base = simulate(mario, path, "none")
             except Refused as why:

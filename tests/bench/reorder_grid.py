@@ -15,7 +15,11 @@ above it (what a search may still find). Medians and worsts are printed for the 
 hide's memory budget (each device's peak after the four passes plus one activation set of its
 largest stage), which `reorder` shares with `hide` (core/passes/PassRegistry.cpp).
 
+`--layer-split even|balanced` writes parallel.layer_split into every configuration, as in
+recompute_grid.py; tests/bench/layer_split_grid.py compares the two.
+
 usage: tests/bench/reorder_grid.py [path/to/mario] [--schemes paper|zero-bubble|remaining]
+       [--layer-split even|balanced]
 """
 import math
 import os
@@ -25,7 +29,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(__file__))
-from recompute_grid import Refused, grid, schemes_and_mario, simulate  # noqa: E402
+from recompute_grid import Refused, grid, layer_split_of, schemes_and_mario, simulate  # noqa: E402
 
 
 def plan_is_valid(mario, config_path, passes, tmp):
@@ -39,11 +43,12 @@ def main():
     if "-h" in args or "--help" in args:
         print(__doc__.strip())
         return
+    layer_split = layer_split_of(args, "reorder_grid.py")
     schemes, mario = schemes_and_mario(args, "reorder_grid.py")
     rows, gaps_hide, gaps_reorder, skipped, invalid = [], [], [], [], []
     forced, to_bound, by_scheme = [], [], {}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in grid(schemes, tmp):
+        for name, path in grid(schemes, tmp, layer_split):
             try:
                 base = simulate(mario, path, "none")
             except Refused as why:
