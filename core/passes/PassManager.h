@@ -55,7 +55,9 @@ struct PassRun {
     // With bound_hide and reorder selected: no order, checkpointing and R placement within the
     // budget runs faster than this (passes/ReorderBound.h).
     std::optional<ReorderBound> reorder_bound;
-    double hide_bound_us = 0;  // what computing the bounds took (not the passes' own time)
+    // What computing the bounds took (not the passes' own time); hide's bound counts nothing
+    // where it ran beside hide's starts on a second thread (big plans, HideRecompute.cpp).
+    double hide_bound_us = 0;
 };
 
 // Hide-recompute's memory budget per device: the plan's own peak there plus one activation set

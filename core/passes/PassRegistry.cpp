@@ -55,14 +55,12 @@ Result<std::vector<double>> sharedHideBudget(const Plan& plan, PassContext& cont
 Result<PassReport> runHide(Plan& plan, PassContext& context) {
     auto budget = sharedHideBudget(plan, context);
     if (!budget) return budget.error();
-    if (context.bound_hide) {
-        const auto start = std::chrono::steady_clock::now();
-        // A number beside the schedule, never a reason to lose it: without it, no bound shown.
-        if (auto bound = recomputeBound(plan, *budget)) context.hide_bound = std::move(*bound);
-        context.hide_bound_us =
-            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    }
-    return hideRecompute(plan, *budget, context.cancel, context.hide_simulations);
+    HideBound bound;  // on big plans computed beside hide's starts (HideRecompute.cpp)
+    auto report =
+        hideRecompute(plan, *budget, context.cancel, context.hide_simulations, context.bound_hide ? &bound : nullptr);
+    context.hide_bound = std::move(bound.bound);
+    context.hide_bound_us = bound.us;
+    return report;
 }
 
 Result<PassReport> runReorder(Plan& plan, PassContext& context) {

@@ -2,10 +2,12 @@
 // The four graph passes of the Mario paper (§5.1). Each works on any valid plan of any
 // scheme, keeps it valid, and reports what it changed.
 #include <atomic>
+#include <optional>
 #include <vector>
 
 #include "core/passes/PassReport.h"
 #include "core/schedule/Plan.h"
+#include "core/sim/RecomputeBound.h"
 #include "core/sim/SimResult.h"
 #include "core/util/Result.h"
 
@@ -66,7 +68,15 @@ PassReport boundWeightGradients(Plan& plan, const std::vector<double>& budget);
 // that shortens the step (RecomputeHider.h). Memory and step lengths compare with a relative
 // tolerance (Tolerance.h), so a drop that fills the budget exactly is taken. The plan stays
 // valid and deadlock-free; never slower than its input. `maxSimulations` 0 means no cap.
+// With `bound`, it also bounds what hide could reach from the plan it starts from, within the
+// same budget (sim/RecomputeBound.h): beside its starts, on a second thread, where they run
+// on two (big plans, no cap; HideRecompute.cpp).
+struct HideBound {
+    std::optional<RecomputeBound> bound;  // none where the bound does not model the plan
+    double us = 0;  // the time it added to the pass: none where it ran beside the starts
+};
 Result<PassReport> hideRecompute(Plan& plan, const std::vector<double>& budget,
-                                 const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0);
+                                 const std::atomic<bool>* cancel = nullptr, int maxSimulations = 0,
+                                 HideBound* bound = nullptr);
 
 }  // namespace mario

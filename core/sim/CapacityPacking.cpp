@@ -45,12 +45,18 @@ void CapacityPacking::add(std::size_t node, int value) {
     if (node < leaves_) nodes_[node].added += value;
 }
 
-void CapacityPacking::pullUp(std::size_t leaf) {
-    for (std::size_t node = leaf >> 1; node >= 1; node >>= 1) {
+void CapacityPacking::pullUp(std::size_t first, std::size_t last) {
+    auto recompute = [this](std::size_t node) {
         write(node);
         nodes_[node].highest =
             std::max(nodes_[2 * node].highest, nodes_[2 * node + 1].highest) + nodes_[node].added;
+    };
+    std::size_t l = first >> 1, r = last >> 1;
+    for (; l != r; l >>= 1, r >>= 1) {
+        recompute(l);
+        recompute(r);
     }
+    for (; l >= 1; l >>= 1) recompute(l);  // the common path to the root
 }
 
 bool CapacityPacking::offer(std::size_t from, std::size_t to) {
@@ -77,8 +83,7 @@ bool CapacityPacking::offer(std::size_t from, std::size_t to) {
         if (l & 1) add(l++, 1);
         if (r & 1) add(--r, 1);
     }
-    pullUp(first);
-    pullUp(last);
+    pullUp(first, last);
     return true;
 }
 

@@ -35,8 +35,9 @@ private:
         int added = 0;    // what was added to the whole node (inner nodes; its children lack it)
     };
     void add(std::size_t node, int value);
-    // Recomputes the path from `leaf` up to the root after additions below it.
-    void pullUp(std::size_t leaf);
+    // Recomputes the paths from the leaves `first` and `last` up to the root after additions
+    // below them (each node once where the paths meet).
+    void pullUp(std::size_t first, std::size_t last);
     void write(std::size_t node);
 
     std::size_t leaves_ = 1;
