@@ -36,10 +36,21 @@ ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, 
     std::vector<std::vector<Task>> ready(p);  // per device, tasks whose input is available
     std::vector<int> inFlight(2 * p, 0);
     std::vector<double> deviceFree(p, 0.0);
-    for (int m = 0; m < microbatches; ++m) {
-        const int stage = layout.chains[chainOf(m)][0];
-        ready[layout.stage_device[stage]].push_back({{Op::Forward, stage, m}, 0, 0.0});
-    }
+    // Every micro-batch's first forward is ready at 0, but only each chain's lowest waiting one
+    // stands in `ready`: the others have the same key but for a higher micro-batch, so they
+    // never win before it, and the next comes in when it starts. (All of them in `ready` made
+    // the scan quadratic: a third of the window's preparation at 32 × 2048, issue 45.) Keys
+    // differ in their micro-batch, stage or kind, so the order of `ready` decides nothing.
+    std::vector<std::vector<int>> waiting(2);  // per chain, its micro-batches, latest first
+    for (int m = microbatches - 1; m >= 0; --m) waiting[chainOf(m)].push_back(m);
+    auto admitNext = [&](int chain) {
+        if (waiting[chain].empty()) return;
+        const int stage = layout.chains[chain][0];
+        ready[layout.stage_device[stage]].push_back({{Op::Forward, stage, waiting[chain].back()}, 0, 0.0});
+        waiting[chain].pop_back();
+    };
+    admitNext(0);
+    admitNext(1);
 
     ComputeOrder order(p);
     const int totalTasks = 2 * p * microbatches;
@@ -78,6 +89,7 @@ ComputeOrder generateChimera(int devices, int microbatches, double forwardCost, 
         order[bestDevice].push_back(ins);
 
         const auto& chain = layout.chains[chainOf(ins.microbatch)];
+        if (forward && task.position == 0) admitNext(chainOf(ins.microbatch));
         if (forward) {
             ++inFlight[ins.stage];
             if (task.position + 1 < p) {
