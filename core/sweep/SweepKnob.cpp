@@ -32,6 +32,8 @@ const std::vector<SweepKnob>& sweepKnobs() {
         {"parallel.dp", K::Integer, false, {}, limits::kMaxDevices, "data-parallel replicas"},
         {"parallel.tp", K::Integer, false, {}, limits::kMaxTensorParallel, "tensor-parallel degree"},
         {"parallel.chunks", K::Integer, false, {}, limits::kMaxChunks, "stages per device of chunked schemes"},
+        {"parallel.layer_split", K::Word, false, "even|balanced", 0,
+         "layers per chain position: even, or balancing each device's F + B + R"},
         {"memory_limit_gb", K::Number, false, {}, limits::kMaxMemoryBytes / 1e9, "memory limit per device, GB"},
         {"hardware.intra_node_gb_per_s", K::Number, false, {}, 1e6, "link bandwidth within a node (NVLink), GB/s"},
         {"hardware.inter_node_gb_per_s", K::Number, false, {}, 1e6,
