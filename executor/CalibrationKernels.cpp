@@ -24,23 +24,38 @@ namespace {
 // some machines and dominated by the mark itself on a GPU.
 constexpr int kTinyChain = 64;
 
-// Runs `body` once to warm up (allocator, BLAS buffers, cuBLAS heuristics), then `repeats` times.
-// body(clock, marks, kept) takes three marks: before the forward, between forward and backward,
-// after the backward (the same mark twice where there is no backward). Read once all are queued:
-// on a GPU that is the only wait. A forward's output goes into `kept` and lives until the
-// measurement ends, as a block's forward keeps its activations until the backward: each repeat's
-// forward writes memory no earlier repeat wrote, with its first-touch cost, while gradients are
-// freed as autograd frees them, and their memory is reused. A product of 128 x 512 x 128 in
-// float64 on the 2-core EPYC that runs CI took 0.41 ms writing into the freed output of the
-// previous repeat and 0.59 to 0.63 ms writing fresh memory; in a block's forward 0.44 to 0.50 ms.
+// The caches are emptied before every repeat by a pass over a buffer larger than the last-level
+// cache (untimed), as a block's kernel finds them: between two runs of one kernel the rest of the
+// step passes through the cache. Measured kernel by kernel inside the block `mario-executor
+// profile` times (PyTorch 2.15, float64, hidden 512, the 2-core EPYC that runs CI, 32 MiB L3):
+// a LayerNorm's forward took 0.09 ms there, 0.04 repeated on a warm cache and 0.15 after a pass
+// like this one; a residual add 0.08, 0.014 and 0.08. The products, which reuse their operands
+// hundreds of times, moved by 1-5% (the 512 x 512 projection by 19%). GPU timing does the same
+// (Triton's do_bench empties the L2 with a 256 MB buffer).
+constexpr double kCpuFlushBytes = 64e6;   // twice the 32 MiB L3 of an EPYC core complex
+constexpr double kGpuFlushBytes = 256e6;  // above the L2 of any GPU (an H100's is 50 MB)
+
+// Runs `body` once to warm up (allocator, BLAS buffers, cuBLAS heuristics), then `repeats` times,
+// each after a pass over `flush`. body(clock, marks) takes three marks: before the forward,
+// between forward and backward, after the backward (the same mark twice where there is no
+// backward). Read once all are queued: on a GPU that is the only wait. Each repeat's tensors are
+// freed before the next, so a repeat writes memory the previous one freed, as a block's kernels
+// do in a run (a stage's forward reuses what the previous micro-batch's backward freed): kept
+// alive instead, outputs land in fresh pages whose first touch (1.3-1.6 us a 4 KiB page on the
+// CI machine) no block kernel pays per block: the slope `profile` measures over 1 to 3 blocks
+// took none (PyTorch 2.15, hidden 512: without glibc returning memory its stage constant fell, the
+// slope did not). Kept outputs made GELU's forward 1.67 ms alone against 0.84 in the block.
 template <class Body>
-PhaseTimes timePhases(const c10::Device& device, int repeats, const Body& body) {
+PhaseTimes timePhases(const c10::Device& device, int repeats, const torch::Tensor& flush, const Body& body) {
     InstructionClock clock(device, std::chrono::steady_clock::now());
     std::vector<std::array<InstructionClock::Mark, 3>> marks;
-    std::vector<torch::Tensor> kept;
     for (int r = 0; r <= repeats; ++r) {
+        {
+            torch::NoGradGuard noGrad;
+            flush.add_(1.0);  // read and written: through the cache, unlike a streaming store
+        }
         std::array<InstructionClock::Mark, 3> m{};
-        body(clock, m, kept);
+        body(clock, m);
         if (r > 0) marks.push_back(m);
     }
     std::vector<double> forward, backward, total;
@@ -61,30 +76,35 @@ PhaseTimes timePhases(const c10::Device& device, int repeats, const Body& body) 
 
 }  // namespace
 
+CalibrationKernels::CalibrationKernels(c10::Device device, c10::ScalarType dtype, int repeats)
+    : device_(device), dtype_(dtype), repeats_(repeats),
+      flush_(torch::zeros({static_cast<int64_t>((device.is_cuda() ? kGpuFlushBytes : kCpuFlushBytes) / 8)},
+                          torch::TensorOptions().device(device).dtype(torch::kFloat64))) {}
+
 GemmSample CalibrationKernels::linearForward(double m, double n, double k, bool bias) const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
     const auto M = static_cast<int64_t>(m), N = static_cast<int64_t>(n), K = static_cast<int64_t>(k);
     const torch::Tensor x = torch::randn({M, K}, opts).requires_grad_(true);
     const torch::Tensor w = torch::randn({N, K}, opts).requires_grad_(true);
     const torch::Tensor b = bias ? torch::randn({N}, opts).requires_grad_(true) : torch::Tensor();
-    const PhaseTimes t = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
-        kept.push_back(torch::linear(x, w, b));
+        const torch::Tensor y = torch::linear(x, w, b);
         marks[1] = marks[2] = clock.mark();
     });
     return GemmSample{m, n, k, 1, t.forward_ms, t.spread};
 }
 
-GemmSample CalibrationKernels::gemm(double m, double n, double k) const {
+GemmSample CalibrationKernels::gemm(double m, double n, double k, bool transposedA) const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
     const auto M = static_cast<int64_t>(m), N = static_cast<int64_t>(n), K = static_cast<int64_t>(k);
     torch::NoGradGuard noGrad;
-    const torch::Tensor a = torch::randn({M, K}, opts), b = torch::randn({K, N}, opts);
-    const PhaseTimes t = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    const torch::Tensor a = transposedA ? torch::randn({K, M}, opts).t() : torch::randn({M, K}, opts);
+    const torch::Tensor b = torch::randn({K, N}, opts);
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         const torch::Tensor c = torch::mm(a, b);
         marks[1] = marks[2] = clock.mark();
-        (void)kept;
     });
     return GemmSample{m, n, k, 1, t.forward_ms, t.spread};
 }
@@ -96,16 +116,16 @@ std::vector<GemmSample> CalibrationKernels::attentionProducts(double microBatch,
     const auto H = static_cast<int64_t>(hidden), A = static_cast<int64_t>(heads);
     const torch::Tensor qkv = torch::randn({B, S, 3 * H}, opts).requires_grad_(true);
     const torch::Tensor probabilities = torch::randn({B, A, S, S}, opts).requires_grad_(true);
-    const PhaseTimes scores = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    const PhaseTimes scores = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         const auto parts = qkv.split(H, -1);
-        kept.push_back(torch::matmul(splitHeads(parts[0], A), splitHeads(parts[1], A).transpose(-2, -1)));
+        const torch::Tensor product = torch::matmul(splitHeads(parts[0], A), splitHeads(parts[1], A).transpose(-2, -1));
         marks[1] = marks[2] = clock.mark();
     });
-    const PhaseTimes merged = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    const PhaseTimes merged = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor v = splitHeads(qkv.split(H, -1)[2], A);
         marks[0] = clock.mark();
-        kept.push_back(torch::matmul(probabilities, v));  // the merge back to [b, s, h] is a stream
+        const torch::Tensor product = torch::matmul(probabilities, v);  // the merge back to [b, s, h] is a stream
         marks[1] = marks[2] = clock.mark();
     });
     const double batch = microBatch * heads, headDim = hidden / heads;
@@ -116,7 +136,7 @@ std::vector<GemmSample> CalibrationKernels::attentionProducts(double microBatch,
 PhaseTimes CalibrationKernels::tinyKernel() const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
     const torch::Tensor one = torch::ones({1}, opts);
-    PhaseTimes t = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor x = one.clone().requires_grad_(true);
         marks[0] = clock.mark();
         torch::Tensor y = x;
@@ -124,7 +144,6 @@ PhaseTimes CalibrationKernels::tinyKernel() const {
         marks[1] = clock.mark();
         y.backward();
         marks[2] = clock.mark();
-        (void)kept;
     });
     t.forward_ms /= kTinyChain;
     t.backward_ms /= kTinyChain;
@@ -136,10 +155,9 @@ double CalibrationKernels::copyGbPerS(double bytes) const {
     const int64_t elements = std::max<int64_t>(1, static_cast<int64_t>(bytes / c10::elementSize(dtype_)));
     const torch::Tensor from = torch::randn({elements}, opts);
     torch::Tensor to = torch::empty_like(from);
-    const PhaseTimes t = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         to.copy_(from);
-        (void)kept;
         marks[1] = marks[2] = clock.mark();
     });
     const double moved = 2.0 * double(elements) * double(c10::elementSize(dtype_));
@@ -219,14 +237,13 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
     for (const Kernel& kernel : kernels) {
         const torch::Tensor input = torch::randn(kernel.shape, opts);
         const torch::Tensor grad = torch::randn_like(kernel.forward(input));  // the output's shape
-        const PhaseTimes t = timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+        const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
             const torch::Tensor x = input.detach().requires_grad_(true);
             marks[0] = clock.mark();
             const torch::Tensor y = kernel.forward(x);
             marks[1] = clock.mark();
             y.backward(grad);
             marks[2] = clock.mark();
-            kept.push_back(y);
         });
         samples.push_back(StreamSample{kernel.name, kernel.forwardBytes, kernel.backwardBytes, t.forward_ms,
                                        t.backward_ms, t.spread, kernel.count, kernel.copy});
@@ -255,7 +272,7 @@ PhaseTimes CalibrationKernels::attentionCore(double microBatch, double seq, doub
         return torch::matmul(torch::softmax(scores, -1), v);
     };
 #endif
-    return timePhases(device_, repeats_, [&](InstructionClock& clock, auto& marks, auto& kept) {
+    return timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor q = q0.detach().requires_grad_(true), k = k0.detach().requires_grad_(true);
         const torch::Tensor v = v0.detach().requires_grad_(true);
         marks[0] = clock.mark();
@@ -263,7 +280,6 @@ PhaseTimes CalibrationKernels::attentionCore(double microBatch, double seq, doub
         marks[1] = clock.mark();
         out.backward(grad);
         marks[2] = clock.mark();
-        kept.push_back(out);
     });
 }
 

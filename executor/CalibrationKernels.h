@@ -3,9 +3,11 @@
 // blocks run it (GptModel.cpp): the same LibTorch calls, dtype and layouts, with autograd where
 // the block has it. Every time is the median of `repeats` runs after one warm-up, read from
 // InstructionClock marks (the steady clock on the CPU, CUDA events on a GPU), with the spread of
-// the repeats, (slowest − fastest) / median.
+// the repeats, (slowest − fastest) / median; before each repeat the caches are emptied.
 #include <c10/core/Device.h>
 #include <c10/core/ScalarType.h>
+
+#include <ATen/core/Tensor.h>
 
 #include "executor/CalibrationFit.h"
 
@@ -19,15 +21,20 @@ struct PhaseTimes {
 
 class CalibrationKernels {
 public:
-    CalibrationKernels(c10::Device device, c10::ScalarType dtype, int repeats)
-        : device_(device), dtype_(dtype), repeats_(repeats) {}
+    // Allocates the buffer whose pass empties the caches before every repeat (64 MB on the CPU,
+    // 256 MB on a GPU: CalibrationKernels.cpp says why).
+    CalibrationKernels(c10::Device device, c10::ScalarType dtype, int repeats);
 
     // A weight product's forward as the block runs it: torch::linear of x [m×k] by a weight
     // stored [n×k] (with its bias where the block has one), x and the weight requiring grad, so
     // that the bias broadcast and the autograd node are in the time.
     GemmSample linearForward(double m, double n, double k, bool bias) const;
-    // A gradient product as autograd runs it: C = A[m×k] · B[k×n], no grad.
-    GemmSample gemm(double m, double n, double k) const;
+    // A gradient product as autograd runs it: C = A[m×k] · B[k×n], no grad. A weight gradient's
+    // A is the output gradient transposed (a view of [k×m] tokens × outputs, `transposedA`), as
+    // linear's backward passes it: a BLAS's rate depends on the operands' layout (PyTorch 2.15's
+    // MKL, float64, one thread on the 2-core EPYC that runs CI: a 2048 × 512 × 128 weight
+    // gradient 7.3 ms in the block, 7.7 to 9.9 ms alone on a contiguous copy).
+    GemmSample gemm(double m, double n, double k, bool transposedA = false) const;
     // The eager attention's two products on the block's layouts (GptModel.cpp): scores = Q·Kᵀ
     // from the heads of the fused QKV output (splitHeads' views, copied by matmul as in the
     // block), then P·V; shapes (s × s × h/heads) and (s × h/heads × s)
@@ -56,6 +63,7 @@ private:
     c10::Device device_;
     c10::ScalarType dtype_;
     int repeats_;
+    at::Tensor flush_;
 };
 
 }  // namespace mario::exec

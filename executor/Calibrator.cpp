@@ -92,6 +92,7 @@ struct PlannedProduct {
     GemmSample shape;
     bool linear = false;  // a forward through torch::linear
     bool bias = false;
+    bool weightGradient = false;  // A is the output gradient transposed, as linear's backward passes it
 };
 
 std::vector<PlannedProduct> blockProducts(const ModelSpec& spec, int b) {
@@ -107,7 +108,7 @@ std::vector<PlannedProduct> blockProducts(const ModelSpec& spec, int b) {
         const bool bias = weights.count(name.substr(0, name.size() - 1) + "b") > 0;  // "attn.w" -> "attn.b"
         products.push_back({GemmSample{tokens, out, in}, true, bias});
         products.push_back({GemmSample{tokens, in, out}});
-        products.push_back({GemmSample{out, in, tokens}});
+        products.push_back({GemmSample{out, in, tokens}, false, false, true});
     }
     return products;
 }
@@ -223,7 +224,7 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
         r.streams = kernels.blockStreams(b, s, h, a);
         for (const PlannedProduct& p : plan) {
             const GemmSample& g = p.shape;
-            r.gemms.push_back(p.linear ? kernels.linearForward(g.m, g.n, g.k, p.bias) : kernels.gemm(g.m, g.n, g.k));
+            r.gemms.push_back(p.linear ? kernels.linearForward(g.m, g.n, g.k, p.bias) : kernels.gemm(g.m, g.n, g.k, p.weightGradient));
             r.gemms.back().fitted = g.fitted;
         }
         for (const GemmSample& g : kernels.attentionProducts(b, s, h, a)) r.gemms.push_back(g);
