@@ -13,6 +13,8 @@
 
 namespace mario {
 
+class WindowPeaks;
+
 // Pass 1: every forward that has a backward on its device becomes checkpointed: an R is
 // inserted immediately before the backward (after the RECV of its gradient), so each stage
 // keeps one full activation at a time.
@@ -49,9 +51,13 @@ Result<PassReport> preposeForward(Plan& plan, const std::vector<double>& memoryC
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline = nullptr,
                            bool exposedOnly = false);
 // The same with each device's timings given apart (null: none), as hide's incremental timeline
-// holds them: copying them into a SimResult for every round was a tenth of its drops.
+// holds them: copying them into a SimResult for every round was a tenth of its drops. And,
+// where given, each device's memory levels as hide keeps them up to date move by move (equal
+// to a fresh sum but for the last bits): a device where by them no exposed R comes within a
+// millionth of fitting is passed over without summing its levels again (issue 45).
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
-                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly);
+                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly,
+                           const std::vector<const WindowPeaks*>& knownLevels = {});
 
 // Beyond the paper — bound-w: split-backward schedules defer W, and each deferred W keeps
 // weight_grad_bytes, which checkpointing does not shrink. Wherever a device's running memory

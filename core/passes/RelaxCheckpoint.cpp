@@ -2,6 +2,7 @@
 // Works on program order alone: a device's memory is a running sum over its own program
 // (docs/execution-model.md), so each candidate is checked in O(window) without simulating.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -36,6 +37,17 @@ double exposure(const std::vector<Instruction>& program, const std::vector<Instr
     return duration > roundingOf(timings[r].end, timings[r].start) ? duration : 0.0;
 }
 
+// Whether dropping the candidate comes within a millionth of `cap` by levels that may differ
+// from a fresh sum in their last bits: far more than they can differ (10⁴ moves of 10¹⁰ bytes
+// shift a level by about 10⁻² bytes), so a candidate that does not come near does not fit.
+bool nearlyFits(const Plan& plan, const std::vector<Instruction>& program, const WindowPeaks& levels,
+                const Candidate& candidate, double staticBytes, double cap) {
+    const StageCost& c = plan.stages[program[candidate.recompute].stage].cost;
+    const double needs = staticBytes + levels.peak(candidate.forward, candidate.recompute) +
+                         (c.activation_bytes - c.checkpoint_bytes);
+    return needs <= cap + 1e-6 * std::max(std::abs(cap), std::abs(needs));
+}
+
 }  // namespace
 
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline,
@@ -47,7 +59,8 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
 }
 
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
-                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly) {
+                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly,
+                           const std::vector<const WindowPeaks*>& knownLevels) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {
         auto& program = plan.devices[d].program;
@@ -76,6 +89,12 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
         }
         std::erase_if(candidates, [](const Candidate& candidate) { return candidate.forward == kNoForward; });
         const double staticBytes = staticBytesOf(plan, static_cast<int>(d));
+        const WindowPeaks* known = d < knownLevels.size() ? knownLevels[d] : nullptr;
+        if (known && known->levels().size() == program.size() &&
+            std::none_of(candidates.begin(), candidates.end(), [&](const Candidate& candidate) {
+                return nearlyFits(plan, program, *known, candidate, staticBytes, memoryCaps[d]);
+            }))
+            continue;  // the first drop below would not fit, so none would
         // Dynamic memory right after each instruction.
         WindowPeaks prefix(memoryLevels(plan, program));
         std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
