@@ -23,7 +23,9 @@ namespace mario::exec {
 // eager attention (scale, mask and softmax as kernels of their own), no dropout, one device.
 Config executorBlockConfig(const ModelSpec& spec, int microBatch, const HardwareConfig& hardware);
 
-// One block's times as core's analytical model predicts them on `hardware`.
+// One block's times as core's analytical model predicts them on `hardware`, with the kernels the
+// executor's autograd runs that core's Megatron-LM block does not: each weight gradient's
+// accumulation into .grad (CalibrationCheck.cpp).
 Result<KernelTimes> predictBlock(const ModelSpec& spec, int microBatch, const HardwareConfig& hardware);
 
 struct BlockPrediction {

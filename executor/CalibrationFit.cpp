@@ -46,8 +46,10 @@ double CalibrationFit::streamingRate(const std::vector<StreamSample>& kernels, b
     double measured = 0;
     bool any = false;
     const double longEnough = copies ? kCopyOverheads * hw_.kernel_overhead_us * 1e-3 : 0;
+    // Each phase that moves bytes must run long enough (a gradient accumulation has no forward).
     auto counted = [&](const StreamSample& s) {
-        return s.copy == copies && std::min(s.forward_ms, s.backward_ms) >= longEnough;
+        return s.copy == copies && (s.forward_bytes <= 0 || s.forward_ms >= longEnough) &&
+               (s.backward_bytes <= 0 || s.backward_ms >= longEnough);
     };
     for (const StreamSample& s : kernels)
         if (counted(s)) measured += s.count * (s.forward_ms + s.backward_ms), any = true;

@@ -48,13 +48,13 @@ public:
     void setKernelOverheadUs(double us) { hw_.kernel_overhead_us = us; }
 
     // hbm_gb_per_s is the measured copy bandwidth and hbm_efficiency the share of it at which the
-    // block's layout copies (`copy` samples) stream the model's bytes: the rate of the products'
-    // memory traffic, reductions and copies. elementwise_gb_per_s is the rate at which the model's
+    // block's layout copies and weight-gradient accumulations (`copy` samples) stream the model's
+    // bytes: the rate of the products' memory traffic, reductions and copies. elementwise_gb_per_s is the rate at which the model's
     // times for the other kernels, each counted as often as a block runs it, forward and backward,
     // add up to their measured time (time-weighted: GELU's erf weighs most on a CPU). Where the
     // copies stream the model's bytes faster than the large copy (a bf16 model of fp32 kernels),
     // hbm_gb_per_s is raised to that rate and the efficiency is 1; without copy samples, or with
-    // none that runs 10 kernel overheads (a launch-bound copy on a GPU), it is 1.
+    // none whose phases each run 10 kernel overheads (a launch-bound copy on a GPU), it is 1.
     FitSpread fitStreaming(double copyGbPerS, const std::vector<StreamSample>& kernels);
 
     // peak_tflops · gemm_efficiency: the rate at which the model's GEMM times over the fitted

@@ -251,6 +251,21 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
     return samples;
 }
 
+StreamSample CalibrationKernels::gradientAccumulation(const std::vector<int64_t>& shape, double count) const {
+    const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
+    const torch::Tensor grad = torch::randn(shape, opts), fresh = torch::randn(shape, opts);
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+        torch::NoGradGuard noGrad;  // as AccumulateGrad adds outside autograd
+        marks[0] = marks[1] = clock.mark();
+        grad.add_(fresh);
+        marks[2] = clock.mark();
+    });
+    std::string name = "grad_accumulation";
+    for (std::size_t i = 0; i < shape.size(); ++i) name += (i == 0 ? " " : "x") + std::to_string(shape[i]);
+    const double elements = double(grad.numel());
+    return StreamSample{name, 0, kernel_bytes::kGradientSum * elements, 0, t.backward_ms, t.spread, count, true};
+}
+
 PhaseTimes CalibrationKernels::attentionCore(double microBatch, double seq, double hidden, double heads,
                                              std::string& kernel) const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);

@@ -9,6 +9,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <string>
+#include <vector>
+
 #include "executor/CalibrationFit.h"
 
 namespace mario::exec {
@@ -53,6 +56,12 @@ public:
     // eager attention's scale, causal mask and softmax over b·heads·s² scores, and the copy of its
     // output back to [b, s, h].
     std::vector<StreamSample> blockStreams(double microBatch, double seq, double hidden, double heads) const;
+
+    // A weight gradient's accumulation into the weight's .grad as autograd runs it between two
+    // micro-batches (AccumulateGrad: `.grad += new`, a kernel of its own), for `count` weights of
+    // `shape` in one block: a layout-priced sample (copy) of the model's gradient-sum bytes, all
+    // in the backward.
+    StreamSample gradientAccumulation(const std::vector<int64_t>& shape, double count) const;
 
     // The attention core as FlashAttention runs it where LibTorch has it
     // (scaled_dot_product_attention, PyTorch 2), else the eager core of GptModel.cpp; `kernel`

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -113,6 +114,17 @@ std::vector<PlannedProduct> blockProducts(const ModelSpec& spec, int b) {
     return products;
 }
 
+// The shapes of one block's weights (GptModel.cpp, their one owner) and how many weights have
+// each: what autograd accumulates into .grad once per backward.
+std::map<std::vector<int64_t>, double> blockWeightShapes(const ModelSpec& spec) {
+    ModelSpec one = spec;
+    one.layers = 1;
+    const ParamMap weights = GptModel(one, 0).cloneSlice(LayerSlice{0, 1, false, false});
+    std::map<std::vector<int64_t>, double> shapes;
+    for (const auto& [name, weight] : weights) shapes[weight.sizes().vec()] += 1;
+    return shapes;
+}
+
 // Without --quick, also every (M, N, K) from the sides of the block's weight products, reported
 // beside the fit (how far the preset is from products of other shapes), not fitted.
 std::vector<PlannedProduct> gridProducts(const std::vector<PlannedProduct>& block) {
@@ -154,8 +166,9 @@ std::string notesOf(const CalibrationOptions& options, const CalibrationResult& 
            ". hbm_gb_per_s " + number(h.hbm_gb_per_s, "%.4g") + ": a large copy (" + number(r.copy_gb_per_s, "%.4g") +
            " GB/s) or the layout copy's rate where higher; hbm_efficiency " + number(h.hbm_efficiency, "%.3f") +
            ": the share of it at which the block's layout copy (the attention output back to [b, s, h]), forward "
-           "and backward, streams the model's bf16 bytes: the rate of the products' memory traffic, reductions "
-           "and copies. elementwise_gb_per_s " +
+           "and backward, and its weight gradients' accumulations into .grad (autograd's AccumulateGrad) stream the "
+           "model's bf16 bytes: the rate of the products' memory traffic, reductions, copies and accumulations. "
+           "elementwise_gb_per_s " +
            number(h.elementwise_gb_per_s, "%.4g") +
            ": the rate at which the block's element-wise kernels (two LayerNorms, two residual adds, GELU, "
            "attention scale, causal mask, softmax), forward and backward at the block's sizes, each counted as "
@@ -222,6 +235,7 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
         const double tinyUs = (tiny.forward_ms + tiny.backward_ms) / 2 * 1000;
         r.copy_gb_per_s = kernels.copyGbPerS(gpu ? 1e9 : options.quick ? 32e6 : 128e6);
         r.streams = kernels.blockStreams(b, s, h, a);
+        for (const auto& [shape, count] : blockWeightShapes(spec)) r.streams.push_back(kernels.gradientAccumulation(shape, count));
         for (const PlannedProduct& p : plan) {
             const GemmSample& g = p.shape;
             r.gemms.push_back(p.linear ? kernels.linearForward(g.m, g.n, g.k, p.bias) : kernels.gemm(g.m, g.n, g.k, p.weightGradient));

@@ -215,6 +215,43 @@ TEST(Calibration, ALaunchBoundCopyAndAMemoryBoundModelFitNothingAbsurd) {
     EXPECT_EQ(fit.hardware().gemm_efficiency, 1.0);
 }
 
+// The executor's autograd adds each weight gradient into .grad as a kernel of its own (Megatron-LM,
+// which core describes, does it inside the GEMM): predictBlock charges core's block plus one stream
+// per weight, and calibrate fits its rate from the accumulations it times, which have no forward.
+TEST(Calibration, TheWeightGradientsAccumulationIsChargedAndFitted) {
+    mario::HardwareConfig hw;
+    hw.name = "by-hand";
+    hw.peak_tflops = 1;
+    hw.hbm_gb_per_s = 10;
+    hw.hbm_efficiency = 1;
+    hw.elementwise_gb_per_s = 1;
+    hw.kernel_overhead_us = 2;
+    hw.sm_count = 0;
+    hw.memory_gb = 80;
+    auto spec = mario::exec::parseModelSpec("layers=1,hidden=64,heads=2,seq=32,vocab=64");
+    ASSERT_TRUE(spec.ok());
+    auto core = mario::AnalyticalCostModel::create(mario::exec::executorBlockConfig(*spec, 1, hw));
+    ASSERT_TRUE(core.ok());
+    const mario::KernelTimes block = mario::exec::predictBlock(*spec, 1, hw).value();
+    // By hand: twelve weights of a GPT block of hidden 64 (QKV 192x64, projection 64x64, fc1 256x64,
+    // fc2 64x256, their biases 192, 64, 256, 64, two LayerNorms' 64 and 64), each read twice and
+    // written once in bf16 (6 bytes an element) at 10 GB/s, plus 2 us a kernel.
+    const double h = 64, elements = 12 * h * h + 9 * h + 4 * h;
+    const double byHand = 6 * elements / 10e6 + 12 * 0.002;
+    EXPECT_NEAR(block.weight_grad_ms - core->kernels().block().weight_grad_ms, byHand, 1e-12);
+    EXPECT_EQ(block.forward_ms, core->kernels().block().forward_ms);
+    EXPECT_EQ(block.input_grad_ms, core->kernels().block().input_grad_ms);
+
+    // An accumulation sample counts toward the HBM rate though it has no forward: 6 MB in 2 ms less
+    // one 2 us overhead, beside a layout copy of 2 MB in 0.4 ms each way, time-weighted: 10 MB of
+    // model bytes in 2.8 ms less three overheads.
+    std::vector<StreamSample> streams{{"merge", 2e6, 2e6, 0.4, 0.4, 0, 1, true},
+                                      {"grad_accumulation 1000x1000", 0, 6e6, 0, 2.0, 0, 1, true}};
+    CalibrationFit fit(hw);
+    fit.fitStreaming(40, streams);
+    EXPECT_NEAR(fit.hardware().hbm_gb_per_s * fit.hardware().hbm_efficiency, 10e6 / ((2.8 - 3 * 0.002) * 1e6), 1e-9);
+}
+
 // What a user does: calibrate, put the preset in a presets folder, name it in a config.
 TEST(Calibration, CliWritesAPresetAConfigCanName) {
     const mario::test::ScratchDir dir("calibrate");
@@ -337,9 +374,10 @@ TEST(Calibration, RefitFitsTheRecordedMeasurementsAgain) {
 }
 
 // The H100 lease's calibration (tests/bench/data/h100-2026-11-28), refitted by this build and
-// checked against the block measured there: the forward within issue 44's 5%; the backward within
-// 10% (-8.1% on 2026-11-28: docs/gpu.md says what holds it). A cost-model change that moves the
-// GPU calibration shows here without a GPU.
+// checked against the block measured there: forward and backward within issue 44's 5% (+4.5% and
+// +3.0% on 2026-11-28; the backward was -8.1% before the check charged autograd's accumulation of
+// each weight gradient into .grad: docs/gpu.md). A cost-model change that moves the GPU
+// calibration shows here without a GPU.
 TEST(Calibration, TheH100LeasesPresetPredictsItsMeasuredBlock) {
     const mario::test::ScratchDir dir("calibrate_h100");
     int code = 0;
@@ -351,5 +389,5 @@ TEST(Calibration, TheH100LeasesPresetPredictsItsMeasuredBlock) {
     const auto summary = nlohmann::json::parse(out.substr(out.rfind('\n', out.size() - 2) + 1));
     const auto& row = summary["check"]["predicted"][0];
     EXPECT_LE(std::abs(row["forward_error"].get<double>()), 0.05) << out;
-    EXPECT_LE(std::abs(row["backward_error"].get<double>()), 0.10) << out;
+    EXPECT_LE(std::abs(row["backward_error"].get<double>()), 0.05) << out;
 }
