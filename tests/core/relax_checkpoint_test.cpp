@@ -2,10 +2,12 @@
 // unused on keeping activations, and so skip their recomputation.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "core/passes/PassManager.h"
 #include "core/passes/Passes.h"
+#include "core/schedule/StageMicrobatchTable.h"
 #include "core/sim/Simulator.h"
 #include "core/sim/Validator.h"
 #include "tests/core/TestPlans.h"
@@ -109,6 +111,44 @@ TEST(RelaxCheckpoint, TakesADropThatFillsTheCapExactlyWhateverTheRounding) {
         const PassReport report = relaxCheckpoint(plan, {cap});
         ASSERT_EQ(report.changes.size(), 1u) << "trial " << trial;
         EXPECT_EQ(toActionString(report.changes[0].instruction), "0R0") << "trial " << trial;
+    }
+}
+
+// The table relax (and hide, prepose, the memory levels) find forwards with, against a
+// std::map: a Chimera-like device holding both ends of a 64-stage pipeline (stages 0 and 63,
+// 2048 micro-batches: the dense table over their ranks), and devices with scattered stage and
+// micro-batch numbers (the hash map). Pairs the program does not name read as empty.
+TEST(StageMicrobatchTable, AgreesWithAMapOnBothEndsOfAPipelineAndOnScatteredNumbers) {
+    std::mt19937 rng(45);
+    auto check = [&](const std::vector<Instruction>& program, const char* what) {
+        StageMicrobatchTable table(program, -1);
+        std::map<std::pair<int, int>, std::int64_t> reference;
+        for (std::size_t i = 0; i < program.size(); ++i)
+            if (rng() % 2) {
+                table.set(program[i], static_cast<std::int64_t>(i));
+                reference[{program[i].stage, program[i].microbatch}] = static_cast<std::int64_t>(i);
+            }
+        for (const Instruction& ins : program) {
+            const auto it = reference.find({ins.stage, ins.microbatch});
+            ASSERT_EQ(table.get(ins), it == reference.end() ? -1 : it->second) << what;
+        }
+        for (const Instruction& absent : {Instruction{Op::Forward, 31, 0}, Instruction{Op::Forward, 0, 5000},
+                                          Instruction{Op::Forward, -7, 3}})
+            if (!reference.count({absent.stage, absent.microbatch})) {
+                EXPECT_EQ(table.get(absent), -1) << what;
+            }
+    };
+    std::vector<Instruction> ends;
+    for (int m = 0; m < 2048; ++m) {
+        ends.push_back({Op::Forward, m % 2 ? 63 : 0, m});
+        ends.push_back({Op::Backward, m % 2 ? 63 : 0, m});
+    }
+    check(ends, "stages 0 and 63");
+    for (int trial = 0; trial < 20; ++trial) {
+        std::vector<Instruction> scattered;
+        for (int k = 0; k < 50; ++k)
+            scattered.push_back({Op::Forward, static_cast<int>(rng() % 100000), static_cast<int>(rng() % 100000)});
+        check(scattered, "scattered");
     }
 }
 
