@@ -29,14 +29,17 @@ constexpr int kTinyChain = 64;
 // step passes through the cache. Measured kernel by kernel inside the block `mario-executor
 // profile` times (PyTorch 2.15, float64, hidden 512, the 2-core EPYC that runs CI, 32 MiB L3):
 // a LayerNorm's forward took 0.09 ms there, 0.04 repeated on a warm cache and 0.15 after a pass
-// like this one; a residual add 0.08, 0.014 and 0.08. The products, which reuse their operands
-// hundreds of times, moved by 1-5% (the 512 x 512 projection by 19%). GPU timing does the same
-// (Triton's do_bench empties the L2 with a 256 MB buffer).
+// like this one; a residual add 0.08, 0.014 and 0.08. GPU timing does the same (Triton's do_bench
+// empties the L2 with a 256 MB buffer).
 constexpr double kCpuFlushBytes = 64e6;   // twice the 32 MiB L3 of an EPYC core complex
 constexpr double kGpuFlushBytes = 256e6;  // above the L2 of any GPU (an H100's is 50 MB)
 
 // Runs `body` once to warm up (allocator, BLAS buffers, cuBLAS heuristics), then `repeats` times,
-// each after a pass over `flush`. body(clock, marks) takes three marks: before the forward,
+// each after a pass over `flush` and then a read of `hot`: the operands the kernel's producer
+// wrote just before it in a block (a product's input activation or output gradient, an
+// element-wise kernel's input), which a block's kernel finds in cache while its weights, saved
+// activations and output memory are not. Emptied entirely, the block's products timed up to 18%
+// slower than inside the block and the 512 x 512 projection 34% (PyTorch 2.15, hidden 512). body(clock, marks) takes three marks: before the forward,
 // between forward and backward, after the backward (the same mark twice where there is no
 // backward). Read once all are queued: on a GPU that is the only wait. Each repeat's tensors are
 // freed before the next, so a repeat writes memory the previous one freed, as a block's kernels
@@ -46,13 +49,15 @@ constexpr double kGpuFlushBytes = 256e6;  // above the L2 of any GPU (an H100's 
 // took none (PyTorch 2.15, hidden 512: without glibc returning memory its stage constant fell, the
 // slope did not). Kept outputs made GELU's forward 1.67 ms alone against 0.84 in the block.
 template <class Body>
-PhaseTimes timePhases(const c10::Device& device, int repeats, const torch::Tensor& flush, const Body& body) {
+PhaseTimes timePhases(const c10::Device& device, int repeats, const torch::Tensor& flush,
+                      const std::vector<torch::Tensor>& hot, const Body& body) {
     InstructionClock clock(device, std::chrono::steady_clock::now());
     std::vector<std::array<InstructionClock::Mark, 3>> marks;
     for (int r = 0; r <= repeats; ++r) {
         {
             torch::NoGradGuard noGrad;
             flush.add_(1.0);  // read and written: through the cache, unlike a streaming store
+            for (const torch::Tensor& t : hot) (void)t.sum();  // what its producer just wrote
         }
         std::array<InstructionClock::Mark, 3> m{};
         body(clock, m);
@@ -87,7 +92,7 @@ GemmSample CalibrationKernels::linearForward(double m, double n, double k, bool 
     const torch::Tensor x = torch::randn({M, K}, opts).requires_grad_(true);
     const torch::Tensor w = torch::randn({N, K}, opts).requires_grad_(true);
     const torch::Tensor b = bias ? torch::randn({N}, opts).requires_grad_(true) : torch::Tensor();
-    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, {x}, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         const torch::Tensor y = torch::linear(x, w, b);
         marks[1] = marks[2] = clock.mark();
@@ -101,7 +106,7 @@ GemmSample CalibrationKernels::gemm(double m, double n, double k, bool transpose
     torch::NoGradGuard noGrad;
     const torch::Tensor a = transposedA ? torch::randn({K, M}, opts).t() : torch::randn({M, K}, opts);
     const torch::Tensor b = torch::randn({K, N}, opts);
-    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, {a}, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         const torch::Tensor c = torch::mm(a, b);
         marks[1] = marks[2] = clock.mark();
@@ -116,13 +121,13 @@ std::vector<GemmSample> CalibrationKernels::attentionProducts(double microBatch,
     const auto H = static_cast<int64_t>(hidden), A = static_cast<int64_t>(heads);
     const torch::Tensor qkv = torch::randn({B, S, 3 * H}, opts).requires_grad_(true);
     const torch::Tensor probabilities = torch::randn({B, A, S, S}, opts).requires_grad_(true);
-    const PhaseTimes scores = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes scores = timePhases(device_, repeats_, flush_, {qkv}, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         const auto parts = qkv.split(H, -1);
         const torch::Tensor product = torch::matmul(splitHeads(parts[0], A), splitHeads(parts[1], A).transpose(-2, -1));
         marks[1] = marks[2] = clock.mark();
     });
-    const PhaseTimes merged = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes merged = timePhases(device_, repeats_, flush_, {probabilities}, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor v = splitHeads(qkv.split(H, -1)[2], A);
         marks[0] = clock.mark();
         const torch::Tensor product = torch::matmul(probabilities, v);  // the merge back to [b, s, h] is a stream
@@ -136,7 +141,7 @@ std::vector<GemmSample> CalibrationKernels::attentionProducts(double microBatch,
 PhaseTimes CalibrationKernels::tinyKernel() const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
     const torch::Tensor one = torch::ones({1}, opts);
-    PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    PhaseTimes t = timePhases(device_, repeats_, flush_, {}, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor x = one.clone().requires_grad_(true);
         marks[0] = clock.mark();
         torch::Tensor y = x;
@@ -155,7 +160,7 @@ double CalibrationKernels::copyGbPerS(double bytes) const {
     const int64_t elements = std::max<int64_t>(1, static_cast<int64_t>(bytes / c10::elementSize(dtype_)));
     const torch::Tensor from = torch::randn({elements}, opts);
     torch::Tensor to = torch::empty_like(from);
-    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, {}, [&](InstructionClock& clock, auto& marks) {
         marks[0] = clock.mark();
         to.copy_(from);
         marks[1] = marks[2] = clock.mark();
@@ -237,7 +242,7 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
     for (const Kernel& kernel : kernels) {
         const torch::Tensor input = torch::randn(kernel.shape, opts);
         const torch::Tensor grad = torch::randn_like(kernel.forward(input));  // the output's shape
-        const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+        const PhaseTimes t = timePhases(device_, repeats_, flush_, {input, grad}, [&](InstructionClock& clock, auto& marks) {
             const torch::Tensor x = input.detach().requires_grad_(true);
             marks[0] = clock.mark();
             const torch::Tensor y = kernel.forward(x);
@@ -254,7 +259,7 @@ std::vector<StreamSample> CalibrationKernels::blockStreams(double microBatch, do
 StreamSample CalibrationKernels::gradientAccumulation(const std::vector<int64_t>& shape, double count) const {
     const auto opts = torch::TensorOptions().device(device_).dtype(dtype_);
     const torch::Tensor grad = torch::randn(shape, opts), fresh = torch::randn(shape, opts);
-    const PhaseTimes t = timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    const PhaseTimes t = timePhases(device_, repeats_, flush_, {fresh}, [&](InstructionClock& clock, auto& marks) {
         torch::NoGradGuard noGrad;  // as AccumulateGrad adds outside autograd
         marks[0] = marks[1] = clock.mark();
         grad.add_(fresh);
@@ -287,7 +292,7 @@ PhaseTimes CalibrationKernels::attentionCore(double microBatch, double seq, doub
         return torch::matmul(torch::softmax(scores, -1), v);
     };
 #endif
-    return timePhases(device_, repeats_, flush_, [&](InstructionClock& clock, auto& marks) {
+    return timePhases(device_, repeats_, flush_, {q0, k0, v0, grad}, [&](InstructionClock& clock, auto& marks) {
         const torch::Tensor q = q0.detach().requires_grad_(true), k = k0.detach().requires_grad_(true);
         const torch::Tensor v = v0.detach().requires_grad_(true);
         marks[0] = clock.mark();
