@@ -126,6 +126,17 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     global_->setObjectName("globalBatch");
     microbatches_ = spin(this, 1, limits::kMaxMicrobatches);
     microbatches_->setObjectName("microbatches");
+    // parallel.layer_split: an explicit split stays in the file (a third entry shows it).
+    layerSplit_ = new QComboBox(this);
+    layerSplit_->setObjectName("layerSplit");
+    layerSplit_->addItem(tr("even"), int(LayerSplitKind::Even));
+    layerSplit_->addItem(tr("balanced"), int(LayerSplitKind::Balanced));
+    layerSplit_->setItemData(0, tr("the layers spread evenly, the extra ones on middle positions"), Qt::ToolTipRole);
+    layerSplit_->setItemData(1, tr("layers moved between neighbouring positions so that no device's forward, backward "
+                                   "and recompute is heavier than it must be"),
+                             Qt::ToolTipRole);
+    layerSplit_->setToolTip(tr("which transformer layers each stage holds (parallel.layer_split); the device table "
+                               "lists them"));
     // What the analytical model prices beyond the split (core/model/TrainingConfig.h).
     attention_ = new QComboBox(this);
     attention_->setObjectName("attention");
@@ -160,6 +171,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     form->addRow(tr("DP"), dp_);
     form->addRow(tr("TP"), tp_);
     form->addRow(tr("chunks"), chunks_);
+    form->addRow(tr("layer split"), layerSplit_);
     form->addRow(tr("micro-batch size"), mbs_);
     form->addRow(tr("global batch"), global_);
     form->addRow(tr("micro-batches"), microbatches_);
@@ -175,7 +187,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     connect(debounce_, &QTimer::timeout, this, [this] {
         if (auto config = editedConfig()) emit configEdited(*config);
     });
-    for (QComboBox* box : {model_, hardware_, costs_, scheme_, attention_, recompute_})
+    for (QComboBox* box : {model_, hardware_, costs_, scheme_, layerSplit_, attention_, recompute_})
         connect(box, &QComboBox::currentIndexChanged, this, &ConfigPanel::changed);
     for (QSpinBox* box : {pp_, dp_, tp_, chunks_, mbs_, global_, microbatches_})
         connect(box, &QSpinBox::valueChanged, this, &ConfigPanel::changed);
@@ -250,6 +262,7 @@ void ConfigPanel::showCostMode(CostMode mode) {
     global_->setEnabled(!unit);
     model_->setEnabled(!unit);
     hardware_->setEnabled(!unit);
+    layerSplit_->setEnabled(!unit);
     // Only the analytical model prices kernels; unit costs and profiles fix their own times.
     attention_->setEnabled(mode == CostMode::Analytical);
     recompute_->setEnabled(mode == CostMode::Analytical);
@@ -313,6 +326,13 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
         dp_->setValue(p.dp);
         tp_->setValue(p.tp);
         chunks_->setValue(p.chunks);
+        if (layerSplit_->count() > 2) layerSplit_->removeItem(2);
+        if (p.layer_split.kind == LayerSplitKind::Explicit) {
+            QStringList counts;
+            for (int k : p.layer_split.counts) counts << QString::number(k);
+            layerSplit_->addItem(tr("as in the file: %1").arg(counts.join("-")), int(LayerSplitKind::Explicit));
+        }
+        layerSplit_->setCurrentIndex(layerSplit_->findData(int(p.layer_split.kind)));
         mbs_->setValue(p.micro_batch_size);
         global_->setValue(p.global_batch_size);
         microbatches_->setValue(config->microbatchCount());
@@ -357,6 +377,10 @@ std::optional<Config> ConfigPanel::editedConfig() const {
     p.chunks = schemeInfo(p.scheme).chunked ? std::max(2, chunks_->value()) : 1;
     p.micro_batch_size = mbs_->value();
     p.global_batch_size = global_->value();
+    // Teaching mode has no layers to split; an explicit split keeps the file's counts.
+    const auto split = static_cast<LayerSplitKind>(layerSplit_->currentData().toInt());
+    if (mode == CostMode::Unit || split == LayerSplitKind::Even) p.layer_split = {};
+    else if (split == LayerSplitKind::Balanced) p.layer_split = {LayerSplitKind::Balanced, {}};
     if (memory_->value() > 0) config.memory_limit_bytes = memory_->value() * 1e9;
     else config.memory_limit_bytes.reset();
     config.training.attention = static_cast<TrainingConfig::Attention>(attention_->currentData().toInt());

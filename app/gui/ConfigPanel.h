@@ -28,6 +28,7 @@ public:
     std::optional<Config> editedConfig() const;
 
     QComboBox* schemeBox() const { return scheme_; }
+    QComboBox* layerSplitBox() const { return layerSplit_; }
     QComboBox* costsBox() const { return costs_; }
     QSpinBox* pipelineBox() const { return pp_; }
 
@@ -51,7 +52,7 @@ private:
 
     const PresetLibrary& presets_;
     std::optional<Config> shown_;
-    QComboBox *model_, *hardware_, *costs_, *scheme_, *attention_, *recompute_;
+    QComboBox *model_, *hardware_, *costs_, *scheme_, *layerSplit_, *attention_, *recompute_;
     QSpinBox *pp_, *dp_, *tp_, *chunks_, *mbs_, *global_, *microbatches_;
     QDoubleSpinBox* memory_;
     QLabel* note_;

@@ -1,13 +1,28 @@
 #include "app/gui/DeviceTableModel.h"
 
 #include <QColor>
+#include <QStringList>
 
 #include "app/gui/SummaryText.h"
 
 namespace mario::gui {
 namespace {
 
-enum Column { Device, Peak, Fill, Waits, Drain, RecomputeHidden, Columns };
+enum Column { Device, Peak, Fill, Waits, Drain, RecomputeHidden, Layers, Columns };
+
+// The transformer layers of a device's stages, in stage order: "13–16 (4)", or
+// "0–1 (2), 14–15 (2)" for a device with two stages; empty where the plan does not say
+// (a plan file without layers, teaching mode).
+QString layersOf(const Plan& plan, int device) {
+    QStringList parts;
+    for (const StageSpec& stage : plan.stages) {
+        if (stage.device != device || !stage.layers) continue;
+        const auto [begin, end] = *stage.layers;
+        parts << (end > begin ? QStringLiteral("%1–%2 (%3)").arg(begin).arg(end - 1).arg(end - begin)
+                              : QStringLiteral("none (0)"));
+    }
+    return parts.join(QStringLiteral(", "));
+}
 
 }  // namespace
 
@@ -36,6 +51,7 @@ QVariant DeviceTableModel::headerData(int section, Qt::Orientation orientation, 
             case Waits: return tr("waits");
             case Drain: return tr("drain");
             case RecomputeHidden: return tr("R hidden");
+            case Layers: return tr("layers");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -44,6 +60,9 @@ QVariant DeviceTableModel::headerData(int section, Qt::Orientation orientation, 
             case Waits: return tr("idle between its first and last instruction (waiting on neighbours)");
             case Drain: return tr("idle after its last instruction (pipeline drain)");
             case RecomputeHidden: return tr("share of its recomputation that ran where it would have waited");
+            case Layers:
+                return tr("the transformer layers of each of its stages, first–last (count); "
+                          "parallel.layer_split chooses them");
         }
     }
     return {};
@@ -60,6 +79,10 @@ QVariant DeviceTableModel::data(const QModelIndex& index, int role) const {
         if (role == Qt::ForegroundRole && over) return QColor("#b00020");
         if (role == Qt::ToolTipRole && over) return tr("over %1").arg(budgetText(shown_->fit));
         return {};
+    }
+    if (index.column() == Layers) {
+        const QString layers = layersOf(shown_->schedule.plan, d.index);
+        return role == Qt::DisplayRole ? QVariant(layers.isEmpty() ? QStringLiteral("–") : layers) : QVariant();
     }
     // Idle time needs the breakdown, which a deadlocked schedule lacks: those cells stay empty.
     if (index.row() >= static_cast<int>(shown_->bubbles.size())) return {};

@@ -16,6 +16,7 @@
 #include "core/io/ConfigJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/session/PlanBuilder.h"
+#include "core/tune/Tuner.h"
 
 namespace mario {
 namespace {
@@ -243,6 +244,22 @@ TEST(LayerSplitConfig, RefusalsAreOneLineNamingTheKey) {
     // Chimera's chain has pp positions, interleaved's pp * chunks.
     EXPECT_NE(refusal(std::vector<int>(16, 1), "chimera").find("a chimera chain on 8 devices has 8 positions"),
               std::string::npos);
+}
+
+// The tuner's candidates: explicit counts stay only on the base's own shape (elsewhere they
+// would be refused, or mean other positions), "balanced" goes to every candidate.
+TEST(LayerSplitConfig, TunerCandidatesKeepExplicitCountsOnlyOnTheBaseShape) {
+    const Config base = llama3b("1f1b", 8, 1, {2, 4, 4, 4, 4, 4, 3, 1});
+    TuneCandidate same;
+    same.scheme = Scheme::OneFOneB, same.pp = 8, same.chunks = 1;
+    TuneCandidate other = same;
+    other.scheme = Scheme::Interleaved, other.pp = 4, other.chunks = 2;  // also 8 positions
+    EXPECT_EQ(Tuner::configFor(base, same, {}).parallel.layer_split, base.parallel.layer_split);
+    const Config moved = Tuner::configFor(base, other, {});
+    EXPECT_TRUE(moved.parallel.layer_split.isEven());
+    EXPECT_TRUE(buildPlan(moved).ok());
+    const Config balanced = Tuner::configFor(llama3b("1f1b", 8, 1, "balanced"), other, {});
+    EXPECT_EQ(balanced.parallel.layer_split.kind, LayerSplitKind::Balanced);
 }
 
 }  // namespace
