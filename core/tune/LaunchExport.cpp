@@ -10,6 +10,8 @@
 #include "core/io/PlanJson.h"
 #include "core/io/TextFile.h"
 #include "core/model/RankLayout.h"
+#include "core/session/PlanBuilder.h"
+#include "core/tune/Tuner.h"
 
 namespace mario {
 namespace {
@@ -85,6 +87,37 @@ std::string commonVariables(const std::string& planFile, const std::string& plan
 
 std::string refusal(const std::string& why) {
     return "echo " + shellQuote("mario: cannot launch: " + why) + " >&2\nexit 1\n";
+}
+
+// A parallel.layer_split other than even: the candidate plan's layers per chain position as
+// Megatron-LM's first/last-stage counts (--decoder-first/last-pipeline-num-layers, the middle
+// stages sharing the rest evenly) where they say it exactly, else one warning line. Empty for
+// the even split, whose arguments stay as they were.
+std::string layerSplitArguments(const Config& config, const TuneCandidate& candidate, bool interleaved) {
+    if (config.parallel.layer_split.isEven() || config.model.layers <= 0) return {};
+    auto plan = buildPlan(Tuner::configFor(config, candidate, {}));
+    if (!plan) return "# warning: parallel.layer_split: " + plan.error().message + "\n";
+    std::vector<int> chain = plan->pipelines.empty() ? std::vector<int>{} : plan->pipelines.front();
+    if (chain.empty())
+        for (const StageSpec& stage : plan->stages) chain.push_back(stage.index);
+    std::vector<int> counts;
+    std::string split;
+    for (int stage : chain) {
+        const auto layers = plan->stages[stage].layers.value_or(std::pair{0, 0});
+        counts.push_back(layers.second - layers.first);
+        split += (split.empty() ? "" : "-") + std::to_string(counts.back());
+    }
+    const int n = static_cast<int>(counts.size());
+    bool exact = !interleaved && n == candidate.pp && n >= 2 && counts.front() > 0 && counts.back() > 0;
+    for (int p = 2; exact && p + 1 < n; ++p) exact = counts[p] == counts[1];
+    if (!exact)
+        return "# warning: the plan's layer split " + split +
+               " (parallel.layer_split) has no Megatron-LM flags here (they give the first and last stage's "
+               "layers and split the rest evenly): Megatron-LM would run its own split; mario-executor runs the "
+               "plan's.\n";
+    return "# the plan's layer split " + split + " (parallel.layer_split)\n--decoder-first-pipeline-num-layers " +
+           std::to_string(counts.front()) + "\n--decoder-last-pipeline-num-layers " + std::to_string(counts.back()) +
+           "\n";
 }
 
 // The layout the executor's scripts launch, or why they cannot: mario-executor has no tensor
@@ -191,7 +224,9 @@ std::string megatronArguments(const Config& config, const TuneCandidate& candida
     flag("--pipeline-model-parallel-size", candidate.pp);
     const int stages = candidate.pp * chunks;  // Mario's stages = Megatron's model chunks
     const bool even = model.layers > 0 && model.layers % stages == 0;
-    if (!even)
+    const std::string split = layerSplitArguments(config, candidate, interleaved);
+    out << split;
+    if (!even && split.empty())
         out << "# warning: " << model.layers << " layers do not split evenly over " << stages
             << " stages; Megatron-LM needs an even split (or --decoder-first/last-pipeline-num-layers).\n";
     if (interleaved && even) flag("--num-layers-per-virtual-pipeline-stage", model.layers / stages);

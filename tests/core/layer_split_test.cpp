@@ -16,6 +16,7 @@
 #include "core/io/ConfigJson.h"
 #include "core/io/PresetLibrary.h"
 #include "core/session/PlanBuilder.h"
+#include "core/tune/LaunchExport.h"
 #include "core/tune/Tuner.h"
 
 namespace mario {
@@ -260,6 +261,28 @@ TEST(LayerSplitConfig, TunerCandidatesKeepExplicitCountsOnlyOnTheBaseShape) {
     EXPECT_TRUE(buildPlan(moved).ok());
     const Config balanced = Tuner::configFor(llama3b("1f1b", 8, 1, "balanced"), other, {});
     EXPECT_EQ(balanced.parallel.layer_split.kind, LayerSplitKind::Balanced);
+}
+
+// Megatron-LM's arguments carry an uneven split through its first/last-stage counts where those
+// say it exactly (the middle stages equal), and say in one line that they cannot otherwise.
+TEST(LayerSplitConfig, MegatronArgumentsCarryTheSplitOrSaySo) {
+    TuneCandidate candidate;
+    candidate.scheme = Scheme::OneFOneB, candidate.pp = 8, candidate.chunks = 1;
+    const std::string carried = megatronArguments(llama3b("1f1b", 8, 1, {1, 4, 4, 4, 4, 4, 4, 1}), candidate);
+    EXPECT_NE(carried.find("\n--decoder-first-pipeline-num-layers 1\n--decoder-last-pipeline-num-layers 1\n"),
+              std::string::npos)
+        << carried;
+    EXPECT_EQ(carried.find("warning"), std::string::npos) << carried;
+    const std::string uneven = megatronArguments(llama3b("1f1b", 8, 1, {3, 4, 3, 4, 3, 3, 3, 3}), candidate);
+    EXPECT_EQ(uneven.find("\n--decoder-first-pipeline-num-layers"), std::string::npos);
+    EXPECT_NE(uneven.find("# warning: the plan's layer split 3-4-3-4-3-3-3-3 (parallel.layer_split) has no "
+                          "Megatron-LM flags here"),
+              std::string::npos)
+        << uneven;
+    // Without the key: no split flags, and the old warning about 26 layers on 8 stages.
+    const std::string even = megatronArguments(llama3b("1f1b", 8, 1, nullptr), candidate);
+    EXPECT_EQ(even.find("\n--decoder-first-pipeline-num-layers"), std::string::npos);
+    EXPECT_NE(even.find("26 layers do not split evenly over 8 stages"), std::string::npos);
 }
 
 }  // namespace
