@@ -132,8 +132,9 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     layerSplit_->addItem(tr("even"), int(LayerSplitKind::Even));
     layerSplit_->addItem(tr("balanced"), int(LayerSplitKind::Balanced));
     layerSplit_->setItemData(0, tr("the layers spread evenly, the extra ones on middle positions"), Qt::ToolTipRole);
-    layerSplit_->setItemData(1, tr("layers moved between neighbouring positions so that no device's forward, backward "
-                                   "and recompute is heavier than it must be"),
+    layerSplit_->setItemData(1,
+                             tr("layers moved between neighbouring positions so that no device's forward, backward "
+                                "and recompute is heavier than it must be"),
                              Qt::ToolTipRole);
     layerSplit_->setToolTip(tr("which transformer layers each stage holds (parallel.layer_split); the device table "
                                "lists them"));

@@ -43,8 +43,9 @@ Result<std::vector<DeviceGroup>> deviceGroups(const LayerSplitProblem& problem, 
     std::vector<bool> held(positions, false);
     for (const auto& device : problem.device_positions)
         for (int p : device) {
-            if (p < 0 || p >= positions) return makeError("layer split: a device holds position " + std::to_string(p) +
-                                                          " of a chain of " + std::to_string(positions));
+            if (p < 0 || p >= positions)
+                return makeError("layer split: a device holds position " + std::to_string(p) + " of a chain of " +
+                                 std::to_string(positions));
             held[p] = true;
             parent[findRoot(parent, p)] = findRoot(parent, device.front());
         }

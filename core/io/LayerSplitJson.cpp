@@ -56,12 +56,13 @@ std::optional<Error> checkLayerSplit(const Config& c) {
     const int positions = chainLength(p.scheme, p.pp, p.chunks);
     if (static_cast<int>(counts.size()) != positions)
         return makeError(key + ": " + std::to_string(static_cast<int>(counts.size())) + " counts, but a " +
-                         std::string(schemeInfo(p.scheme).name) + " chain on " + std::to_string(p.pp) + " devices has " +
-                         std::to_string(positions) + " positions");
+                         std::string(schemeInfo(p.scheme).name) + " chain on " + std::to_string(p.pp) +
+                         " devices has " + std::to_string(positions) + " positions");
     long long sum = 0;
     for (int i = 0; i < positions; ++i) {
         if (counts[i] == 0 && i != 0 && i != positions - 1)
-            return makeError(key + "[" + std::to_string(i) + "]: a middle position needs at least one layer (only the first and "
+            return makeError(key + "[" + std::to_string(i) +
+                             "]: a middle position needs at least one layer (only the first and "
                              "last may hold none)");
         sum += counts[i];
     }
@@ -70,7 +71,6 @@ std::optional<Error> checkLayerSplit(const Config& c) {
                          std::to_string(c.model.layers));
     return std::nullopt;
 }
-
 
 json writeLayerSplit(const LayerSplit& split) {
     if (split.kind == LayerSplitKind::Explicit) return split.counts;

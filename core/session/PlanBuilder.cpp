@@ -70,8 +70,8 @@ std::vector<StageLayout> mirroredLayout(int layers, int positions) {
 std::vector<int> evenCounts(const Config& config, int positions) {
     const bool looped = schemeInfo(config.parallel.scheme).placement == Placement::Looped;
     std::vector<int> counts;
-    for (const StageLayout& l : looped ? evenLayout(config.model.layers, positions)
-                                       : mirroredLayout(config.model.layers, positions))
+    for (const StageLayout& l :
+         looped ? evenLayout(config.model.layers, positions) : mirroredLayout(config.model.layers, positions))
         counts.push_back(l.layerCount());
     return counts;
 }

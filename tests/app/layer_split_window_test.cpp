@@ -8,10 +8,10 @@
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
-#include <qcustomplot.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <qcustomplot.h>
 
 #include <nlohmann/json.hpp>
 

@@ -137,8 +137,11 @@ Config llama3b(const std::string& scheme, int pp, int chunks, const nlohmann::js
     nlohmann::json parallel = {{"scheme", scheme}, {"pp", pp}, {"micro_batch_size", 1}, {"global_batch_size", 4 * pp}};
     if (chunks > 1) parallel["chunks"] = chunks;
     if (!split.is_null()) parallel["layer_split"] = split;
-    nlohmann::json json = {{"format", "mario-config"}, {"version", 1},          {"model", "llama2-3b"},
-                           {"hardware", "a100-40g"},    {"parallel", parallel}};
+    nlohmann::json json = {{"format", "mario-config"},
+                           {"version", 1},
+                           {"model", "llama2-3b"},
+                           {"hardware", "a100-40g"},
+                           {"parallel", parallel}};
     auto config = readConfig(json, kPresets);
     EXPECT_TRUE(config.ok()) << (config.ok() ? "" : config.error().message);
     return *config;
@@ -219,8 +222,8 @@ TEST(LayerSplitConfig, ExplicitCountsPlaceTheLayersAndRoundTrip) {
 
 TEST(LayerSplitConfig, RefusalsAreOneLineNamingTheKey) {
     auto refusal = [](const nlohmann::json& split, const std::string& scheme = "1f1b", bool unit = false) {
-        nlohmann::json parallel = {{"scheme", scheme}, {"pp", 8}, {"micro_batch_size", 1}, {"global_batch_size", 32},
-                                   {"layer_split", split}};
+        nlohmann::json parallel = {
+            {"scheme", scheme}, {"pp", 8}, {"micro_batch_size", 1}, {"global_batch_size", 32}, {"layer_split", split}};
         nlohmann::json json = {{"format", "mario-config"}, {"version", 1}, {"parallel", parallel}};
         if (unit) json["unit_costs"] = nlohmann::json::object();
         else json["model"] = "llama2-3b", json["hardware"] = "a100-40g";
@@ -239,7 +242,8 @@ TEST(LayerSplitConfig, RefusalsAreOneLineNamingTheKey) {
     EXPECT_EQ(refusal({4, 4, 0, 4, 4, 4, 3, 3}),
               "parallel.layer_split[2]: a middle position needs at least one layer (only the first and last may hold "
               "none)");
-    EXPECT_EQ(refusal({4, -1, 4, 4, 4, 4, 3, 4}), "parallel.layer_split[1]: expected a layer count in [0, 100000] (got -1)");
+    EXPECT_EQ(refusal({4, -1, 4, 4, 4, 4, 3, 4}),
+              "parallel.layer_split[1]: expected a layer count in [0, 100000] (got -1)");
     EXPECT_EQ(refusal("balanced", "1f1b", true),
               "parallel.layer_split: unit_costs have no layers to split (use \"even\" or leave it out)");
     // Chimera's chain has pp positions, interleaved's pp * chunks.
