@@ -5,6 +5,7 @@
 // (micro-batches that occur), not stages × (largest number): plans may skip numbers.
 #include <algorithm>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "core/schedule/Plan.h"
@@ -13,6 +14,7 @@ namespace mario {
 
 class MessageSlots {
 public:
+    MessageSlots() = default;
     MessageSlots(const Plan& plan, int stageCount) : MessageSlots(plan, stageCount, plan.microbatchCount()) {}
     // `microbatchCount`: plan.microbatchCount(), when the caller has it already.
     MessageSlots(const Plan& plan, int stageCount, int microbatchCount) : stages_(stageCount) {
@@ -22,6 +24,11 @@ public:
                 if (hasMicrobatch(ins.op) && dense_[ins.microbatch] < 0) dense_[ins.microbatch] = microbatches_++;
         microbatches_ = std::max(1, microbatches_);
     }
+
+    // From a numbering the caller made on a walk of its own (sim/SimulationTables.cpp):
+    // `dense` as denseOf() would be, `numbered` the micro-batches it numbered.
+    MessageSlots(int stageCount, std::vector<int> dense, int numbered)
+        : stages_(stageCount), microbatches_(std::max(1, numbered)), dense_(std::move(dense)) {}
 
     int microbatches() const { return microbatches_; }
     // Dense index of a micro-batch number (-1 when it never occurs).

@@ -4,17 +4,19 @@
 // stages × micro-batches however few instructions it re-timed (an 8-instruction plan padded
 // with 1,024 unused stages took 113 s). A round now touches its instructions and devices only.
 //
-// Built in three walks over the instructions (issue 45: there were ten, one per table, bound
-// and count, a third of `mario simulate`'s simulate_us): one that checks the operands and
-// finds the micro-batch count, one that numbers the micro-batches (MessageSlots), and one
-// that fills the (stage, micro-batch) tables and, when a summary is wanted, the sums the
-// lower bounds and FLOPs need, added in the same order as before so that every result stays
-// the same to the last bit. What the hot loop reads per stage (its durations, memory changes,
-// transfer and send targets) sits in one small row per stage instead of a StageCost lookup
-// through the plan and a switch per instruction.
+// Built in one walk over the instructions (issue 45: there were ten, one per table, bound and
+// count, then three, a third of `mario simulate`'s simulate_us): it checks each operand,
+// numbers the micro-batches in order of appearance (MessageSlots), notes the Rs and Is that
+// fill the (stage, micro-batch) tables and, when a summary is wanted, adds the sums the lower
+// bounds and FLOPs need, in the same order as before so that every result stays the same to
+// the last bit. What the hot loop reads per stage (its durations, memory changes, transfer and
+// send targets) sits in one small row per stage instead of a StageCost lookup through the plan
+// and a switch per instruction.
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/schedule/PipelineTopology.h"
@@ -40,12 +42,20 @@ public:
         double send_transfer_ms = 0;          // link.transferMs(send_bytes)
         double forward_flops = 0;
         int next_stage = -1, previous_stage = -1;
+        // Per message kind (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order): the message slot of
+        // micro-batch column 0 that the instruction sends to or receives from (the column is
+        // added; kNoSlot: a send with no stage to go to), and a send's transfer
+        // (MessageSlots::transferMs: a gradient crosses the receiver's boundary). A message
+        // costs the loop a look-up and an addition.
+        std::array<std::size_t, 4> message_slot{};
+        std::array<double, 4> transfer_ms{};
     };
+    static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
     // The sums a summary needs, in the order the instructions come (device by device).
     struct SummarySums {
         double model_flops = 0, recompute_flops = 0;  // per replica, as sim/StepFlops.h counts them
         std::vector<double> core_ms;                  // per device, sim/LowerBound.h's core(d)
-        std::vector<int> chain_of_microbatch;         // per dense micro-batch, its forwards' chain
+        std::vector<int> chain_of_microbatch;         // per column (MessageSlots::denseOf), its forwards' chain
     };
 
     // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
@@ -55,7 +65,7 @@ public:
     PipelineTopology topology;
     MessageSlots messages;
     int stageCount = 0;
-    int microbatches = 0;       // dense count (MessageSlots)
+    int microbatches = 0;       // the tables' micro-batch columns (MessageSlots)
     int microbatchCount = 0;    // Plan::microbatchCount
     // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
     std::vector<std::uint8_t> checkpointed, split;
@@ -65,14 +75,21 @@ public:
     SummarySums sums;  // filled only when built with a summary
     // Per message: when it arrives, and which device waits for it. A timing resets only the
     // slots it touched (listed in `touched`), so the next one starts from all unsent.
+    // `touched` has room for one slot per instruction (each send and each receive that blocks
+    // lists its slot once) and is left uninitialised: the loop writes it through a pointer, with
+    // no growth check or call per message (issue 45).
     std::vector<double> arrival;
     std::vector<int> waiting;
-    std::vector<std::size_t> touched;
+    std::unique_ptr<std::size_t[]> touched;
+    std::size_t touchedCount = 0;
+    // Back to all unsent: slot by slot when a timing touched few, else the whole table.
+    void resetMessages();
 
 private:
-    SimulationTables(const Plan& plan, PipelineTopology built, MessageSlots slots, int microbatchCount, bool summary);
+    explicit SimulationTables(PipelineTopology built);
     void fillStages(const Plan& plan);
-    void fillTables(const Plan& plan, bool summary);
+    void fillMessageSlots();
+    std::optional<Error> walk(const Plan& plan, bool summary);
 };
 
 }  // namespace mario

@@ -17,11 +17,10 @@
 #include "core/sim/LowerBound.h"
 #include "core/sim/SharedHardware.h"
 #include "core/sim/SimulationTables.h"
+#include "core/sim/TimingLoop.h"
 
 namespace mario {
 namespace {
-
-constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
 
 // Times and bytes are sums of the plan's costs; each cost is finite, but 1.8e308 twice is not.
 // An overflowed sum is an error naming the largest cost, never an "inf" or "null" result.
@@ -69,53 +68,10 @@ template <bool kStretch, bool kCurve, bool kOverlap>
 Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                              const ComputeStretch* stretch) {
     const PipelineTopology& topology = prepared.topology;
-    const MessageSlots& messages = prepared.messages;
-    const int microbatches = prepared.microbatches;
     const int deviceCount = static_cast<int>(plan.devices.size());
-    const std::vector<std::uint8_t>& checkpointed = prepared.checkpointed;
-    std::vector<double>& arrival = prepared.arrival;
-    std::vector<int>& waiting = prepared.waiting;
-    std::vector<std::size_t>& touched = prepared.touched;
-    const std::vector<int>& dense = messages.denseOf();
-    const std::vector<SimulationTables::StageRow>& rows = prepared.stages;
-    // computeMs: the stage's cost for the kind, through the pair's rule only when pairs overlap.
-    auto timeOf = [&](const std::vector<Instruction>& program, std::size_t i) {
-        if constexpr (kOverlap) return computeMs(plan, program, i);
-        return rows[program[i].stage].duration[int(program[i].op)];
-    };
     SimResult result;
     result.devices.resize(deviceCount);
-    std::vector<std::size_t> pc(deviceCount, 0);
-    std::vector<double> clock(deviceCount, 0.0), dynamic(deviceCount, 0.0);
-    std::vector<int> runnable(deviceCount);
-    // A run of recomputations since the device's last other compute: when it started, how long
-    // it is, and how much of it ran before the data of a following receive arrived (the
-    // device would have waited that long without it).
-    struct RecomputeRun {
-        double start = 0, duration = 0, hidden = 0;
-        std::size_t first = 0;  // the program index of its first R
-        bool open = false;      // an R since the last other compute (zero-length ones too)
-    };
-    std::vector<RecomputeRun> recomputeRun(deviceCount);
-    // Closes the device's run before program index `end`: the run's hidden time, and each of its
-    // Rs' share of it (the views shade each R by it: views/RecomputeCover.h).
-    auto closeRun = [&](int d, std::size_t end) {
-        RecomputeRun& run = recomputeRun[d];
-        if (!run.open) return;
-        DeviceStats& stats = result.devices[d];
-        stats.recompute_hidden_ms += run.hidden;
-        const double hiddenUntil = run.start + run.hidden;
-        const auto& program = plan.devices[d].program;
-        for (std::size_t k = run.first; k < end; ++k)
-            if (program[k].op == Op::Recompute) {
-                const InstructionTiming& timing = stats.timings[k];
-                stats.recompute_hidden.push_back(
-                    {k, std::clamp(hiddenUntil - timing.start, 0.0, timing.end - timing.start)});
-            }
-        run = {};
-    };
     for (int d = 0; d < deviceCount; ++d) {
-        runnable[d] = deviceCount - 1 - d;
         DeviceStats& stats = result.devices[d];
         stats.index = plan.devices[d].index;
         stats.timings.resize(plan.devices[d].program.size());
@@ -125,104 +81,12 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     if constexpr (kCurve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
-    while (!runnable.empty()) {
-        const int d = runnable.back();
-        runnable.pop_back();
-        const auto& program = plan.devices[d].program;
-        DeviceStats& stats = result.devices[d];
-        double t = clock[d];
-        double mem = dynamic[d];
-        // The device's running sums in registers while it runs (the same additions).
-        double busy = stats.busy_ms, peak = stats.peak_dynamic_bytes;
-        std::size_t i = pc[d];
-        auto memoryChange = [&](double time, double delta) {
-            mem += delta;
-            peak = std::max(peak, mem);
-            if constexpr (kCurve) stats.memory.push_back({time, stats.static_bytes + mem});
-        };
-        for (; i < program.size(); ++i) {
-            const Instruction& ins = program[i];
-            const SimulationTables::StageRow& row = rows[ins.stage];
-            InstructionTiming& timing = stats.timings[i];
-            double duration = 0;
-            switch (ins.op) {
-                case Op::RecvForward:
-                case Op::RecvBackward: {
-                    const std::size_t slot = messages.of(ins.op == Op::RecvBackward, ins.stage, dense[ins.microbatch]);
-                    if (std::isnan(arrival[slot])) {
-                        waiting[slot] = d;
-                        touched.push_back(slot);
-                        goto blocked;
-                    }
-                    timing = {t, std::max(t, arrival[slot])};
-                    t = timing.end;
-                    if (RecomputeRun& run = recomputeRun[d]; run.duration > 0)
-                        run.hidden = std::max(run.hidden, std::clamp(arrival[slot] - run.start, 0.0, run.duration));
-                    continue;
-                }
-                case Op::SendForward:
-                case Op::SendBackward: {
-                    timing = {t, t};
-                    const bool backward = ins.op == Op::SendBackward;
-                    const int target = backward ? row.previous_stage : row.next_stage;  // PipelineTopology::sendTarget
-                    if (target < 0) continue;  // the validator reports it; nothing can receive it
-                    const std::size_t slot = messages.of(backward, target, dense[ins.microbatch]);
-                    // MessageSlots::transferMs: a gradient crosses the receiver's boundary.
-                    arrival[slot] = t + (backward ? rows[target] : row).send_transfer_ms;
-                    touched.push_back(slot);
-                    if (waiting[slot] >= 0) {
-                        runnable.push_back(waiting[slot]);
-                        waiting[slot] = -1;
-                    }
-                    continue;
-                }
-                case Op::Forward: {
-                    duration = timeOf(program, i);
-                    const std::size_t key = static_cast<std::size_t>(ins.stage) * microbatches + dense[ins.microbatch];
-                    memoryChange(t, checkpointed[key] ? row.checkpoint_bytes : row.forward_bytes);
-                    break;
-                }
-                case Op::Recompute:
-                    duration = timeOf(program, i);
-                    memoryChange(t, row.recompute_bytes);
-                    break;
-                default: duration = timeOf(program, i); break;
-            }
-            if constexpr (kStretch) {
-                const double alone = duration;
-                duration *= (*stretch)[d][i];
-                stats.contention_ms += duration - alone;
-            }
-            if (ins.op == Op::Recompute) {
-                RecomputeRun& run = recomputeRun[d];
-                if (!run.open) run.first = i, run.open = true;
-                if (run.duration == 0) run.start = t;
-                run.duration += duration;
-                stats.recompute_ms += duration;
-            } else {
-                closeRun(d, i);
-            }
-            timing = {t, t + duration};
-            t += duration;
-            busy += duration;
-            if (ins.op == Op::Backward) memoryChange(t, row.backward_release);
-            else if (ins.op == Op::BackwardInput) memoryChange(t, row.input_grad_release);
-            else if (ins.op == Op::BackwardWeight) memoryChange(t, row.weight_grad_release);
-        }
-    blocked:
-        stats.busy_ms = busy;
-        stats.peak_dynamic_bytes = peak;
-        pc[d] = i;
-        clock[d] = t;
-        dynamic[d] = mem;
-    }
-
-    for (const std::size_t slot : touched) arrival[slot] = kNotSent, waiting[slot] = -1;
-    touched.clear();
+    TimingLoop<kStretch, kCurve, kOverlap> loop(plan, prepared, stretch, result);
+    loop.run();
+    const std::vector<std::size_t>& pc = loop.pc;
     for (int d = 0; d < deviceCount; ++d) {
-        closeRun(d, pc[d]);
         if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
-        result.makespan_ms = std::max(result.makespan_ms, clock[d]);
+        result.makespan_ms = std::max(result.makespan_ms, loop.clock[d]);
     }
     if (result.deadlocked) result.blocked = explainDeadlock(plan, topology, pc);
 
@@ -239,8 +103,9 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if (options.summary) {
         const SimulationTables::SummarySums& sums = prepared.sums;
-        result.critical_chain_ms = criticalChain(plan, topology, checkpointed, prepared.split, microbatches,
-                                                 messages.denseOf(), sums.chain_of_microbatch);
+        result.critical_chain_ms = criticalChain(plan, topology, prepared.checkpointed, prepared.split,
+                                                 prepared.microbatches, prepared.messages.denseOf(),
+                                                 sums.chain_of_microbatch);
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
         result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology, sums.core_ms));
         result.samples_per_step =

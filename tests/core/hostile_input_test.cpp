@@ -195,6 +195,43 @@ TEST(HostileInput, ManyChainsMeetTheDocumentedPairLimitNotAValidationHint) {
                                    "instructions");
 }
 
+// `chains` single-stage chains on one device, chain c running F, R and B of micro-batch
+// `number(c)`: 1 ms forward and recompute, 2 ms backward, 10 bytes of activations of which a
+// checkpoint keeps 4.
+json recomputingChains(int chains, int (*number)(int)) {
+    json plan = singleStageChains(chains);
+    json program = json::array();
+    for (int c = 0; c < chains; ++c) {
+        plan["stages"][c]["recompute_ms"] = 1;
+        plan["stages"][c]["activation_bytes"] = 10;
+        plan["stages"][c]["checkpoint_bytes"] = 4;
+        const std::string m = std::to_string(number(c));
+        for (const char* op : {"F", "R", "B"}) program.push_back(std::to_string(c) + op + m);
+    }
+    plan["devices"][0]["program"] = program;
+    return plan;
+}
+
+TEST(HostileInput, SparseMicrobatchNumbersAreTimedAsDenseOnes) {
+    // The simulator addresses micro-batches by their own numbers while stages × (largest + 1)
+    // stays within the pair limit, and numbers them densely beyond it (sim/SimulationTables.cpp):
+    // 1024 chains numbered 1, 3, …, 2047 make 1024 × 2048 pairs, over the 1,245,184 allowed for
+    // 3072 instructions; numbered 0 … 1023, 1024². Both are one plan. By hand: each chain takes
+    // 1 + 1 + 2 ms; a checkpointed F keeps 4 bytes, its R adds 6, B frees 10, so the peak is 10
+    // (16 if the R's forward were not seen as checkpointed); the critical chain is the F, then
+    // the R, then the B: 4 ms (3 without the R).
+    for (auto number : {+[](int c) { return c; }, +[](int c) { return 2 * c + 1; }}) {
+        auto plan = readPlan(recomputingChains(1024, number), {.validate = false});
+        ASSERT_TRUE(plan.ok()) << plan.error().message;
+        auto sim = Simulator::run(*plan);
+        ASSERT_TRUE(sim.ok()) << sim.error().message;
+        EXPECT_EQ(sim->makespan_ms, 1024 * (1 + 1 + 2));
+        EXPECT_EQ(sim->recompute_ms, 1024);
+        EXPECT_EQ(sim->devices[0].peak_dynamic_bytes, 10);
+        EXPECT_EQ(sim->critical_chain_ms, 4);
+    }
+}
+
 TEST(HostileInput, SizeProductsCannotOverflowOrDivideByZero) {
     // dp 65536 × micro_batch_size 65536 wrapped to 0 and divided by it (SIGFPE).
     json config = figure2();
