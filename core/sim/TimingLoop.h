@@ -28,7 +28,10 @@ public:
     // `result.devices` sized, their timings and static bytes set; `stretch` given iff kStretch.
     TimingLoop(const Plan& plan, SimulationTables& prepared, const ComputeStretch* stretch, SimResult& result)
         : pc(plan.devices.size(), 0), clock(plan.devices.size(), 0.0), plan_(plan), prepared_(prepared),
-          stretch_(stretch), result_(result), dynamic_(plan.devices.size(), 0.0), runs_(plan.devices.size()) {}
+          stretch_(stretch), result_(result),
+          recomputes_(std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
+                                  [](std::size_t rs) { return rs > 0; })),
+          dynamic_(plan.devices.size(), 0.0), runs_(plan.devices.size()) {}
 
     // Runs every device as far as it can, closes their recomputation runs and leaves the
     // message tables all unsent for the next timing.
@@ -143,9 +146,12 @@ private:
                 }
                 case Op::Forward: {
                     duration = timeOf(row, ins);
-                    const std::size_t key =
-                        static_cast<std::size_t>(ins.stage) * prepared_.microbatches + dense[ins.microbatch];
-                    memoryChange(t, prepared_.checkpointed[key] ? row.checkpoint_bytes : row.forward_bytes);
+                    // Checkpointed only where the device recomputes it later: no R, no look-up.
+                    const bool checkpointed =
+                        recomputes_ && prepared_.checkpointed[static_cast<std::size_t>(ins.stage) *
+                                                                  prepared_.microbatches +
+                                                              dense[ins.microbatch]];
+                    memoryChange(t, checkpointed ? row.checkpoint_bytes : row.forward_bytes);
                     break;
                 }
                 case Op::Recompute:
@@ -187,6 +193,7 @@ private:
     SimulationTables& prepared_;
     const ComputeStretch* stretch_;
     SimResult& result_;
+    const bool recomputes_;          // any R in the plan: only then is a forward checkpointed
     std::vector<double> dynamic_;    // per device: its dynamic memory where it stopped
     std::vector<RecomputeRun> runs_;  // per device: its open run of Rs
     std::vector<int> runnable_;       // devices that can move, the next at the back
