@@ -152,7 +152,9 @@ std::string notesOf(const CalibrationOptions& options, const CalibrationResult& 
            " intra-op thread and one BLAS thread (one executor device's): `" + options.command_line +
            "`. Sizes from the block " + describe(spec) + " at micro-batch " + std::to_string(options.micro_batch_size) +
            ". Every time is the median of " + std::to_string(repeats) +
-           " runs after one warm-up; the widest repeat spread, (slowest - fastest) / median, was " +
+           " runs after one warm-up, each after emptying the caches and reading back the operands its producer "
+           "wrote just before it in a block, on memory the previous run freed; the widest repeat spread, (slowest - "
+           "fastest) / median, was " +
            number(r.worst_repeat_spread, "%.2f") + ". peak_tflops " + number(h.peak_tflops, "%.4g") +
            ": the fastest product measured (not a datasheet figure). gemm_efficiency " +
            number(h.gemm_efficiency, "%.3f") + ": the rate at which core's GEMM formula over the block's " +
