@@ -8,7 +8,8 @@
 namespace mario::gui {
 namespace {
 
-enum Column { Device, Peak, Fill, Waits, Drain, RecomputeHidden, Layers, Columns };
+// Layers stands beside the device: which layers it holds is read at a glance, the idle shares after.
+enum Column { Device, Layers, Peak, Fill, Waits, Drain, RecomputeHidden, Columns };
 
 // The transformer layers of a device's stages, in stage order: "13–16 (4)", or
 // "0–1 (2), 14–15 (2)" for a device with two stages; empty where the plan does not say

@@ -29,7 +29,7 @@ using namespace mario::gui;
 namespace {
 
 const QString kProfilesDir = QStringLiteral(MARIO_TEST_SOURCE_DIR "/profiles");
-constexpr int kLayersColumn = 6;
+constexpr int kLayersColumn = 1;
 
 // GPT-3 1.6B (32 layers, a 51 200-word head) in 1F1B on 4 A100s: the head makes the last stage
 // the heaviest of an even split, so the balanced split differs from it.

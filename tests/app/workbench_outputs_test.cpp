@@ -146,7 +146,7 @@ private slots:
         QVERIFY(table);
         int marked = 0;
         for (int row = 0; row < table->model()->rowCount(); ++row)
-            marked += table->model()->index(row, 1).data(Qt::ToolTipRole).toString().startsWith("over one card's");
+            marked += table->model()->index(row, 2).data(Qt::ToolTipRole).toString().startsWith("over one card's");
         QCOMPARE(marked, over);
         // A limit takes over from the card, as in `mario simulate`.
         config["memory_limit_gb"] = 1000;
