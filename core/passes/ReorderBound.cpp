@@ -64,8 +64,8 @@ struct Forward {
 };
 
 struct Checkpointable {
-    double saves;   // Δ: weight × time that checkpointing this forward saves
-    double costs;   // R: the time its recomputation takes
+    double saves;  // Δ: weight × time that checkpointing this forward saves
+    double costs;  // R: the time its recomputation takes
 };
 
 // The least Σ x_i R_i with Σ x_i Δ_i ≥ need (items sorted by Δ/R, best first); infinite when
@@ -108,6 +108,97 @@ double leastSpan(double work, const std::vector<Forward>& forwards, const Share&
         (feasible(mid) ? hi : lo) = mid;
     }
     return lo;
+}
+
+// The warm-up term: one forward of a device as the fill argument sees it. `later` is the least
+// time it costs after a backward if it is neither finished with nor kept whole then (run late,
+// or checkpointed and recomputed: min(F, R); a checkpoint's bytes are left out, which only
+// lowers the bound); `backward` its B (or I) and W.
+struct Fill {
+    double whole, later, backward;
+};
+
+// How many whole sets fit `room` (at most `most`), rounding in favour of fitting: a bound may
+// only err low.
+int setsThatFit(double room, double whole, int most) {
+    if (!(whole > 0)) return most;
+    return static_cast<int>(std::clamp<double>(std::floor(room * (1 + 1e-9) / whole), 0, most));
+}
+
+// The warm-up term of a device (docs/reorder.md#the-bound): take the start τ of its j-th backward
+// (B or I) in any schedule. Before τ, j − 1 backwards ran (set D, their forwards freed); every
+// other forward started before τ is held whole or as a checkpoint, and what is held whole fits
+// the room. From τ on, the device runs, one after another, the other backwards and their Ws,
+// every forward not started and every R not yet run; then at least `last` ms follow. And τ is
+// no earlier than the j-th earliest release of its backwards. So, the checkpoints' bytes left
+// out, with k_g forwards of kind g kept and d_g in D,
+//   step ≥ release_j + Σ backward + Σ later − max Σ_g [d_g (backward_g + later_g) + k_g later_g]
+//   over Σ d_g = j − 1, d_g + k_g ≤ n_g, Σ k_g whole_g ≤ room.
+// Forwards of a kind (a stage) are alike; with one or two kinds the maximum is exact, with more
+// the coupling d_g + k_g ≤ n_g is dropped (a larger maximum: still a bound).
+double warmupTerm(const std::vector<Fill>& forwards, std::vector<double> releases, double room, double last) {
+    struct Kind {
+        Fill fill;
+        int count;
+    };
+    std::vector<Kind> kinds;
+    double base = 0;
+    for (const Fill& f : forwards) {
+        base += f.backward + f.later;
+        auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Kind& k) {
+            return k.fill.whole == f.whole && k.fill.later == f.later && k.fill.backward == f.backward;
+        });
+        if (same == kinds.end()) kinds.push_back({f, 1});
+        else ++same->count;
+    }
+    std::sort(releases.begin(), releases.end());
+    const int n = static_cast<int>(std::min(forwards.size(), releases.size()));
+    double best = kNone;
+    for (int j = 1; j <= n; ++j) {
+        const int done = j - 1;
+        double gain = kNone;
+        if (kinds.size() <= 2) {
+            const Kind& a = kinds[0];
+            const Kind none{{0, 0, 0}, 0};
+            const Kind& b = kinds.size() == 2 ? kinds[1] : none;
+            for (int da = std::max(0, done - b.count); da <= std::min(done, a.count); ++da) {
+                const int db = done - da;
+                const int ca = a.count - da, cb = b.count - db;
+                const double freed = da * (a.fill.backward + a.fill.later) + db * (b.fill.backward + b.fill.later);
+                if (ca * a.fill.whole + cb * b.fill.whole <= room) {  // every other forward kept
+                    gain = std::max(gain, freed + ca * a.fill.later + cb * b.fill.later);
+                    continue;
+                }
+                const int mostA = setsThatFit(room, a.fill.whole, ca);
+                for (int ka = 0; ka <= mostA; ++ka) {
+                    const int kb = setsThatFit(room - ka * a.fill.whole, b.fill.whole, cb);
+                    gain = std::max(gain, freed + ka * a.fill.later + kb * b.fill.later);
+                }
+            }
+        } else {
+            // D: the j − 1 largest backward + later; kept: the most later per byte, fractionally.
+            std::vector<double> freed;
+            for (const Kind& k : kinds) freed.insert(freed.end(), k.count, k.fill.backward + k.fill.later);
+            std::sort(freed.rbegin(), freed.rend());
+            gain = 0;
+            for (int i = 0; i < done; ++i) gain += freed[i];
+            std::vector<Kind> byDensity = kinds;
+            std::sort(byDensity.begin(), byDensity.end(), [](const Kind& x, const Kind& y) {
+                return x.fill.later * y.fill.whole > y.fill.later * x.fill.whole;
+            });
+            double left = room * (1 + 1e-9), slots = n - done;
+            for (const Kind& k : byDensity) {
+                const double take = std::min<double>(
+                    {static_cast<double>(k.count), slots, k.fill.whole > 0 ? left / k.fill.whole : slots});
+                if (take <= 0) continue;
+                gain += take * k.fill.later;
+                left -= take * k.fill.whole;
+                slots -= take;
+            }
+        }
+        best = std::max(best, releases[j - 1] + base - gain + last);
+    }
+    return best;
 }
 
 }  // namespace
@@ -184,6 +275,8 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
     out.device_ms.assign(devices, 0.0);
     std::vector<double> work(devices, 0.0), first(devices, kNone), last(devices, kNone);
     std::vector<std::vector<Forward>> forwards(devices);
+    std::vector<std::vector<Fill>> fills(devices);
+    std::vector<std::vector<double>> releases(devices);
     std::vector<char> modelled(devices, 1);
     for (int i : topo) {
         const ScheduleOp& op = ops[i];
@@ -191,6 +284,7 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
         work[d] += op.ms;
         first[d] = first[d] == kNone ? head[i] : std::min(first[d], head[i]);
         last[d] = last[d] == kNone ? tail[i] : std::min(last[d], tail[i]);
+        if (isBackwardStart(op.instruction.op)) releases[d].push_back(head[i]);
         if (op.instruction.op != Op::Forward) continue;
         const int b = backwardOf[i];
         Forward f{op.bytes, op.checkpointed_bytes, 0, op.ms + leastGap(i), ops[op.recompute].ms, ops[b].ms, 0};
@@ -201,6 +295,7 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
         // Shares that could go negative would break the argument: such a device gets no memory term.
         if (!(f.checkpoint >= 0 && f.whole >= f.checkpoint && f.grads >= 0 && f.grads <= f.whole)) modelled[d] = 0;
         forwards[d].push_back(f);
+        fills[d].push_back({f.whole, std::min(op.ms, f.recompute_ms), f.backward_ms + f.weight_ms});
     }
     for (int d = 0; d < devices; ++d) {
         if (first[d] == kNone) continue;
@@ -210,6 +305,17 @@ Result<ReorderBound> reorderBound(const Plan& plan, const std::vector<double>& b
                 span = std::max(span, leastSpan(work[d], forwards[d], Share{problem->room(d), k}));
         out.forced_recompute_ms[d] = span - work[d];
         out.device_ms[d] = first[d] + span + last[d];
+        if (modelled[d] && !fills[d].empty()) {
+            // Where the warm-up term is the larger, what the room adds to it (against a room
+            // without limit) is the work the budget forces: forwards recomputed or held back
+            // past a backward.
+            const double warmup = warmupTerm(fills[d], releases[d], problem->room(d), last[d]);
+            if (warmup > out.device_ms[d]) {
+                const double free = warmupTerm(fills[d], releases[d], std::numeric_limits<double>::infinity(), last[d]);
+                out.forced_recompute_ms[d] = std::max(out.forced_recompute_ms[d], warmup - free);
+                out.device_ms[d] = warmup;
+            }
+        }
         // Rounding alone (the same sums in another order) does not name a device.
         if (out.device_ms[d] > out.bound_ms && out.device_ms[d] > out.order_ms * (1 + 1e-9)) {
             out.bound_ms = out.device_ms[d];

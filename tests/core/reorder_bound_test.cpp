@@ -79,12 +79,56 @@ TEST(ReorderBound, NeverAboveTheProvenOptimumAndTightOnSome) {
         }
         loosest = std::max(loosest, exact->makespan / bound->bound_ms - 1);
     }
-    std::printf("bound: %d proven optima, bound equal on %d; memory term set it on %d (equal on %d); "
+    std::printf("bound: %d proven optima, bound equal on %d; a memory or warm-up term set it on %d (equal on %d); "
                 "loosest %.1f%% below\n",
                 proven, tight, memorySets, memoryTight, 100 * loosest);
     ASSERT_GE(proven, 200);
     EXPECT_GT(tight, 0);
     EXPECT_GT(memorySets, 0);  // the memory term is not idle on these budgets
+}
+
+// Devices that run two or three stages (Chimera, interleaved), where the warm-up term weighs
+// forwards of different stages against one room (exact with two kinds, relaxed with more):
+// never above the exact search's proven optimum, random costs and budgets as above.
+TEST(ReorderBound, NeverAboveTheProvenOptimumWhereDevicesRunSeveralStages) {
+    struct ChunkedShape {
+        Scheme scheme;
+        int devices, microbatches, chunks;
+    };
+    static const ChunkedShape shapes[] = {{Scheme::Chimera, 2, 2, 1},
+                                          {Scheme::Chimera, 2, 4, 1},
+                                          {Scheme::Interleaved, 2, 2, 2},
+                                          {Scheme::Interleaved, 2, 4, 2},
+                                          {Scheme::Interleaved, 2, 2, 3}};
+    std::mt19937 rng(4343);
+    int proven = 0, tight = 0, warmupSets = 0;
+    for (int draw = 0; draw < 500 && proven < 300; ++draw) {
+        const auto& shape = shapes[std::uniform_int_distribution<std::size_t>(0, std::size(shapes) - 1)(rng)];
+        Plan plan = test::unitPlan(shape.scheme, shape.devices, shape.microbatches, shape.chunks);
+        test::randomCosts(plan, rng);
+        ASSERT_TRUE(runPasses(plan, *parsePassList("checkpoint")).ok());
+        std::vector<double> budget;
+        const int kind = std::uniform_int_distribution<int>(0, 2)(rng);
+        if (kind == 0) budget = *hideBudget(plan, false);
+        else budget = roomOf(plan, std::uniform_real_distribution<double>(1.0, 3.5)(rng));
+        auto bound = reorderBound(plan, budget);
+        ASSERT_TRUE(bound.ok()) << bound.error().message;
+        ExactOptions options;
+        options.node_budget = 60'000;
+        auto exact = exactSchedule(plan, budget, options);
+        ASSERT_TRUE(exact.ok()) << exact.error().message;
+        if (!exact->proven || !exact->found) continue;
+        ++proven;
+        EXPECT_LE(bound->bound_ms, exact->makespan * (1 + 1e-9))
+            << schemeName(shape.scheme) << " " << shape.devices << "x" << shape.microbatches << " chunks "
+            << shape.chunks << " budget kind " << kind << ": above the proven optimum";
+        tight += bound->bound_ms >= exact->makespan * (1 - 1e-9);
+        warmupSets += bound->device >= 0;
+    }
+    std::printf("several stages a device: %d proven optima, bound equal on %d, a device's term set it on %d\n", proven,
+                tight, warmupSets);
+    ASSERT_GE(proven, 200);
+    EXPECT_GT(warmupSets, 0);
 }
 
 // 1F1B on 2 devices, m micro-batches, F = 1, B = 2, R = 1, no transfer time, activations 1000
@@ -96,7 +140,9 @@ TEST(ReorderBound, NeverAboveTheProvenOptimumAndTightOnSome) {
 // S = m (3 + 3000 / 3970) (counting sets instead of bytes gives 3.75 m, less); device 0
 // starts at 0 and its last backward ends the step. Device 1 (stage 1 keeps everything: its
 // backward follows its forward at once) gives 1 + 3 m + 2, the one-machine bound; from m = 4
-// on the memory term is the larger (15.02 > 15).
+// on the memory term is the larger (15.02 > 15). Device 0's warm-up term (its first backward
+// released at F0 + F1 + B1 = 4, one set kept before it, the other m − 1 forwards run or rerun
+// after it: 4 + 3 m − 1) is 3 m + 3 as well, above the memory term at m = 2.
 TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
     for (int m : {2, 4, 16}) {
         Plan plan = test::unitPlan(Scheme::OneFOneB, 2, m);
@@ -106,7 +152,7 @@ TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
         auto bound = reorderBound(plan, budget);
         ASSERT_TRUE(bound.ok()) << bound.error().message;
         const double memory = m * (3 + 3000.0 / 3970);
-        EXPECT_NEAR(bound->device_ms[0], memory, 1e-9 * memory) << m;
+        EXPECT_NEAR(bound->device_ms[0], std::max(memory, 3.0 * m + 3), 1e-9 * memory) << m;
         EXPECT_NEAR(bound->forced_recompute_ms[0], m * 3000.0 / 3970, 1e-9 * memory) << m;
         EXPECT_NEAR(bound->device_ms[1], 3.0 * m + 3, 1e-9) << m;
         EXPECT_NEAR(bound->forced_recompute_ms[1], 0.0, 1e-12) << m;
@@ -137,6 +183,30 @@ TEST(ReorderBound, MemoryTermIsReachedOnATwoStagePipelineWithOneSetOfRoom) {
     auto exact = exactSchedule(plan, budget, options);
     ASSERT_TRUE(exact.ok() && exact->found);
     EXPECT_NEAR(exact->makespan, 30.0, 1e-9);
+}
+
+// The warm-up term by hand: GPipe on 2 devices, 3 micro-batches, F = 1, B = 2, R = 1,
+// device 0's room one activation set and three checkpoints (1030 bytes). Its backwards are
+// released at F0 + F1 + B1 = 4 at the earliest; before its first one it holds at most one
+// forward whole, so two forwards (or their Rs) run after it, with the three backwards:
+// 4 + 2 + 6 = 12, against 4 + 6 = 10 with room for all three. Its memory term is lower
+// (counting sets: 3 · 6 − 3 x ≤ 9 + x, x = 9 / 4, 11.25); device 1's one-machine term is 12 too
+// (released at 1, 9 of work, B0 on device 0 after it). Reached: F0 kept, F1 and F2
+// checkpointed, device 1 running 1F1B, device 0's B0 R1 B1 R2 B2 back to back from 4.
+TEST(ReorderBound, WarmupTermMatchesTheHandWorkedGPipe) {
+    Plan plan = test::unitPlan(Scheme::GPipe, 2, 3);
+    std::vector<double> budget = staticBytesPerDevice(plan);
+    budget[0] += 1030;
+    budget[1] += 1e9;
+    auto bound = reorderBound(plan, budget);
+    ASSERT_TRUE(bound.ok()) << bound.error().message;
+    EXPECT_NEAR(bound->device_ms[0], 12.0, 1e-9);
+    // The larger of the two forced works: the memory term's 9 / 4 and the warm-up's 12 − 10.
+    EXPECT_NEAR(bound->forced_recompute_ms[0], 2.25, 1e-9);
+    EXPECT_NEAR(bound->bound_ms, 12.0, 1e-9);
+    auto exact = exactSchedule(plan, budget);
+    ASSERT_TRUE(exact.ok() && exact->found && exact->proven);
+    EXPECT_NEAR(exact->makespan, 12.0, 1e-9);
 }
 
 // The space's schedules all lie above it: the reorder pass's result and the input itself.
