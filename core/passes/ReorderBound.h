@@ -17,7 +17,10 @@
 //   a fractional knapsack over which forwards to checkpoint, solved exactly by bisection on the
 //   span — plus the least head before the device can start and the least tail after it ends.
 //   Memory is weighed in bytes and by dual-feasible functions that count the sets that fit
-//   together (ReorderBound.cpp); each weighing gives a bound, the largest is kept.
+//   together (ReorderBound.cpp); each weighing gives a bound, the largest is kept;
+// - a warm-up term per device: before its j-th backward it holds whole only what fits its
+//   room, so the forwards beyond that (or their Rs) run after that backward, which starts no
+//   earlier than the j-th earliest release of its backwards.
 #include <vector>
 
 #include "core/schedule/Plan.h"
@@ -26,10 +29,11 @@
 namespace mario {
 
 struct ReorderBound {
-    double bound_ms = 0;       // no schedule of the space runs faster
-    double order_ms = 0;       // the part without memory: the exact search's root bound
-    int device = -1;           // the device whose memory term sets the bound (-1: order_ms does)
-    // Per device: the least recomputation its budget forces (ms), and the bound its own term gives.
+    double bound_ms = 0;  // no schedule of the space runs faster
+    double order_ms = 0;  // the part without memory: the exact search's root bound
+    int device = -1;      // the device whose memory or warm-up term sets the bound (-1: order_ms does)
+    // Per device: the least work its budget forces (ms: the memory term's recomputation, or what
+    // the room adds to the warm-up term where that is larger), and the bound its own terms give.
     std::vector<double> forced_recompute_ms;
     std::vector<double> device_ms;
 
