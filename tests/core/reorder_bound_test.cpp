@@ -38,6 +38,14 @@ std::vector<double> roomOf(const Plan& plan, double sets) {
     return budget;
 }
 
+// A budget of each device's static bytes plus these rooms (device 0, device 1).
+std::vector<double> staticPlus(const Plan& plan, double room0, double room1) {
+    std::vector<double> budget = staticBytesPerDevice(plan);
+    budget[0] += room0;
+    budget[1] += room1;
+    return budget;
+}
+
 TEST(ReorderBound, NeverAboveTheProvenOptimumAndTightOnSome) {
     static const Shape shapes[] = {{Scheme::OneFOneB, 2, 2}, {Scheme::OneFOneB, 2, 3}, {Scheme::OneFOneB, 3, 2},
                                    {Scheme::OneFOneB, 2, 4}, {Scheme::GPipe, 2, 3},    {Scheme::ZbH1, 2, 2},
@@ -146,9 +154,7 @@ TEST(ReorderBound, NeverAboveTheProvenOptimumWhereDevicesRunSeveralStages) {
 TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
     for (int m : {2, 4, 16}) {
         Plan plan = test::unitPlan(Scheme::OneFOneB, 2, m);
-        std::vector<double> budget = staticBytesPerDevice(plan);
-        budget[0] += 1000;
-        budget[1] += 1e9;
+        const std::vector<double> budget = staticPlus(plan, 1000, 1e9);
         auto bound = reorderBound(plan, budget);
         ASSERT_TRUE(bound.ok()) << bound.error().message;
         const double memory = m * (3 + 3000.0 / 3970);
@@ -169,9 +175,7 @@ TEST(ReorderBound, MemoryTermMatchesTheHandWorkedTwoStagePipeline) {
 // its node budget); the bound proves it optimal.
 TEST(ReorderBound, MemoryTermIsReachedOnATwoStagePipelineWithOneSetOfRoom) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 2, 8);
-    std::vector<double> budget = staticBytesPerDevice(plan);
-    budget[0] += 1300;
-    budget[1] += 1300;
+    const std::vector<double> budget = staticPlus(plan, 1300, 1300);
     auto bound = reorderBound(plan, budget);
     ASSERT_TRUE(bound.ok()) << bound.error().message;
     EXPECT_NEAR(bound->bound_ms, 30.0, 1e-9);
@@ -195,9 +199,7 @@ TEST(ReorderBound, MemoryTermIsReachedOnATwoStagePipelineWithOneSetOfRoom) {
 // checkpointed, device 1 running 1F1B, device 0's B0 R1 B1 R2 B2 back to back from 4.
 TEST(ReorderBound, WarmupTermMatchesTheHandWorkedGPipe) {
     Plan plan = test::unitPlan(Scheme::GPipe, 2, 3);
-    std::vector<double> budget = staticBytesPerDevice(plan);
-    budget[0] += 1030;
-    budget[1] += 1e9;
+    const std::vector<double> budget = staticPlus(plan, 1030, 1e9);
     auto bound = reorderBound(plan, budget);
     ASSERT_TRUE(bound.ok()) << bound.error().message;
     EXPECT_NEAR(bound->device_ms[0], 12.0, 1e-9);
