@@ -4,6 +4,7 @@
 
 #include "core/io/PresetLibrary.h"
 #include "core/passes/PassVocabulary.h"
+#include "core/session/PlanBuilder.h"
 #include "core/session/ScheduleFiles.h"
 #include "core/sim/Validator.h"
 
@@ -15,6 +16,29 @@ std::optional<CliError> checkPlan(const Plan& plan, const std::string& path) {
     if (!report.deadlock.empty()) return CliError{kDeadlock, path + ": " + report.summary()};
     return std::nullopt;
 }
+
+namespace {
+
+// parallel.layer_split = "search" ranks splits by the step with the passes that will run, which
+// --passes may have changed since the file's own selection built the source: the search runs
+// with them and the source is rebuilt on the split it chose.
+std::optional<CliError> searchWithPasses(ScheduleInput& input, const std::string& path, PreparedPlan& out) {
+    if (!input.config || input.config->parallel.layer_split.kind != LayerSplitKind::Search) return std::nullopt;
+    const auto start = std::chrono::steady_clock::now();
+    auto found = searchLayerSplit(*input.config, {.passes = input.passes, .effort = input.effort});
+    if (!found) return CliError{kBadInput, path + ": " + found.error().message};
+    Config chosen = *input.config;
+    chosen.parallel.layer_split = {LayerSplitKind::Explicit, found->counts};
+    auto plan = buildPlan(chosen);
+    if (!plan) return CliError{kBadInput, path + ": " + plan.error().message};
+    plan->info.name = input.source.info.name;
+    input.source = std::move(*plan);
+    out.search_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    out.layer_split_search = std::move(*found);
+    return std::nullopt;
+}
+
+}  // namespace
 
 std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const std::optional<std::string>& passes,
                                                  const std::string& executable, PrepareOptions options) {
@@ -36,12 +60,13 @@ std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const 
         if (!parsed) return CliError{kBadInput, "--passes: " + parsed.error().message};
         opened.input.passes = *parsed;
     }
+    PreparedPlan out;
+    if (auto error = searchWithPasses(opened.input, path, out)) return *error;
     auto prepared = prepareSchedule(opened.input, options);
     if (!prepared) return CliError{kBadInput, path + ": " + prepared.error().message};
-    PreparedPlan out;
     static_cast<PreparedSchedule&>(out) = std::move(*prepared);
     out.input = std::move(opened.input);
-    out.load_us = loadUs;
+    out.load_us = loadUs + out.search_us;
     return out;
 }
 

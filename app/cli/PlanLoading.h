@@ -9,12 +9,17 @@
 #include "app/cli/CliError.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/session/ScheduleInput.h"
+#include "core/session/SearchedLayerSplit.h"
 
 namespace mario::cli {
 
 struct PreparedPlan : PreparedSchedule {
     ScheduleInput input;  // what was prepared; input.passes ran (--passes, else the file's own)
     double load_us = 0;   // reading the file and generating the schedule
+    // parallel.layer_split = "search": what the search chose with input.passes, and its time
+    // (part of load_us).
+    std::optional<LayerSplitSearch> layer_split_search;
+    double search_us = 0;
 };
 
 // `passes` overrides the file's own selection ("all", "none", "checkpoint,overlap", ...).

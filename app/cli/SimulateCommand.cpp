@@ -205,6 +205,15 @@ void printSummary(const PreparedPlan& prepared, const SimResult& sim, double sim
     std::snprintf(line, sizeof line, "timing       simulate %.1f us, passes %.1f us, load+generate %.1f us\n",
                   simulateUs, prepared.passes_us, prepared.load_us);
     std::cout << line;
+    if (const auto& search = prepared.layer_split_search) {
+        std::string counts;
+        for (int k : search->counts) counts += (counts.empty() ? "" : "-") + std::to_string(k);
+        std::snprintf(line, sizeof line, "layer split  search: %s, %d splits simulated in %.1f ms%s (even: %.4g %s)\n",
+                      counts.c_str(), search->evaluations, prepared.search_us / 1000,
+                      search->local_optimum ? ", a local optimum" : ", stopped at the cap", search->even_step_ms,
+                      unit ? "units" : "ms");
+        std::cout << line;
+    }
     const MemoryFit fit = memoryFit(sim, plan.info);
     printMemoryVerdict(fit);
     printPassSteps(prepared.steps);
@@ -243,6 +252,16 @@ nlohmann::json reorderBoundJson(const PreparedPlan& prepared, const SimResult& s
 
 // 0 means "not known" for these (unit costs, measured profiles, no peak): null in the JSON.
 nlohmann::json unknownAsNull(double value) { return value > 0 ? nlohmann::json(value) : nlohmann::json(nullptr); }
+
+// parallel.layer_split = "search": the split chosen and what choosing it took; null otherwise.
+nlohmann::json layerSplitSearchJson(const PreparedPlan& prepared) {
+    const auto& search = prepared.layer_split_search;
+    if (!search) return nullptr;
+    return {{"counts", search->counts},          {"step_ms", search->step_ms},
+            {"even_step_ms", search->even_step_ms}, {"fits", search->fits},
+            {"evaluations", search->evaluations}, {"local_optimum", search->local_optimum},
+            {"search_us", prepared.search_us}};
+}
 
 nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, double simulateUs) {
     nlohmann::json devices = nlohmann::json::array();
@@ -301,7 +320,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"passes_us", prepared.passes_us},
             {"load_us", prepared.load_us},
             {"instructions", prepared.plan.instructionCount()},
-            {"devices", devices}};
+            {"devices", devices},
+            {"layer_split_search", layerSplitSearchJson(prepared)}};
 }
 
 }  // namespace

@@ -14,7 +14,7 @@ using json = nlohmann::json;
 namespace {
 
 constexpr const char* kLayerSplitExpected =
-    "expected \"even\", \"balanced\" or an array of layer counts, one per chain position";
+    "expected \"even\", \"balanced\", \"search\" or an array of layer counts, one per chain position";
 
 }  // namespace
 
@@ -25,10 +25,11 @@ Result<LayerSplit> readLayerSplit(const json& value) {
     if (value.is_string()) {
         const std::string word = value.get<std::string>();
         if (word == layerSplitWord(LayerSplitKind::Even)) return split;
-        if (word == layerSplitWord(LayerSplitKind::Balanced)) {
-            split.kind = LayerSplitKind::Balanced;
-            return split;
-        }
+        for (LayerSplitKind kind : {LayerSplitKind::Balanced, LayerSplitKind::Search})
+            if (word == layerSplitWord(kind)) {
+                split.kind = kind;
+                return split;
+            }
         return makeError(key + ": " + kLayerSplitExpected + " (got \"" + word + "\")");
     }
     if (!value.is_array() || value.empty()) return makeError(key + ": " + kLayerSplitExpected);

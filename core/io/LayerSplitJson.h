@@ -1,5 +1,5 @@
 #pragma once
-// parallel.layer_split in a config file (docs/config-format.md): "even", "balanced" or one
+// parallel.layer_split in a config file (docs/config-format.md): "even", "balanced", "search" or one
 // layer count per chain position. The reader takes the value alone; the counts are checked
 // against the model and the pipeline with the config's other cross-field rules (checkConfig).
 #include <optional>

@@ -13,9 +13,11 @@
 #include "core/cost/ProfileCostModel.h"
 #include "core/io/PresetLibrary.h"
 #include "core/io/ProfileJson.h"
+#include "core/passes/PassVocabulary.h"
 #include "core/schedule/Communication.h"
 #include "core/schedule/Generators.h"
 #include "core/schedule/PipelineTopology.h"
+#include "core/session/SearchedLayerSplit.h"
 
 namespace mario {
 
@@ -117,6 +119,15 @@ Result<std::vector<int>> balancedCounts(const Config& config, const PipelineLayo
 Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayout& layout, int positions) {
     const LayerSplit& split = config.parallel.layer_split;
     if (split.kind == LayerSplitKind::Explicit) return split.counts;
+    if (split.kind == LayerSplitKind::Search) {
+        // The config's own passes: what a file opened without --passes runs (the CLI searches
+        // again with --passes, app/cli/PlanLoading.cpp).
+        auto passes = parsePassNames(config.passes);
+        if (!passes) return makeError("passes: " + passes.error().message);
+        auto found = searchLayerSplit(config, {.passes = *passes});
+        if (!found) return found.error();
+        return found->counts;
+    }
     std::vector<int> even = evenCounts(config, positions);
     if (split.kind == LayerSplitKind::Balanced) return balancedCounts(config, layout, std::move(even));
     return even;
@@ -158,6 +169,14 @@ std::optional<Error> checkKeyValueHeads(const Config& config) {
 }
 
 }  // namespace
+
+Result<std::vector<int>> chainLayerCounts(const Config& config) {
+    const ScheduleShape shape = scheduleShapeOf(config);
+    if (auto ok = checkShape(shape); !ok) return ok.error();
+    if (config.unit_costs) return makeError("parallel.layer_split: unit_costs have no layers to split");
+    const PipelineLayout layout = pipelineLayout(shape);
+    return positionCounts(config, layout, static_cast<int>(layout.chains.front().size()));
+}
 
 Result<Plan> buildPlan(const Config& config) {
     const ScheduleShape shape = scheduleShapeOf(config);

@@ -17,7 +17,13 @@ namespace mario {
 
 ScheduleShape scheduleShapeOf(const Config& config);
 
+// parallel.layer_split = "search" simulates candidate splits with the config's own passes
+// (session/SearchedLayerSplit.h), so building such a plan runs those passes many times.
 Result<Plan> buildPlan(const Config& config);
+
+// The layers of each chain position that buildPlan gives `config` (parallel.layer_split):
+// even, balanced, searched or the file's counts. Errors for unit costs, which have no layers.
+Result<std::vector<int>> chainLayerCounts(const Config& config);
 
 // The one entry point from a config to per-stage costs (docs/cost-model.md). It picks the cost
 // model the config asks for:

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""What parallel.layer_split = "balanced" buys on the published-model grid of docs/hide-recompute.md.
+"""What parallel.layer_split = "balanced" and "search" buy on the published-model grid of
+docs/hide-recompute.md.
 
 For every configuration of recompute_grid.py's grid it runs `mario simulate --json` on the even
 split (the key left out) with no passes (T_base, and the plan's lower bound LB) and with PASSES
-(default all,hide,reorder), then the same with "balanced", and prints a Markdown table: each
-split's layers per chain position (from `mario plan`), each step above max(T_base, LB) of the
-even split (the target both splits chase: the step without checkpointing on today's split),
-balanced's own T_base, and medians and worsts. Rows whose balanced split equals the even one are
-marked "same" (the cost model finds no split with a lighter busiest device; ties go to even).
+(default all,hide,reorder), then the same with "balanced", then with "search" (the split of
+fastest step with PASSES, core/session/SearchedLayerSplit.h), and prints a Markdown table: each
+split's layers per chain position (from `mario plan`, or the search's own report), each step
+above max(T_base, LB) of the even split (the target every split chases: the step without
+checkpointing on today's split), balanced's own T_base, and medians and worsts; then the
+search's time per plan (median, max) and how many splits it simulated. Rows whose split equals
+the even one are marked "same" (for balanced: the cost model finds no split with a lighter
+busiest device; ties go to even).
 
 usage: tests/bench/layer_split_grid.py [path/to/mario] [--schemes paper|zero-bubble|remaining]
        [--passes LIST]
@@ -64,16 +68,27 @@ def main():
             balanced_base = simulate(mario, path, "none")
             balanced = simulate(mario, path, passes)
             reference = max(base["makespan"], base["lower_bound"])
-            rows.append((name, even_layers, layers_of(mario, path, tmp), base["makespan"], reference,
+            rows.append([name, even_layers, layers_of(mario, path, tmp), base["makespan"], reference,
                          even["makespan"] / reference - 1, balanced["makespan"] / reference - 1,
-                         balanced_base["makespan"]))
-    print(f"| configuration | even split | balanced split | T_base | max(T_base, LB) | even {passes} | "
-          f"balanced {passes} | balanced T_base |")
-    print("|---|---|---|---|---|---|---|---|")
+                         balanced_base["makespan"]])
+        by_name = {r[0]: r for r in rows}
+        for name, path in grid(schemes, tmp, "search"):
+            if name not in by_name:
+                continue
+            r = by_name[name]
+            searched = simulate(mario, path, passes)
+            found = searched["layer_split_search"]
+            r += ["-".join(str(k) for k in found["counts"]), searched["makespan"] / r[4] - 1,
+                  found["search_us"] / 1000, found["evaluations"], found["local_optimum"]]
+    print(f"| configuration | even split | balanced split | searched split | T_base | max(T_base, LB) | "
+          f"even {passes} | balanced {passes} | search {passes} | balanced T_base | search ms (splits) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         split = "same" if r[2] == r[1] else r[2]
-        print(f"| {r[0]} | {r[1]} | {split} | {r[3]:.1f} | {r[4]:.1f} | {100 * r[5]:+.1f}% | {100 * r[6]:+.1f}% | "
-              f"{r[7]:.1f} |")
+        found = "same" if r[8] == r[1] else r[8]
+        capped = "" if r[12] else ", cap"
+        print(f"| {r[0]} | {r[1]} | {split} | {found} | {r[3]:.1f} | {r[4]:.1f} | {100 * r[5]:+.1f}% | "
+              f"{100 * r[6]:+.1f}% | {100 * r[9]:+.1f}% | {r[7]:.1f} | {r[10]:.0f} ({r[11]}{capped}) |")
     for line in skipped:
         print(f"skipped {line}")
     even_gaps = [r[5] for r in rows]
@@ -84,6 +99,15 @@ def main():
     print(f"| even, {passes} | {100 * statistics.median(even_gaps):+.1f}% | {100 * max(even_gaps):+.1f}% |")
     print(f"| balanced, {passes} | {100 * statistics.median(balanced_gaps):+.1f}% | "
           f"{100 * max(balanced_gaps):+.1f}% |")
+    search_gaps = [r[9] for r in rows]
+    print(f"| search, {passes} | {100 * statistics.median(search_gaps):+.1f}% | {100 * max(search_gaps):+.1f}% |")
+    within = sum(1 for g in search_gaps if g <= 0.02)
+    print(f"\nsearch within 2% of max(T_base, LB) on {within} of {len(rows)}; slower than even on "
+          f"{sum(1 for r in rows if r[9] > r[5] + 1e-9)}")
+    times = [r[10] for r in rows]
+    print(f"search time per plan: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms; splits "
+          f"simulated median {statistics.median(r[11] for r in rows):.0f}, max {max(r[11] for r in rows)}; "
+          f"stopped at the cap on {sum(1 for r in rows if not r[12])}")
     moved = sum(1 for r in rows if r[2] != r[1])
     faster = sum(1 for r in rows if r[6] < r[5] - 1e-9)
     slower = sum(1 for r in rows if r[6] > r[5] + 1e-9)

@@ -82,8 +82,8 @@ def layer_split_of(args, script):
     if "--layer-split" not in args:
         return None
     at = args.index("--layer-split")
-    if at + 1 >= len(args) or args[at + 1] not in ("even", "balanced"):
-        sys.exit(f"{script}: --layer-split takes even or balanced")
+    if at + 1 >= len(args) or args[at + 1] not in ("even", "balanced", "search"):
+        sys.exit(f"{script}: --layer-split takes even, balanced or search")
     word = args[at + 1]
     del args[at:at + 2]
     return word

@@ -15,11 +15,12 @@ above it (what a search may still find). Medians and worsts are printed for the 
 hide's memory budget (each device's peak after the four passes plus one activation set of its
 largest stage), which `reorder` shares with `hide` (core/passes/PassRegistry.cpp).
 
-`--layer-split even|balanced` writes parallel.layer_split into every configuration, as in
-recompute_grid.py; tests/bench/layer_split_grid.py compares the two.
+`--layer-split even|balanced|search` writes parallel.layer_split into every configuration, as in
+recompute_grid.py (with search, each run searches the split with its own passes);
+tests/bench/layer_split_grid.py compares them.
 
 usage: tests/bench/reorder_grid.py [path/to/mario] [--schemes paper|zero-bubble|remaining]
-       [--layer-split even|balanced]
+       [--layer-split even|balanced|search]
 """
 import math
 import os

@@ -233,8 +233,8 @@ TEST(LayerSplitConfig, RefusalsAreOneLineNamingTheKey) {
         EXPECT_EQ(message.find('\n'), std::string::npos);
         return message;
     };
-    EXPECT_EQ(refusal("middle"), "parallel.layer_split: expected \"even\", \"balanced\" or an array of layer counts, "
-                                 "one per chain position (got \"middle\")");
+    EXPECT_EQ(refusal("middle"), "parallel.layer_split: expected \"even\", \"balanced\", \"search\" or an array of "
+                                 "layer counts, one per chain position (got \"middle\")");
     EXPECT_EQ(refusal({3, 3, 3, 3, 3, 3, 3}),
               "parallel.layer_split: 7 counts, but a 1f1b chain on 8 devices has 8 positions");
     EXPECT_EQ(refusal({3, 3, 3, 3, 3, 3, 3, 3}),
@@ -245,6 +245,8 @@ TEST(LayerSplitConfig, RefusalsAreOneLineNamingTheKey) {
     EXPECT_EQ(refusal({4, -1, 4, 4, 4, 4, 3, 4}),
               "parallel.layer_split[1]: expected a layer count in [0, 100000] (got -1)");
     EXPECT_EQ(refusal("balanced", "1f1b", true),
+              "parallel.layer_split: unit_costs have no layers to split (use \"even\" or leave it out)");
+    EXPECT_EQ(refusal("search", "1f1b", true),
               "parallel.layer_split: unit_costs have no layers to split (use \"even\" or leave it out)");
     // Chimera's chain has pp positions, interleaved's pp * chunks.
     EXPECT_NE(refusal(std::vector<int>(16, 1), "chimera").find("a chimera chain on 8 devices has 8 positions"),
