@@ -33,5 +33,14 @@ constexpr double kSoftmaxForward = 2 * kBf16, kSoftmaxBackward = 3 * kBf16;
 constexpr double kScale = 2 * kBf16, kCausalMask = 2 * kBf16 + 1, kDropout = 2 * kBf16 + 1;
 // A layout copy (the attention output from head-major back to token-major) reads and writes.
 constexpr double kCopy = 2 * kBf16;
+// Megatron-LM's vocabulary-parallel cross-entropy per logit (megatron/mpu/cross_entropy.py, 2021;
+// megatron/core/tensor_parallel/cross_entropy.py, 2024, unchanged): the bf16/fp16 logits are cast
+// to fp32 (read 2, write 4), then five passes over the fp32 copy: the row maximum (read), its
+// in-place subtraction (read, write), the in-place exp (read, write), the row sum (read) and the
+// in-place division into the softmax kept for the backward (read, write). The backward multiplies
+// that softmax by the loss gradient in place (read, write) and autograd casts it back to the
+// logits' dtype (read 4, write 2). Six kernels forward, two backward.
+constexpr double kCrossEntropyForward[] = {kBf16 + kFp32, kFp32, 2 * kFp32, 2 * kFp32, kFp32, 2 * kFp32};
+constexpr double kCrossEntropyBackward[] = {2 * kFp32, kFp32 + kBf16};
 
 }  // namespace mario::kernel_bytes

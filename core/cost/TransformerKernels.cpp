@@ -146,6 +146,19 @@ KernelTimes TransformerKernels::embedding() const {
     const bool learnedPositions = !model_.gated_mlp;
     t.forward_ms = roofline_.memoryMs((learnedPositions ? 3 : 2) * kBf16 * sliced_ * h);
     t.weight_grad_ms = roofline_.memoryMs(2 * kFp32 * sliced_ * h);
+    // Megatron's embedding turns [b, s, h] into the blocks' [s, b, h] with
+    // `transpose(0, 1).contiguous()`, a copy unless b = 1 (the transpose of [1, s, h] is already
+    // contiguous); the backward's gradient is copied back for the scatter, which wants it
+    // contiguous. Then GPT's embedding dropout (Megatron's hidden dropout), on the slice of the
+    // tokens sequence parallelism leaves each GPU.
+    if (tokens_ > model_.sequence_length) {
+        t.forward_ms += roofline_.memoryMs(kCopy * tokens_ * h);
+        t.weight_grad_ms += roofline_.memoryMs(kCopy * tokens_ * h);
+    }
+    if (dropout_) {
+        t.forward_ms += roofline_.dropoutMs(kDropout * sliced_ * h, sliced_ * h);
+        t.input_grad_ms += roofline_.elementwiseMs(kMaskBackward * sliced_ * h);
+    }
     return t;
 }
 
@@ -155,11 +168,11 @@ KernelTimes TransformerKernels::head() const {
     const double vocab = double(model_.vocab) / t_;                           // vocabulary-parallel
     elementwise(t, kNormForward * sliced_ * h, kNormBackward * sliced_ * h);  // final norm
     weightGemm(t, GemmShape{tokens_, vocab, h});
-    // Vocabulary-parallel cross-entropy in fp32: the forward reads the logits for the maximum,
-    // the sum of exponentials and the target, the backward reads them once and writes the
-    // gradient.
-    t.forward_ms += roofline_.elementwiseMs(3 * kFp32 * tokens_ * vocab);
-    t.input_grad_ms += roofline_.elementwiseMs(2 * kFp32 * tokens_ * vocab);
+    // Megatron's vocabulary-parallel cross-entropy: a cast of the logits to fp32 and five passes
+    // over them forward, two backward, a kernel each (ElementwiseBytes.h).
+    const double logits = tokens_ * vocab;
+    for (double bytes : kCrossEntropyForward) t.forward_ms += roofline_.elementwiseMs(bytes * logits);
+    for (double bytes : kCrossEntropyBackward) t.input_grad_ms += roofline_.elementwiseMs(bytes * logits);
     return t;
 }
 

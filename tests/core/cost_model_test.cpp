@@ -3,6 +3,7 @@
 // not against the implementation's own expressions.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
 
 #include <nlohmann/json.hpp>
@@ -270,6 +271,49 @@ TEST(CostModel, OneLayerMatchesKorthikantisTable4) {
     const StageCost layer = (*computeStageCosts(c, {StageLayout{0, 1, false, false}}))[0];
     EXPECT_NEAR(layer.forward_ms / 7.2, 1, 0.10);
     EXPECT_NEAR(layer.backward_ms / 13.1, 1, 0.10);
+}
+
+
+// The end stages' own kernels, counted by hand from Megatron-LM's source on an accelerator whose
+// element-wise kernels stream 1e6 bytes a millisecond and everything else is free. The head: the
+// final norm (read, write: 4 bytes an element of T·h) and the vocabulary-parallel cross-entropy
+// (megatron/mpu/cross_entropy.py: `.float()` of the logits 2 + 4, max 4, in-place subtract 4 + 4,
+// in-place exp 4 + 4, sum 4, in-place divide 4 + 4: 38 bytes a logit); its backward the norm's
+// 6 and the in-place multiply 4 + 4 and the cast back 4 + 2: 14 a logit. The embedding: GPT's
+// embedding dropout (read, write, a byte mask: 5 an element of T·h), its mask applied backward
+// (5); its layout copy [b, s, h] -> [s, b, h] (2 + 2) streams at the HBM rate, there for b > 1.
+TEST(CostModel, EndStagesAddEmbeddingAndHeadKernelsCountedByHand) {
+    Config c = tinyGpt();  // T = b·s = 256 tokens, h = 64, V = 1000, dropout (GPT-style)
+    c.hardware.peak_tflops = 1e9;
+    c.hardware.hbm_gb_per_s = 1e12;
+    c.hardware.elementwise_gb_per_s = 1;
+    const double Th = 256 * 64, logits = 256 * 1000.0;
+    auto extra = [&](const Config& config, StageLayout with, StageLayout without) {
+        auto a = computeStageCosts(config, {with}), b = computeStageCosts(config, {without});
+        EXPECT_TRUE(a.ok() && b.ok());
+        return std::array<double, 3>{(*a)[0].forward_ms - (*b)[0].forward_ms,
+                                     *(*a)[0].backward_input_ms - *(*b)[0].backward_input_ms,
+                                     *(*a)[0].backward_weight_ms - *(*b)[0].backward_weight_ms};
+    };
+    const auto head = extra(c, {3, 4, false, true}, {3, 4, false, false});
+    EXPECT_NEAR(head[0], (4 * Th + 38 * logits) / 1e6, 1e-6);
+    EXPECT_NEAR(head[1], (6 * Th + 14 * logits) / 1e6, 1e-6);
+    const auto embedding = extra(c, {0, 1, true, false}, {0, 1, false, false});
+    EXPECT_NEAR(embedding[0], 5 * Th / 1e6, 1e-6);
+    EXPECT_NEAR(embedding[1], 5 * Th / 1e6, 1e-6);
+    // The layout copy at the HBM rate (1e6 bytes a millisecond, element-wise kernels free): the
+    // gather reads a row and a position and writes their sum (3 · 2), the copy 2 + 2 forward;
+    // the scatter reads and writes fp32 (2 · 4) and the gradient's copy 2 + 2, a weight gradient.
+    Config copies = c;
+    copies.hardware.hbm_gb_per_s = 1;
+    copies.hardware.elementwise_gb_per_s = 1e12;
+    const auto twoSamples = extra(copies, {0, 1, true, false}, {0, 1, false, false});
+    EXPECT_NEAR(twoSamples[0], (6 + 4) * Th / 1e6, 1e-6);
+    EXPECT_NEAR(twoSamples[2], (8 + 4) * Th / 1e6, 1e-6);
+    copies.parallel.micro_batch_size = 1;  // [1, s, h] transposed is already contiguous: no copy
+    const auto oneSample = extra(copies, {0, 1, true, false}, {0, 1, false, false});
+    EXPECT_NEAR(oneSample[0], 6 * Th / 2 / 1e6, 1e-6);
+    EXPECT_NEAR(oneSample[2], 8 * Th / 2 / 1e6, 1e-6);
 }
 
 }  // namespace
