@@ -11,7 +11,9 @@ the simulated step with the published one in the paper's own unit:
   96·B·s·l·h²·(1 + s/6h + V/16lh) per step (full recomputation included). Micro-batch sizes
   and interleaving are those of the paper's own scripts (Megatron-LM examples/sc21/run_table_1.sh);
   2021 Megatron: materialised attention, no sequence parallelism, fp32 gradient all-reduce after
-  the backward, full recomputation of every block.
+  the backward, full recomputation of every block. (The scripts ran fp16 gradients, overlapped by
+  PyTorch's DDP up to 18B: both would shorten steps the model already finds too short, so the rows
+  keep fp32 after the backward; docs/cost-model.md#per-instruction says why.)
 - Korthikanti et al., "Reducing Activation Recomputation in Large Transformer Models" (2022),
   Tables 3 and 5: iteration time with full recomputation, and with sequence parallelism +
   selective recomputation (no data parallelism).
