@@ -8,7 +8,8 @@ split (the key left out) with no passes (T_base, and the plan's lower bound LB) 
 fastest step with PASSES, core/session/SearchedLayerSplit.h), and prints a Markdown table: each
 split's layers per chain position (from `mario plan`, or the search's own report), each step
 above max(T_base, LB) of the even split (the target every split chases: the step without
-checkpointing on today's split), balanced's own T_base, and medians and worsts; then the
+checkpointing on today's split), balanced's own T_base ("even over memory" where even's plan with PASSES exceeds the card or the
+limit: the search then keeps the fastest split that fits), and medians and worsts; then the
 search's time per plan (median, max) and how many splits it simulated. Rows whose split equals
 the even one are marked "same" (for balanced: the cost model finds no split with a lighter
 busiest device; ties go to even).
@@ -79,7 +80,8 @@ def main():
             searched = simulate(mario, path, passes)
             found = searched["layer_split_search"]
             r += ["-".join(str(k) for k in found["counts"]), searched["makespan"] / r[4] - 1,
-                  found["search_us"] / 1000, found["evaluations"], found["local_optimum"]]
+                  found["search_us"] / 1000, found["evaluations"], found["local_optimum"],
+                  even_runs[name][1]["fits_memory"] is not False, searched["fits_memory"] is not False]
     print(f"| configuration | even split | balanced split | searched split | T_base | max(T_base, LB) | "
           f"even {passes} | balanced {passes} | search {passes} | balanced T_base | search ms (splits) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -87,7 +89,8 @@ def main():
         split = "same" if r[2] == r[1] else r[2]
         found = "same" if r[8] == r[1] else r[8]
         capped = "" if r[12] else ", cap"
-        print(f"| {r[0]} | {r[1]} | {split} | {found} | {r[3]:.1f} | {r[4]:.1f} | {100 * r[5]:+.1f}% | "
+        over = "" if r[13] else " (even over memory)"
+        print(f"| {r[0]} | {r[1]} | {split} | {found} | {r[3]:.1f} | {r[4]:.1f} | {100 * r[5]:+.1f}%{over} | "
               f"{100 * r[6]:+.1f}% | {100 * r[9]:+.1f}% | {r[7]:.1f} | {r[10]:.0f} ({r[11]}{capped}) |")
     for line in skipped:
         print(f"skipped {line}")
@@ -102,8 +105,10 @@ def main():
     search_gaps = [r[9] for r in rows]
     print(f"| search, {passes} | {100 * statistics.median(search_gaps):+.1f}% | {100 * max(search_gaps):+.1f}% |")
     within = sum(1 for g in search_gaps if g <= 0.02)
-    print(f"\nsearch within 2% of max(T_base, LB) on {within} of {len(rows)}; slower than even on "
-          f"{sum(1 for r in rows if r[9] > r[5] + 1e-9)}")
+    slower = [r for r in rows if r[9] > r[5] + 1e-9]
+    print(f"\nsearch within 2% of max(T_base, LB) on {within} of {len(rows)}; slower than even on {len(slower)}, "
+          f"{sum(1 for r in slower if not r[13])} of them where even's plan is over memory (the search keeps "
+          f"splits that fit); search's plan over memory on {sum(1 for r in rows if not r[14])}")
     times = [r[10] for r in rows]
     print(f"search time per plan: median {statistics.median(times):.0f} ms, max {max(times):.0f} ms; splits "
           f"simulated median {statistics.median(r[11] for r in rows):.0f}, max {max(r[11] for r in rows)}; "
