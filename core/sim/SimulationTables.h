@@ -4,14 +4,15 @@
 // stages × micro-batches however few instructions it re-timed (an 8-instruction plan padded
 // with 1,024 unused stages took 113 s). A round now touches its instructions and devices only.
 //
-// Built in one walk over the instructions (issue 45: there were ten, one per table, bound and
-// count, then three, a third of `mario simulate`'s simulate_us): it checks each operand,
-// numbers the micro-batches in order of appearance (MessageSlots), notes the Rs and Is that
-// fill the (stage, micro-batch) tables and, when a summary is wanted, adds the sums the lower
-// bounds and FLOPs need, in the same order as before so that every result stays the same to
-// the last bit. What the hot loop reads per stage (its durations, memory changes, transfer and
-// send targets) sits in one small row per stage instead of a StageCost lookup through the plan
-// and a switch per instruction.
+// Built in two tight passes over each program (issue 45: there were ten, one per table, bound
+// and count, then three, then one that branched on every instruction): a census of every
+// instruction's operands with no branch (the largest stage and micro-batch numbers, the
+// smallest micro-batch, how many Rs and Is), then a pass that stops at compute instructions only, for the
+// Rs and Is that fill the (stage, micro-batch) tables and, when a summary is wanted, the sums
+// the lower bounds and FLOPs need, in the same order as before so that every result stays the
+// same to the last bit. What the hot loop reads per stage (its durations, memory changes) sits
+// in one small row per stage, and a message's slot base and transfer in one flat table indexed by
+// stage and kind, instead of a StageCost lookup through the plan and a switch per instruction.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -42,15 +43,19 @@ public:
         double send_transfer_ms = 0;          // link.transferMs(send_bytes)
         double forward_flops = 0;
         int next_stage = -1, previous_stage = -1;
-        // Per message kind (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order): the message slot of
-        // micro-batch column 0 that the instruction sends to or receives from (the column is
-        // added; kNoSlot: a send with no stage to go to), and a send's transfer
-        // (MessageSlots::transferMs: a gradient crosses the receiver's boundary). A message
-        // costs the loop a look-up and an addition.
-        std::array<std::size_t, 4> message_slot{};
-        std::array<double, 4> transfer_ms{};
     };
-    static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+    // Per (stage, message kind) (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order), at
+    // kMessageKinds * stage + kind: the message slot of micro-batch 0 that the instruction sends
+    // to or receives from (the micro-batch is added; a send with no stage to go to writes to a
+    // sink row no receive reads), and a send's transfer (MessageSlots::transferMs: a gradient
+    // crosses the receiver's boundary). A message costs the loop a look-up and an addition.
+    // Together, so that the loop keeps one pointer for both (it ran out of registers).
+    static constexpr int kMessageKinds = 4;
+    struct MessageRoute {
+        std::size_t base = 0;
+        double transfer_ms = 0;
+    };
+    std::vector<MessageRoute> routes;
     // The sums a summary needs, in the order the instructions come (device by device).
     struct SummarySums {
         double model_flops = 0, recompute_flops = 0;  // per replica, as sim/StepFlops.h counts them
@@ -72,14 +77,23 @@ public:
     std::vector<double> statics;
     std::vector<std::size_t> recomputes;  // per device: its Rs, so that their hidden parts are one allocation
     std::vector<StageRow> stages;
+    // Per device, the program the loop reads: the plan's own, or a copy with micro-batches
+    // renumbered densely (MessageSlots) when the plan's numbers would make the tables too wide,
+    // so that the loop never translates a number.
+    std::vector<const Instruction*> code;
+    std::vector<std::vector<Instruction>> renumbered;
     SummarySums sums;  // filled only when built with a summary
-    // Per message: when it arrives, and which device waits for it. A timing resets only the
-    // slots it touched (listed in `touched`), so the next one starts from all unsent.
-    // `touched` has room for one slot per instruction (each send and each receive that blocks
-    // lists its slot once) and is left uninitialised: the loop writes it through a pointer, with
-    // no growth check or call per message (issue 45).
-    std::vector<double> arrival;
-    std::vector<int> waiting;
+    // Per message (and the sink row after them): when it arrives, and which device waits for
+    // it. A timing resets only the slots it sent to (listed in `touched`), so the next one
+    // starts from all unsent; a send clears the slot's waiter as it wakes it, and the loop
+    // clears the slots its blocked devices still wait on. `touched` has room for one slot per
+    // instruction and is left uninitialised: the loop writes it through a pointer, with no
+    // growth check or call per message (issue 45).
+    struct MessageState {
+        double arrival;  // NaN: not sent
+        int waiting;     // the device that waits for it, or -1
+    };
+    std::vector<MessageState> messageStates;
     std::unique_ptr<std::size_t[]> touched;
     std::size_t touchedCount = 0;
     // Back to all unsent: slot by slot when a timing touched few, else the whole table.
@@ -89,7 +103,12 @@ private:
     explicit SimulationTables(PipelineTopology built);
     void fillStages(const Plan& plan);
     void fillMessageSlots();
+    void renumber(const Plan& plan);
     std::optional<Error> walk(const Plan& plan, bool summary);
+    // The second pass over one device's program: its compute instructions.
+    struct Marks;
+    template <bool kSummary, bool kOverlapped>
+    void walkComputations(const Plan& plan, std::size_t device, Marks& marks);
 };
 
 }  // namespace mario

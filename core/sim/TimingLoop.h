@@ -27,22 +27,39 @@ class TimingLoop {
 public:
     // `result.devices` sized, their timings and static bytes set; `stretch` given iff kStretch.
     TimingLoop(const Plan& plan, SimulationTables& prepared, const ComputeStretch* stretch, SimResult& result)
-        : pc(plan.devices.size(), 0), clock(plan.devices.size(), 0.0), plan_(plan), prepared_(prepared),
-          stretch_(stretch), result_(result),
+        : plan_(plan), prepared_(prepared), stretch_(stretch), result_(result),
           recomputes_(std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
                                   [](std::size_t rs) { return rs > 0; })),
-          dynamic_(plan.devices.size(), 0.0), runs_(plan.devices.size()) {}
+          devices_(plan.devices.size()), runnable_(plan.devices.size()) {
+        for (std::size_t d = 0; d < devices_.size(); ++d) {
+            DeviceRun& device = devices_[d];
+            device.code = prepared.code[d];
+            device.size = plan.devices[d].program.size();
+            device.timings = result.devices[d].timings.data();
+        }
+    }
 
     // Runs every device as far as it can, closes their recomputation runs and leaves the
     // message tables all unsent for the next timing.
     void run() {
-        const int deviceCount = static_cast<int>(plan_.devices.size());
-        runnable_.resize(deviceCount);
-        for (int d = 0; d < deviceCount; ++d) runnable_[d] = deviceCount - 1 - d;
-        while (!runnable_.empty()) {
-            const int d = runnable_.back();
-            runnable_.pop_back();
-            runDevice(d);
+        const int deviceCount = static_cast<int>(devices_.size());
+        // A device is on the stack at most once: it is pushed at the start or by the one send
+        // it waits for, and then it runs until it waits again.
+        int* const runnable = runnable_.data();
+        int runnableCount = deviceCount;
+        for (int d = 0; d < deviceCount; ++d) runnable[d] = deviceCount - 1 - d;
+        while (runnableCount > 0) runDevice(runnable[--runnableCount], runnable, runnableCount);
+        pc.resize(deviceCount);
+        clock.resize(deviceCount);
+        for (int d = 0; d < deviceCount; ++d) {
+            const DeviceRun& device = devices_[d];
+            pc[d] = device.i;
+            clock[d] = device.t;
+            DeviceStats& stats = result_.devices[d];
+            stats.busy_ms = device.busy;
+            stats.peak_dynamic_bytes = device.peak;
+            // Still waiting (a deadlock): no send will clear its slot.
+            if (device.i < device.size) prepared_.messageStates[device.blockedSlot].waiting = -1;
         }
         prepared_.resetMessages();
         for (int d = 0; d < deviceCount; ++d) closeRun(d, pc[d]);
@@ -60,11 +77,27 @@ private:
         std::size_t first = 0;  // the program index of its first R
         bool open = false;      // an R since the last other compute (zero-length ones too)
     };
+    // Where a device stopped and what it carries, together, so that resuming one (a third of
+    // 1F1B's instructions are a receive that waited) is a few loads from one place.
+    // No two of its running sums side by side: the compiler loaded neighbours as one vector
+    // and unpacked it on every instruction of the loop (8 instructions each).
+    struct DeviceRun {
+        double t = 0;                       // its clock
+        const Instruction* code = nullptr;  // SimulationTables::code
+        double mem = 0;                     // its dynamic memory
+        std::size_t size = 0;
+        double busy = 0;  // its compute
+        std::size_t i = 0;
+        double peak = 0;              // its peak dynamic memory
+        std::size_t blockedSlot = 0;  // the message it waits for, where i < size
+        InstructionTiming* timings = nullptr;
+        RecomputeRun recompute;
+    };
 
     // Closes the device's run before program index `end`: the run's hidden time, and each of its
     // Rs' share of it (the views shade each R by it: views/RecomputeCover.h).
     void closeRun(int d, std::size_t end) {
-        RecomputeRun& run = runs_[d];
+        RecomputeRun& run = devices_[d].recompute;
         if (!run.open) return;
         DeviceStats& stats = result_.devices[d];
         stats.recompute_hidden_ms += run.hidden;
@@ -79,124 +112,114 @@ private:
         run = {};
     }
 
-    [[gnu::always_inline]] inline void runDevice(const int d) {
-        constexpr int kFirstMessage = int(Op::SendForward);  // StageRow::message_slot's first kind
-        const auto& program = plan_.devices[d].program;
-        const Instruction* const code = program.data();
-        const std::size_t size = program.size();
-        DeviceStats& stats = result_.devices[d];
-        InstructionTiming* const timings = stats.timings.data();
+    [[gnu::always_inline]] inline void runDevice(const int d, int* const runnable, int& runnableCount) {
+        constexpr unsigned kFirstMessage = unsigned(Op::SendForward);  // routes' first kind
+        constexpr int kKinds = SimulationTables::kMessageKinds;
+        DeviceRun& device = devices_[d];
+        const Instruction* const code = device.code;
+        const std::size_t size = device.size;
+        InstructionTiming* const timings = device.timings;
         const SimulationTables::StageRow* const rows = prepared_.stages.data();
-        const int* const dense = prepared_.messages.denseOf().data();
-        double* const arrival = prepared_.arrival.data();
-        int* const waiting = prepared_.waiting.data();
+        const SimulationTables::MessageRoute* const routes = prepared_.routes.data();
+        SimulationTables::MessageState* const messages = prepared_.messageStates.data();
         std::size_t* const touched = prepared_.touched.get();
         std::size_t touchedCount = prepared_.touchedCount;
-        RecomputeRun& run = runs_[d];
-        double t = clock[d];
-        double mem = dynamic_[d];
-        // The device's running sums in registers while it runs (the same additions).
-        double busy = stats.busy_ms, peak = stats.peak_dynamic_bytes;
-        std::size_t i = pc[d];
+        RecomputeRun& run = device.recompute;
+        // The device's clock and running sums in registers while it runs (the same additions).
+        double t = device.t, mem = device.mem, busy = device.busy, peak = device.peak;
+        std::size_t i = device.i;
         auto memoryChange = [&](double time, double delta) {
             mem += delta;
             peak = std::max(peak, mem);
-            if constexpr (kCurve) stats.memory.push_back({time, stats.static_bytes + mem});
+            if constexpr (kCurve) {
+                DeviceStats& stats = result_.devices[d];
+                stats.memory.push_back({time, stats.static_bytes + mem});
+            }
         };
-        // computeMs: the stage's cost for the kind, through the pair's rule only when pairs overlap.
+        // The stage's cost for the kind, through the pair's rule only when pairs overlap.
         auto timeOf = [&](const SimulationTables::StageRow& row, const Instruction& ins) {
-            if constexpr (kOverlap) return computeMs(plan_, program, i);
+            if constexpr (kOverlap) return computeMs(plan_, plan_.devices[d].program, i);
             return row.duration[int(ins.op)];
         };
         for (; i < size; ++i) {
             const Instruction& ins = code[i];
-            const SimulationTables::StageRow& row = rows[ins.stage];
-            InstructionTiming& timing = timings[i];
-            double duration = 0;
-            switch (ins.op) {
-                case Op::RecvForward:
-                case Op::RecvBackward: {
-                    const std::size_t slot = row.message_slot[int(ins.op) - kFirstMessage] + dense[ins.microbatch];
-                    const double arrived = arrival[slot];
+            // Messages first (two thirds of a 1F1B program): kinds 0-3, receives odd.
+            const unsigned kind = unsigned(ins.op) - kFirstMessage;
+            if (kind < unsigned(kKinds)) {
+                const SimulationTables::MessageRoute& route = routes[static_cast<std::size_t>(ins.stage) * kKinds + kind];
+                const std::size_t slot = route.base + static_cast<std::size_t>(ins.microbatch);
+                SimulationTables::MessageState& message = messages[slot];
+                if (kind & 1) {
+                    const double arrived = message.arrival;
                     if (std::isnan(arrived)) {
-                        waiting[slot] = d;
-                        touched[touchedCount++] = slot;
-                        goto blocked;
+                        message.waiting = d;
+                        device.blockedSlot = slot;
+                        break;
                     }
-                    timing = {t, std::max(t, arrived)};
-                    t = timing.end;
+                    const double end = std::max(t, arrived);
+                    timings[i] = {t, end};
+                    t = end;
                     if (run.duration > 0)
                         run.hidden = std::max(run.hidden, std::clamp(arrived - run.start, 0.0, run.duration));
-                    continue;
-                }
-                case Op::SendForward:
-                case Op::SendBackward: {
-                    timing = {t, t};
-                    const int kind = int(ins.op) - kFirstMessage;
-                    // No stage to send to: the validator reports it; nothing can receive it.
-                    if (row.message_slot[kind] == SimulationTables::kNoSlot) continue;
-                    const std::size_t slot = row.message_slot[kind] + dense[ins.microbatch];
-                    arrival[slot] = t + row.transfer_ms[kind];
+                } else {
+                    timings[i] = {t, t};
+                    message.arrival = t + route.transfer_ms;
                     touched[touchedCount++] = slot;
-                    if (waiting[slot] >= 0) {
-                        runnable_.push_back(waiting[slot]);
-                        waiting[slot] = -1;
+                    const int waiter = message.waiting;
+                    if (waiter >= 0) {
+                        runnable[runnableCount++] = waiter;
+                        message.waiting = -1;
                     }
-                    continue;
                 }
-                case Op::Forward: {
-                    duration = timeOf(row, ins);
-                    // Checkpointed only where the device recomputes it later: no R, no look-up.
-                    const bool checkpointed =
-                        recomputes_ && prepared_.checkpointed[static_cast<std::size_t>(ins.stage) *
-                                                                  prepared_.microbatches +
-                                                              dense[ins.microbatch]];
-                    memoryChange(t, checkpointed ? row.checkpoint_bytes : row.forward_bytes);
-                    break;
-                }
-                case Op::Recompute:
-                    duration = timeOf(row, ins);
-                    memoryChange(t, row.recompute_bytes);
-                    break;
-                default: duration = timeOf(row, ins); break;
+                continue;
+            }
+            const SimulationTables::StageRow& row = rows[ins.stage];
+            double duration = timeOf(row, ins);
+            if (ins.op == Op::Forward) {
+                // Checkpointed only where the device recomputes it later: no R, no look-up.
+                const bool checkpointed =
+                    recomputes_ && prepared_.checkpointed[static_cast<std::size_t>(ins.stage) *
+                                                              prepared_.microbatches +
+                                                          ins.microbatch];
+                memoryChange(t, checkpointed ? row.checkpoint_bytes : row.forward_bytes);
+            } else if (ins.op == Op::Recompute) {
+                memoryChange(t, row.recompute_bytes);
             }
             if constexpr (kStretch) {
                 const double alone = duration;
                 duration *= (*stretch_)[d][i];
-                stats.contention_ms += duration - alone;
+                result_.devices[d].contention_ms += duration - alone;
             }
             if (ins.op == Op::Recompute) {
                 if (!run.open) run.first = i, run.open = true;
                 if (run.duration == 0) run.start = t;
                 run.duration += duration;
-                stats.recompute_ms += duration;
+                result_.devices[d].recompute_ms += duration;
             } else if (run.open) {
                 closeRun(d, i);
             }
-            timing = {t, t + duration};
+            timings[i] = {t, t + duration};
             t += duration;
             busy += duration;
             if (ins.op == Op::Backward) memoryChange(t, row.backward_release);
             else if (ins.op == Op::BackwardInput) memoryChange(t, row.input_grad_release);
             else if (ins.op == Op::BackwardWeight) memoryChange(t, row.weight_grad_release);
         }
-    blocked:
         prepared_.touchedCount = touchedCount;
-        stats.busy_ms = busy;
-        stats.peak_dynamic_bytes = peak;
-        pc[d] = i;
-        clock[d] = t;
-        dynamic_[d] = mem;
+        device.busy = busy;
+        device.peak = peak;
+        device.i = i;
+        device.t = t;
+        device.mem = mem;
     }
 
     const Plan& plan_;
     SimulationTables& prepared_;
     const ComputeStretch* stretch_;
     SimResult& result_;
-    const bool recomputes_;          // any R in the plan: only then is a forward checkpointed
-    std::vector<double> dynamic_;    // per device: its dynamic memory where it stopped
-    std::vector<RecomputeRun> runs_;  // per device: its open run of Rs
-    std::vector<int> runnable_;       // devices that can move, the next at the back
+    const bool recomputes_;         // any R in the plan: only then is a forward checkpointed
+    std::vector<DeviceRun> devices_;
+    std::vector<int> runnable_;     // devices that can move, the next at the back
 };
 
 }  // namespace mario
