@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -154,14 +155,19 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     const auto limit = static_cast<std::int64_t>(plan.instructionCount());
     unsigned largestStage = 0;
     int largestMicrobatch = -1, smallestMicrobatch = 0;
-    std::size_t marked = 0;  // Rs and Is
-    for (const auto& device : plan.devices)
-        for (const Instruction& ins : device.program) {
-            largestStage = std::max(largestStage, static_cast<unsigned>(ins.stage));
-            largestMicrobatch = std::max(largestMicrobatch, ins.microbatch);
-            smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(ins.op) ? ins.microbatch : 0);
-            marked += (ins.op == Op::Recompute) | (ins.op == Op::BackwardInput);
-        }
+    std::size_t marked = 0;  // Rs and Is, counted only where they decide whether the second pass runs
+    auto census = [&](auto countMarks) {
+        for (const auto& device : plan.devices)
+            for (const Instruction& ins : device.program) {
+                largestStage = std::max(largestStage, static_cast<unsigned>(ins.stage));
+                largestMicrobatch = std::max(largestMicrobatch, ins.microbatch);
+                smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(ins.op) ? ins.microbatch : 0);
+                if constexpr (decltype(countMarks)::value)
+                    marked += (ins.op == Op::Recompute) | (ins.op == Op::BackwardInput);
+            }
+    };
+    if (summary) census(std::false_type{});  // the second pass runs anyway
+    else census(std::true_type{});
     if ((limit > 0 && largestStage >= static_cast<unsigned>(stageCount)) | (largestMicrobatch >= limit) |
         (smallestMicrobatch < 0))
         return operandError(plan, stageCount);
