@@ -4,6 +4,7 @@
 // instructions side by side is the root of the quadratic it solves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -244,6 +245,29 @@ TEST(SharedHardware, OptimizerStepsSideBySideSplitTheirBandwidth) {
     ASSERT_FALSE(refused);
     EXPECT_NE(refused.error().message.find("stages[0].optimizer_contention"), std::string::npos)
         << refused.error().message;
+}
+
+// A deadlock is a result under contention too, and the timing after the rounds reuses the
+// message tables the deadlocked round left: device 0 waits for B0's gradient before it sends
+// anything, device 1 for F0's activation, so both stop at their first instruction at time 0,
+// in the one round there is and in the timing after it, and again in a second simulation.
+TEST(SharedHardware, ADeadlockStopsTheRoundsAndEveryTimingStopsAtTheSameInstructions) {
+    Plan plan = gpipe2x2(0.5);
+    auto& program = plan.devices[0].program;
+    const auto recv = std::find(program.begin(), program.end(), *parseAction("0RECV_B0"));
+    ASSERT_NE(recv, program.end());
+    std::rotate(program.begin(), recv, recv + 1);  // 0RECV_B0 first
+    ASSERT_EQ(plan.devices[1].program.front(), *parseAction("1RECV_F0"));
+    for (int run = 0; run < 2; ++run) {
+        auto sim = Simulator::run(plan);
+        ASSERT_TRUE(sim) << sim.error().message;
+        EXPECT_TRUE(sim->deadlocked);
+        ASSERT_EQ(sim->blocked.size(), 2u);
+        for (const BlockedDevice& blocked : sim->blocked) EXPECT_EQ(blocked.program_index, 0);
+        EXPECT_EQ(sim->contention_rounds, 1);
+        EXPECT_DOUBLE_EQ(sim->makespan_ms, 0);
+        EXPECT_DOUBLE_EQ(sim->contention_ms, 0);
+    }
 }
 
 }  // namespace
