@@ -126,7 +126,7 @@ ConfigPanel::ConfigPanel(const PresetLibrary& presets, QWidget* parent)
     global_->setObjectName("globalBatch");
     microbatches_ = spin(this, 1, limits::kMaxMicrobatches);
     microbatches_->setObjectName("microbatches");
-    // parallel.layer_split: an explicit split stays in the file (a third entry shows it).
+    // parallel.layer_split: an explicit split or "search" stays in the file (a third entry shows it).
     layerSplit_ = new QComboBox(this);
     layerSplit_->setObjectName("layerSplit");
     layerSplit_->addItem(tr("even"), int(LayerSplitKind::Even));
@@ -332,6 +332,10 @@ void ConfigPanel::showConfig(const std::optional<Config>& config) {
             QStringList counts;
             for (int k : p.layer_split.counts) counts << QString::number(k);
             layerSplit_->addItem(tr("as in the file: %1").arg(counts.join("-")), int(LayerSplitKind::Explicit));
+        } else if (p.layer_split.kind == LayerSplitKind::Search) {
+            // Searched when the file opened, with the file's passes: a pass ticked later does
+            // not search again, so the entry says whose passes chose the split.
+            layerSplit_->addItem(tr("as in the file: search (with the file's passes)"), int(LayerSplitKind::Search));
         }
         layerSplit_->setCurrentIndex(layerSplit_->findData(int(p.layer_split.kind)));
         mbs_->setValue(p.micro_batch_size);
@@ -378,7 +382,7 @@ std::optional<Config> ConfigPanel::editedConfig() const {
     p.chunks = schemeInfo(p.scheme).chunked ? std::max(2, chunks_->value()) : 1;
     p.micro_batch_size = mbs_->value();
     p.global_batch_size = global_->value();
-    // Teaching mode has no layers to split; an explicit split keeps the file's counts.
+    // Teaching mode has no layers to split; an explicit split keeps the file's counts, "search" its word.
     const auto split = static_cast<LayerSplitKind>(layerSplit_->currentData().toInt());
     if (mode == CostMode::Unit || split == LayerSplitKind::Even) p.layer_split = {};
     else if (split == LayerSplitKind::Balanced) p.layer_split = {LayerSplitKind::Balanced, {}};

@@ -35,6 +35,10 @@ inline constexpr long long kEvenArrangements = 32;
 // 2-core machine, so a search stays within seconds (docs/hide-recompute.md, "The layer split").
 inline constexpr int kLayerSplitEvaluations = 64;
 
+// With reorder among the passes, the search screens splits without it and runs every pass,
+// reorder included, on the even split and the best this many others (searchLayerSplit).
+inline constexpr int kRefinedSplits = 4;
+
 struct LayerSplitSearchOptions {
     std::vector<PassId> passes;  // what runs on every candidate: the passes the user runs
     PassEffort effort = {};      // their budgets, as the schedule's own run spends them
@@ -53,7 +57,9 @@ struct LayerSplitSearch {
     bool local_optimum = false;  // false: stopped at the cap or by cancel
 };
 
-// `config` must hold layers to split (not unit costs); its own layer_split is ignored. Errors
+// `config` must hold layers to split (not unit costs); its own layer_split is ignored. With
+// reorder among the passes: screened without it, the even split and the kRefinedSplits best
+// refined with every pass; `evaluations` counts both. Errors
 // only when the even split itself cannot be built or simulated: a candidate that fails (a
 // cost model refusing a stage, a pass or simulation error) is skipped.
 Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplitSearchOptions& options);

@@ -122,9 +122,12 @@ Config Tuner::configFor(const Config& base, const TuneCandidate& c, const TuneOp
     config.parallel.micro_batch_size = c.micro_batch_size;
     config.parallel.group_size = 0;
     // Explicit layer counts belong to the base's chain; another shape gets the even split
-    // ("balanced" is a rule, and applies to every candidate).
-    if (config.parallel.layer_split.kind == LayerSplitKind::Explicit &&
-        (c.scheme != base.parallel.scheme || c.pp != base.parallel.pp || c.chunks != base.parallel.chunks))
+    // ("balanced" is a rule, and applies to every candidate). "search" simulates up to 64 splits
+    // per plan (core/session/SearchedLayerSplit.h): thousands of candidates would each pay that,
+    // so the tuner ranks them on the even split (docs/sweeps.md says so).
+    if ((config.parallel.layer_split.kind == LayerSplitKind::Explicit &&
+         (c.scheme != base.parallel.scheme || c.pp != base.parallel.pp || c.chunks != base.parallel.chunks)) ||
+        config.parallel.layer_split.kind == LayerSplitKind::Search)
         config.parallel.layer_split = {};
     config.microbatches.reset();
     // The search's limit, else the config's, else the device's memory.

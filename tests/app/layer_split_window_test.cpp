@@ -4,6 +4,7 @@
 // Ctrl+Z brings the even split back.
 #include <QAbstractItemView>
 #include <QComboBox>
+#include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -149,6 +150,39 @@ private slots:
         QTRY_COMPARE_WITH_TIMEOUT(layerCells(window), cellsOf({8, 8, 8, 8}), 3000);
         QCOMPARE(split->currentText(), QStringLiteral("even"));
         QVERIFY(window.document()->state().config->parallel.layer_split.isEven());
+    }
+
+    // A file that says "search" opens with its split searched; the box names it, and an edit of
+    // another setting (the global batch, typed) keeps "search" rather than turning it to even.
+    void aSearchedSplitFromTheFileSurvivesAnotherSettingsEdit() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("gpt-search.config.json");
+        nlohmann::json json = gptConfig();
+        json["parallel"]["layer_split"] = "search";
+        {
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(QByteArray::fromStdString(json.dump(2)));
+        }
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.document()->setSynchronous(true);
+        QVERIFY2(window.openFile(path), qPrintable(window.errorText()));
+        QComboBox* split = window.configPanel()->layerSplitBox();
+        QCOMPARE(split->currentText(), QStringLiteral("as in the file: search (with the file's passes)"));
+
+        auto* global = window.configPanel()->findChild<QSpinBox*>("globalBatch");
+        QVERIFY(global);
+        QVERIFY(global->isEnabled());
+        QTest::mouseDClick(global, Qt::LeftButton);
+        QTest::keyClick(global, Qt::Key_A, Qt::ControlModifier);
+        QTest::keyClicks(global, "12");
+        QTest::keyClick(global, Qt::Key_Return);
+        QTRY_COMPARE_WITH_TIMEOUT(window.document()->state().config->parallel.global_batch_size, 12, 3000);
+        QCOMPARE(window.document()->state().config->parallel.layer_split.kind, LayerSplitKind::Search);
+        QCOMPARE(split->currentText(), QStringLiteral("as in the file: search (with the file's passes)"));
     }
 };
 

@@ -141,6 +141,40 @@ TEST(SearchedLayerSplit, NeverSlowerThanEvenOrBalancedAndDeterministic) {
     EXPECT_FALSE(capped->local_optimum);
 }
 
+// With reorder among the passes the search screens without it and refines the even split and
+// the best few with every pass: the answer is the step of its counts with every pass, never
+// slower than the even split or than the screening's own best, each run with every pass here.
+TEST(SearchedLayerSplit, WithReorderRefinesTheScreenedBestAndNeverLosesToEven) {
+    const std::vector<PassId> all = passList("all,hide,reorder");
+    const std::vector<PassId> screening = passList("all,hide");
+    for (const std::string scheme : {"1f1b", "chimera"}) {
+        const Config config = llama3b(scheme, 4, 8);
+        auto even = chainLayerCounts(config);
+        ASSERT_TRUE(even.ok());
+        auto screened = searchLayerSplit(config, {.passes = screening});
+        auto found = searchLayerSplit(config, {.passes = all});
+        ASSERT_TRUE(screened.ok() && found.ok()) << (found.ok() ? "" : found.error().message);
+        const double evenStep = stepOf(config, *even, all);
+        EXPECT_NEAR(found->even_step_ms, evenStep, evenStep * 1e-12) << scheme;
+        EXPECT_NEAR(found->step_ms, stepOf(config, found->counts, all), found->step_ms * 1e-12) << scheme;
+        // A fitting split ranks before a faster one over memory (LLaMA-2 3B Chimera's even split
+        // peaks above the 40 GB card).
+        auto evenRun = evaluateLayerSplit(config, *even, {.passes = all});
+        auto screenedRun = evaluateLayerSplit(config, screened->counts, {.passes = all});
+        ASSERT_TRUE(evenRun && screenedRun);
+        EXPECT_TRUE(found->fits || !evenRun->fits) << scheme;
+        if (evenRun->fits == found->fits) {
+            EXPECT_LE(found->step_ms, evenStep) << scheme;
+        }
+        if (screenedRun->fits == found->fits) {
+            EXPECT_LE(found->step_ms, screenedRun->step_ms * (1 + 1e-12)) << scheme;
+        }
+        EXPECT_TRUE(found->fits || !screenedRun->fits) << scheme;
+        EXPECT_EQ(found->evaluations, screened->evaluations + 1 + std::min(kRefinedSplits, screened->evaluations - 1))
+            << scheme << ": screened splits plus the even one and the best others, refined";
+    }
+}
+
 // A config with "search" builds the split the search chose with the config's own passes; the
 // plan written and read back keeps its layers and re-simulates to the search's step.
 TEST(SearchedLayerSplit, PlanFileRecordsTheChosenCountsAndResimulatesEqual) {
