@@ -48,6 +48,8 @@ nlohmann::json summaryOf(const std::string& out, const HardwareConfig& h, const 
             {"name", h.name},
             {"peak_tflops", h.peak_tflops},
             {"gemm_efficiency", h.gemm_efficiency},
+            {"gemm_input_grad_efficiency", h.gemm_input_grad_efficiency},
+            {"gemm_weight_grad_efficiency", h.gemm_weight_grad_efficiency},
             {"hbm_gb_per_s", h.hbm_gb_per_s},
             {"hbm_efficiency", h.hbm_efficiency},
             {"elementwise_gb_per_s", h.elementwise_gb_per_s},

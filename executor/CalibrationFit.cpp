@@ -30,7 +30,23 @@ void widen(FitSpread& spread, double ratio, bool first) {
 
 }  // namespace
 
-double CalibrationFit::modelMs(const GemmSample& g) const { return KernelRoofline(hw_).gemmMs(g.m, g.n, g.k, g.batch); }
+const char* gemmRoleName(GemmRole role) {
+    switch (role) {
+    case GemmRole::InputGradient: return "input_gradient";
+    case GemmRole::WeightGradient: return "weight_gradient";
+    default: return "forward";
+    }
+}
+
+std::optional<GemmRole> gemmRoleNamed(const std::string& name) {
+    for (GemmRole role : {GemmRole::Forward, GemmRole::InputGradient, GemmRole::WeightGradient})
+        if (name == gemmRoleName(role)) return role;
+    return std::nullopt;
+}
+
+double CalibrationFit::modelMs(const GemmSample& g) const {
+    return KernelRoofline(hw_).gemmMs(g.m, g.n, g.k, g.batch, 2, g.role);
+}
 
 double CalibrationFit::modelForwardMs(const StreamSample& s) const {
     const KernelRoofline roofline(hw_);
@@ -83,30 +99,42 @@ FitSpread CalibrationFit::fitStreaming(double copyGbPerS, const std::vector<Stre
     return spread;
 }
 
-FitSpread CalibrationFit::fitGemm(const std::vector<GemmSample>& sweep) {
-    double measured = 0, fastest = 0;
-    for (const GemmSample& g : sweep) {
-        if (g.ms > 0) fastest = std::max(fastest, 2 * g.m * g.n * g.k * g.batch / (g.ms * 1e9));  // TFLOP/s
-        if (g.fitted) measured += g.ms;
-    }
-    if (sweep.empty() || fastest <= 0) return {};
+double CalibrationFit::gemmRate(const std::vector<GemmSample>& sweep, GemmRole role, double fastest) const {
+    double measured = 0;
+    for (const GemmSample& g : sweep)
+        if (g.fitted && g.role == role) measured += g.ms;
+    if (measured <= 0) return 0;
     auto negativeTotal = [&](double tflops) {
         HardwareConfig trial = hw_;
         trial.peak_tflops = tflops;
         trial.gemm_efficiency = 1;
+        trial.gemm_input_grad_efficiency = trial.gemm_weight_grad_efficiency = 0;  // every role at 1
         const KernelRoofline roofline(trial);
         double total = 0;
         for (const GemmSample& g : sweep)
-            if (g.fitted) total += roofline.gemmMs(g.m, g.n, g.k, g.batch);
+            if (g.fitted && g.role == role) total += roofline.gemmMs(g.m, g.n, g.k, g.batch);
         return -total;
     };
-    double rate = increasingRoot(fastest * kRateLow, fastest * kRateHigh, -measured, negativeTotal);
+    const double rate = increasingRoot(fastest * kRateLow, fastest * kRateHigh, -measured, negativeTotal);
     // Where no peak brings the model's total down to the measured one, the products are bound by
-    // the model's memory roofline, not its compute: the peak stays the fastest product measured
+    // the model's memory roofline, not its compute: the rate stays the fastest product measured
     // instead of the bisection's upper end.
-    if (-negativeTotal(rate) > measured * (1 + 1e-9)) rate = fastest;
-    hw_.peak_tflops = std::max(fastest, rate);
-    hw_.gemm_efficiency = std::clamp(rate / hw_.peak_tflops, kFloorEfficiency, 1.0);
+    return -negativeTotal(rate) > measured * (1 + 1e-9) ? fastest : rate;
+}
+
+FitSpread CalibrationFit::fitGemm(const std::vector<GemmSample>& sweep) {
+    double fastest = 0;
+    for (const GemmSample& g : sweep)
+        if (g.ms > 0) fastest = std::max(fastest, 2 * g.m * g.n * g.k * g.batch / (g.ms * 1e9));  // TFLOP/s
+    if (sweep.empty() || fastest <= 0) return {};
+    const double forward = gemmRate(sweep, GemmRole::Forward, fastest);
+    const double input = gemmRate(sweep, GemmRole::InputGradient, fastest);
+    const double weight = gemmRate(sweep, GemmRole::WeightGradient, fastest);
+    hw_.peak_tflops = std::max({fastest, forward, input, weight});
+    auto share = [&](double rate) { return rate > 0 ? std::clamp(rate / hw_.peak_tflops, kFloorEfficiency, 1.0) : 0.0; };
+    hw_.gemm_efficiency = forward > 0 ? share(forward) : 1.0;
+    hw_.gemm_input_grad_efficiency = share(input);
+    hw_.gemm_weight_grad_efficiency = share(weight);
     return spreadOf(sweep, true);
 }
 

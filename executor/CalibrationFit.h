@@ -4,9 +4,11 @@
 // own KernelRoofline, so that whatever shape physics the model has (wave quantisation, the
 // K-depth term, the HBM roofline) is in the fit and the preset reproduces the measured times
 // through the same formulas that will use it. Torch-free: the measurements come in as numbers.
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/cost/KernelRoofline.h"
 #include "core/model/HardwareConfig.h"
 
 namespace mario::exec {
@@ -18,7 +20,14 @@ struct GemmSample {
     double spread = 0;  // (slowest − fastest repeat) / median
     // A product the measured block runs (fitted), or one of the wider grid (reported only).
     bool fitted = true;
+    // Which product of the block it is, measured in that product's layout: the rate it fits.
+    GemmRole role = GemmRole::Forward;
 };
+
+// A role's name in a calibrated preset's source ("forward", "input_gradient", "weight_gradient"),
+// and back; an unknown name is none.
+const char* gemmRoleName(GemmRole role);
+std::optional<GemmRole> gemmRoleNamed(const std::string& name);
 
 // One measured element-wise or normalisation kernel, with the bytes the model charges its forward
 // and its backward (bf16 elements read and written, byte masks: core/cost/ElementwiseBytes.h).
@@ -58,10 +67,13 @@ public:
     FitSpread fitStreaming(double copyGbPerS, const std::vector<StreamSample>& kernels);
 
     // peak_tflops · gemm_efficiency: the rate at which the model's GEMM times over the fitted
-    // products (the block's own) add up to their measured times. peak_tflops is the fastest product measured (a measured ceiling,
-    // not a datasheet figure) unless the model needs more to reach the measured total at
-    // efficiency 1; gemm_efficiency is the rest. Call after fitStreaming: the HBM roofline of the
-    // products uses its bandwidth. The spread is over the fitted products; spreadOf gives any set's.
+    // forward products (the block's own) add up to their measured times, and likewise
+    // gemm_input_grad_efficiency and gemm_weight_grad_efficiency over the data and weight
+    // gradients where the sweep has them (left 0 where it has none). peak_tflops is the fastest
+    // product measured (a measured ceiling, not a datasheet figure) unless the model needs more to
+    // reach a role's measured total at efficiency 1; the efficiencies are the rest. Call after
+    // fitStreaming: the HBM roofline of the products uses its bandwidth. The spread is over the
+    // fitted products; spreadOf gives any set's.
     FitSpread fitGemm(const std::vector<GemmSample>& sweep);
     FitSpread spreadOf(const std::vector<GemmSample>& sweep, bool fittedOnly) const;
 
@@ -78,6 +90,10 @@ public:
     double modelBackwardMs(const StreamSample& kernel) const;
 
 private:
+    // The rate (TFLOP/s at efficiency 1) at which the model's times over the fitted products of
+    // `role` add up to their measured total; 0 without any. `fastest` (TFLOP/s) is the start of the
+    // search and the rate where the model's memory roofline alone exceeds the measured total.
+    double gemmRate(const std::vector<GemmSample>& sweep, GemmRole role, double fastest) const;
     // The rate (GB/s of the model's bytes) at which the model's times for the copies (`copies`) or
     // the element-wise kernels, each times its count, add up to their measured total; 0 without any.
     double streamingRate(const std::vector<StreamSample>& kernels, bool copies, double start) const;

@@ -29,6 +29,21 @@ double numberAt(const json& object, const char* key, const std::string& where) {
     return object[key].get<double>();
 }
 
+// A product's role: recorded by calibrate since 2026-11-28; before, implied by the order it
+// measured them in (Calibrator.cpp): each weight's forward, data gradient and weight gradient in
+// turn, then the grid's plain products (a data gradient's layout) and the attention's forward ones.
+GemmRole roleOf(const json& gemm, const GemmSample& g, int& blockProduct, const std::string& where) {
+    if (gemm.contains("role")) {
+        const auto role = gemm["role"].is_string() ? gemmRoleNamed(gemm["role"].get<std::string>()) : std::nullopt;
+        if (!role) throw std::invalid_argument(where + ".role must be forward, input_gradient or weight_gradient");
+        return *role;
+    }
+    if (!g.fitted) return GemmRole::InputGradient;
+    if (g.batch != 1) return GemmRole::Forward;
+    constexpr GemmRole kOrder[] = {GemmRole::Forward, GemmRole::InputGradient, GemmRole::WeightGradient};
+    return kOrder[blockProduct++ % 3];
+}
+
 CalibrationSamples samplesOf(const json& source, const ModelSpec& spec, int microBatch) {
     CalibrationSamples s;
     const json& tiny = source.value("tiny_kernel_us", json());
@@ -44,6 +59,7 @@ CalibrationSamples samplesOf(const json& source, const ModelSpec& spec, int micr
     const json& streams = source.value("elementwise", json());
     if (!gemms.is_array() || gemms.empty() || !streams.is_array() || streams.empty())
         throw std::invalid_argument("source.gemms and source.elementwise must be lists of measurements");
+    int blockProduct = 0;  // fitted single products so far, for sources without roles
     for (std::size_t i = 0; i < gemms.size(); ++i) {
         const std::string where = "source.gemms[" + std::to_string(i) + "]";
         GemmSample g{numberAt(gemms[i], "m", where), numberAt(gemms[i], "n", where), numberAt(gemms[i], "k", where),
@@ -51,6 +67,7 @@ CalibrationSamples samplesOf(const json& source, const ModelSpec& spec, int micr
         g.ms = numberAt(gemms[i], "ms", where);
         g.spread = gemms[i].value("spread", 0.0);
         g.fitted = gemms[i].value("fitted", true);
+        g.role = roleOf(gemms[i], g, blockProduct, where);
         s.gemms.push_back(g);
     }
     for (std::size_t i = 0; i < streams.size(); ++i) {
@@ -77,7 +94,10 @@ std::string utcNow() {
 
 void writeModelTimes(json& source, const HardwareConfig& fitted) {
     const CalibrationFit at(fitted);
-    for (json& g : source["gemms"]) g["model_ms"] = at.modelMs(GemmSample{g["m"], g["n"], g["k"], g["batch"]});
+    for (json& g : source["gemms"]) {
+        const GemmRole role = gemmRoleNamed(g.value("role", std::string())).value_or(GemmRole::Forward);
+        g["model_ms"] = at.modelMs(GemmSample{g["m"], g["n"], g["k"], g["batch"], 0, 0, true, role});
+    }
     for (json& k : source["elementwise"]) {
         const StreamSample sample{"", k["forward_bytes"], k["backward_bytes"], 0, 0, 0, 1, k.value("copy", false)};
         k["model_forward_ms"] = at.modelForwardMs(sample);

@@ -108,8 +108,8 @@ std::vector<PlannedProduct> blockProducts(const ModelSpec& spec, int b) {
         const double out = double(weight.size(0)), in = double(weight.size(1));
         const bool bias = weights.count(name.substr(0, name.size() - 1) + "b") > 0;  // "attn.w" -> "attn.b"
         products.push_back({GemmSample{tokens, out, in}, true, bias});
-        products.push_back({GemmSample{tokens, in, out}});
-        products.push_back({GemmSample{out, in, tokens}, false, false, true});
+        products.push_back({GemmSample{tokens, in, out, 1, 0, 0, true, GemmRole::InputGradient}});
+        products.push_back({GemmSample{out, in, tokens, 1, 0, 0, true, GemmRole::WeightGradient}, false, false, true});
     }
     return products;
 }
@@ -126,7 +126,8 @@ std::map<std::vector<int64_t>, double> blockWeightShapes(const ModelSpec& spec) 
 }
 
 // Without --quick, also every (M, N, K) from the sides of the block's weight products, reported
-// beside the fit (how far the preset is from products of other shapes), not fitted.
+// beside the fit (how far the preset is from products of other shapes), not fitted; each is
+// measured as a plain A·B, a data gradient's layout, and priced at that role's rate.
 std::vector<PlannedProduct> gridProducts(const std::vector<PlannedProduct>& block) {
     std::set<double> sides;
     for (const PlannedProduct& p : block) sides.insert({p.shape.m, p.shape.n, p.shape.k});
@@ -134,8 +135,7 @@ std::vector<PlannedProduct> gridProducts(const std::vector<PlannedProduct>& bloc
     for (double m : sides)
         for (double n : sides)
             for (double k : sides) {
-                PlannedProduct p{GemmSample{m, n, k}};
-                p.shape.fitted = false;
+                PlannedProduct p{GemmSample{m, n, k, 1, 0, 0, false, GemmRole::InputGradient}};
                 grid.push_back(p);
             }
     return grid;
@@ -157,10 +157,14 @@ std::string notesOf(const CalibrationOptions& options, const CalibrationResult& 
            "fastest) / median, was " +
            number(r.worst_repeat_spread, "%.2f") + ". peak_tflops " + number(h.peak_tflops, "%.4g") +
            ": the fastest product measured (not a datasheet figure). gemm_efficiency " +
-           number(h.gemm_efficiency, "%.3f") + ": the rate at which core's GEMM formula over the block's " +
+           number(h.gemm_efficiency, "%.3f") + ", gemm_input_grad_efficiency " +
+           number(h.gemm_input_grad_efficiency, "%.3f") + " and gemm_weight_grad_efficiency " +
+           number(h.gemm_weight_grad_efficiency, "%.3f") + ": the rates at which core's GEMM formula over the block's " +
            std::to_string(fitted) +
-           " products (each weight's forward, data gradient and weight gradient, and the eager attention's two "
-           "batched products) adds up to their measured time; per product the model gives " +
+           " products adds up to their measured time, each role apart, every product timed in its own layout: "
+           "each weight's forward (torch::linear) and the eager attention's two batched products, each weight's "
+           "data gradient (dY.W), each weight's weight gradient (dY^T.X, autograd's transposed view); per product "
+           "the model gives " +
            range(r.gemm_spread) + " of the measured time" +
            (r.gemms.size() > fitted ? ", over all " + std::to_string(r.gemms.size()) +
                                           " products of the grid of their sides " + range(r.grid_spread)
@@ -242,6 +246,7 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
             const GemmSample& g = p.shape;
             r.gemms.push_back(p.linear ? kernels.linearForward(g.m, g.n, g.k, p.bias) : kernels.gemm(g.m, g.n, g.k, p.weightGradient));
             r.gemms.back().fitted = g.fitted;
+            r.gemms.back().role = g.role;
         }
         for (const GemmSample& g : kernels.attentionProducts(b, s, h, a)) r.gemms.push_back(g);
         const PhaseTimes attention = kernels.attentionCore(b, s, h, a, r.attention_kernel);
@@ -284,7 +289,8 @@ Result<CalibrationResult> calibrateDevice(const CalibrationOptions& options) {
                                      {"batch", g.batch},
                                      {"ms", g.ms},
                                      {"spread", g.spread},
-                                     {"fitted", g.fitted}});
+                                     {"fitted", g.fitted},
+                                     {"role", gemmRoleName(g.role)}});
                  return rows;
              }()},
             {"elementwise",

@@ -46,7 +46,8 @@ KernelRoofline::KernelRoofline(const HardwareConfig& hardware)
                                                                   : bytes_per_ms_),
       int32_ops_per_ms_(hardware.int32_tops * 1e9), overhead_ms_(hardware.kernel_overhead_us * 1e-3) {}
 
-double KernelRoofline::computeMs(double m, double n, double k, double batch, int tile, int splits) const {
+double KernelRoofline::computeMs(double m, double n, double k, double batch, int tile, int splits,
+                                 double efficiency) const {
     const TileShape& t = kTiles[tile];
     double rate = t.rate;
     if (hw_.sm_count > 0) {
@@ -55,7 +56,14 @@ double KernelRoofline::computeMs(double m, double n, double k, double batch, int
         // Useful output over the output the waves compute (padded tiles and idle SMs included).
         rate *= m * n * batch * splits / (waves * hw_.sm_count * t.m * t.n);
     }
-    return 2 * m * n * k * batch / (peak_per_ms_ * hw_.gemm_efficiency * rate);
+    return 2 * m * n * k * batch / (peak_per_ms_ * efficiency * rate);
+}
+
+double KernelRoofline::gemmEfficiency(GemmRole role) const {
+    const double byRole = role == GemmRole::InputGradient    ? hw_.gemm_input_grad_efficiency
+                          : role == GemmRole::WeightGradient ? hw_.gemm_weight_grad_efficiency
+                                                             : 0;
+    return byRole > 0 ? byRole : hw_.gemm_efficiency;
 }
 
 double KernelRoofline::tileEfficiency(double m, double n, double batch) const {
@@ -63,12 +71,13 @@ double KernelRoofline::tileEfficiency(double m, double n, double batch) const {
     const double ideal = 2 * m * n * batch / (peak_per_ms_ * hw_.gemm_efficiency);
     double best = 0;
     for (int tile = 0; tile < int(std::size(kTiles)); ++tile)
-        best = std::max(best, ideal / computeMs(m, n, 1, batch, tile, 1));
+        best = std::max(best, ideal / computeMs(m, n, 1, batch, tile, 1, hw_.gemm_efficiency));
     return best;
 }
 
-double KernelRoofline::gemmMs(double m, double n, double k, double batch, double outputBytes) const {
+double KernelRoofline::gemmMs(double m, double n, double k, double batch, double outputBytes, GemmRole role) const {
     if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 0;
+    const double efficiency = gemmEfficiency(role);
     const double streamMs = (2 * (m * k + k * n) + outputBytes * m * n) * batch / bytes_per_ms_;
     double best = -1;
     for (int tile = 0; tile < int(std::size(kTiles)); ++tile) {
@@ -76,7 +85,7 @@ double KernelRoofline::gemmMs(double m, double n, double k, double batch, double
             // The second pass over the partial products is a kernel of its own.
             const double reduceMs =
                 splits > 1 ? kPartialBytes * splits * m * n * batch / bytes_per_ms_ + overhead_ms_ : 0;
-            const double ms = std::max(computeMs(m, n, k, batch, tile, splits), streamMs) + reduceMs;
+            const double ms = std::max(computeMs(m, n, k, batch, tile, splits, efficiency), streamMs) + reduceMs;
             if (best < 0 || ms < best) best = ms;
         }
     }

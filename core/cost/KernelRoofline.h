@@ -6,6 +6,11 @@
 
 namespace mario {
 
+// Which product of a layer a GEMM is, for the rate its operand layout runs at
+// (HardwareConfig::gemm_input_grad_efficiency): the forward Y = X·Wᵀ, the data gradient
+// dX = dY·W (and the attention's backward products), the weight gradient dW = dYᵀ·X.
+enum class GemmRole { Forward, InputGradient, WeightGradient };
+
 class KernelRoofline {
 public:
     explicit KernelRoofline(const HardwareConfig& hardware);
@@ -16,7 +21,12 @@ public:
     // the tile shapes cuBLAS picks from and of splitting K (docs/cost-model.md#kernels).
     // `outputBytes` is what each element of C costs in HBM traffic: 2 for a bf16 result, 8 when
     // a weight gradient accumulates into an fp32 main gradient (read and written), 4 into bf16.
-    double gemmMs(double m, double n, double k, double batch = 1, double outputBytes = 2) const;
+    // `role` picks the efficiency of the product's layout (GemmRole).
+    double gemmMs(double m, double n, double k, double batch = 1, double outputBytes = 2,
+                  GemmRole role = GemmRole::Forward) const;
+    // The share of the peak a product of `role` runs at with every SM busy: gemm_efficiency, or
+    // the preset's rate for that role where it has one.
+    double gemmEfficiency(GemmRole role) const;
     // The rate of the best tile shape relative to a full machine of 128×128 tiles, without
     // splitting K: the share of the SMs its waves keep busy times its operand reuse. 1 without
     // sm_count.
@@ -39,7 +49,7 @@ public:
 
 private:
     // One tile shape with K split `splits` ways: its tensor-core time.
-    double computeMs(double m, double n, double k, double batch, int tile, int splits) const;
+    double computeMs(double m, double n, double k, double batch, int tile, int splits, double efficiency) const;
 
     HardwareConfig hw_;
     double peak_per_ms_;   // FLOPs per millisecond at the datasheet peak

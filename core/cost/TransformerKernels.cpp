@@ -22,8 +22,9 @@ TransformerKernels::TransformerKernels(const ModelConfig& model, const TrainingC
 
 void TransformerKernels::weightGemm(KernelTimes& t, const GemmShape& g) const {
     t.forward_ms += roofline_.gemmMs(g.m, g.n, g.k);
-    t.input_grad_ms += roofline_.gemmMs(g.m, g.k, g.n);                      // dX = dY · Wᵀ
-    t.weight_grad_ms += roofline_.gemmMs(g.k, g.n, g.m, 1, 2 * gradBytes_);  // main_grad += Xᵀ · dY
+    t.input_grad_ms += roofline_.gemmMs(g.m, g.k, g.n, 1, kBf16, GemmRole::InputGradient);  // dX = dY · Wᵀ
+    t.weight_grad_ms +=
+        roofline_.gemmMs(g.k, g.n, g.m, 1, 2 * gradBytes_, GemmRole::WeightGradient);  // main_grad += Xᵀ · dY
 }
 
 std::array<GemmShape, 4> TransformerKernels::weightGemms() const {
@@ -84,8 +85,9 @@ KernelTimes TransformerKernels::attentionCore() const {
     // gradients of inputs (no weights), so all of the backward is I.
     const double scores = batchHeads * s * s;
     t.forward_ms += roofline_.gemmMs(s, s, headDim, batchHeads) + roofline_.gemmMs(s, headDim, s, batchHeads);
-    t.input_grad_ms +=
-        2 * roofline_.gemmMs(s, s, headDim, batchHeads) + 2 * roofline_.gemmMs(s, headDim, s, batchHeads);
+    const GemmRole gradient = GemmRole::InputGradient;  // transposed operands, as a data gradient's
+    t.input_grad_ms += 2 * roofline_.gemmMs(s, s, headDim, batchHeads, kBf16, gradient) +
+                       2 * roofline_.gemmMs(s, headDim, s, batchHeads, kBf16, gradient);
     t.forward_ms += roofline_.elementwiseMs(kSoftmaxForward * scores);
     t.input_grad_ms += roofline_.elementwiseMs(kSoftmaxBackward * scores);
     if (training_.attention == TrainingConfig::Attention::Eager) {

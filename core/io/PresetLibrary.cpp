@@ -59,6 +59,8 @@ constexpr std::string_view kHardwareKeys[] = {"format",
                                               "gpus_per_node",
                                               "sm_count",
                                               "gemm_efficiency",
+                                              "gemm_input_grad_efficiency",
+                                              "gemm_weight_grad_efficiency",
                                               "flash_forward_efficiency",
                                               "flash_backward_efficiency",
                                               "hbm_efficiency",
@@ -223,7 +225,9 @@ Result<HardwareConfig> PresetLibrary::parseHardware(const nlohmann::json& object
           std::pair{"flash_forward_efficiency", &h.flash_forward_efficiency},
           std::pair{"flash_backward_efficiency", &h.flash_backward_efficiency},
           std::pair{"hbm_efficiency", &h.hbm_efficiency}, std::pair{"nvlink_efficiency", &h.nvlink_efficiency},
-          std::pair{"network_efficiency", &h.network_efficiency}})
+          std::pair{"network_efficiency", &h.network_efficiency},
+          std::pair{"gemm_input_grad_efficiency", &h.gemm_input_grad_efficiency},
+          std::pair{"gemm_weight_grad_efficiency", &h.gemm_weight_grad_efficiency}})
         in.number(key, *field, Need::Optional, Check::Fraction);
     in.number("elementwise_gb_per_s", h.elementwise_gb_per_s, Need::Optional, Check::Positive);
     in.number("int32_tops", h.int32_tops, Need::Optional, Check::Positive);
@@ -264,6 +268,9 @@ nlohmann::json PresetLibrary::hardwareToJson(const HardwareConfig& h) {
     // Written only when set: without it the element-wise rate is the HBM rate (HardwareConfig.h).
     if (h.elementwise_gb_per_s > 0) out["elementwise_gb_per_s"] = h.elementwise_gb_per_s;
     if (h.int32_tops > 0) out["int32_tops"] = h.int32_tops;
+    // Written only when measured: without them gemm_efficiency prices every product.
+    if (h.gemm_input_grad_efficiency > 0) out["gemm_input_grad_efficiency"] = h.gemm_input_grad_efficiency;
+    if (h.gemm_weight_grad_efficiency > 0) out["gemm_weight_grad_efficiency"] = h.gemm_weight_grad_efficiency;
     return out;
 }
 

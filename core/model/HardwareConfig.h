@@ -20,6 +20,13 @@ struct HardwareConfig {
     int sm_count = 0;
     // Measured efficiencies (fractions of the datasheet figure above):
     double gemm_efficiency = 0.8;             // a large bf16 GEMM, every SM busy
+    // The rate of the backward's products where it differs from the forward's: the data gradient
+    // dX = dY·W and the weight gradient dW = dYᵀ·X run on other operand layouts, for which a BLAS
+    // or cuBLAS picks other kernels (PyTorch 2.15's MKL on a CPU: 8-15% slower per FLOP than
+    // x·Wᵀ; docs/calibration.md). 0 (the default, every bundled preset): gemm_efficiency, which
+    // then prices every product. `mario-executor calibrate` measures and writes them.
+    double gemm_input_grad_efficiency = 0;
+    double gemm_weight_grad_efficiency = 0;
     double flash_forward_efficiency = 0.6;    // FlashAttention's forward kernel
     double flash_backward_efficiency = 0.45;  // its backward (five products per two forward)
     double hbm_efficiency = 0.8;              // a streaming kernel: a copy, a GEMM's operands

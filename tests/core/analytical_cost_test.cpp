@@ -100,6 +100,23 @@ TEST(AnalyticalCost, GemmRooflineWorkedByHand) {
     EXPECT_NEAR(roofline.memoryMs(4e6), 4e6 / 1e9 + 0.002, 1e-12);
 }
 
+// A preset's rate per product role (HardwareConfig::gemm_input_grad_efficiency): the data and
+// weight gradients at their own efficiencies, the forward at gemm_efficiency; without them every
+// role is priced at gemm_efficiency. 512×256×1024 is two full waves of 128×128 tiles (above).
+TEST(AnalyticalCost, GemmRatePerRoleWorkedByHand) {
+    HardwareConfig hw = rooflineHardware();
+    const double flops = 2.0 * 512 * 256 * 1024;
+    for (GemmRole role : {GemmRole::Forward, GemmRole::InputGradient, GemmRole::WeightGradient})
+        EXPECT_NEAR(KernelRoofline(hw).gemmMs(512, 256, 1024, 1, 2, role), flops / (1e11 * 0.5) + 0.002, 1e-12);
+    hw.gemm_input_grad_efficiency = 0.4;
+    hw.gemm_weight_grad_efficiency = 0.25;
+    const KernelRoofline roofline(hw);
+    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024, 1, 2, GemmRole::Forward), flops / (1e11 * 0.5) + 0.002, 1e-12);
+    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024, 1, 2, GemmRole::InputGradient), flops / (1e11 * 0.4) + 0.002, 1e-12);
+    EXPECT_NEAR(roofline.gemmMs(512, 256, 1024, 1, 2, GemmRole::WeightGradient), flops / (1e11 * 0.25) + 0.002,
+                1e-12);
+}
+
 // Transformer Engine's overlap of tensor-parallel communication, worked by hand: tp 4 with
 // sequence parallelism, T = 1024 tokens, h = 2048, every GEMM a full wave of 128×128 tiles on
 // 32 SMs at 1e11 FLOP/ms, HBM too fast to matter, no launch cost. One all-gather or

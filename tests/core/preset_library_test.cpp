@@ -165,6 +165,35 @@ TEST(PresetLibrary, InlineObjectsReportJsonPaths) {
     EXPECT_EQ(PresetLibrary::hardwareToJson(*tops)["int32_tops"], 19.5);
 }
 
+// The products' rates per role are optional: read and written back when a preset has them
+// (calibrate writes them), absent from every bundled preset and from what it writes for one, so
+// those presets price every product at gemm_efficiency as before.
+TEST(PresetLibrary, GemmRatesPerRoleAreOptional) {
+    const char* base = R"({"peak_tflops": 1, "memory_gb": 1, "hbm_gb_per_s": 1, "intra_node_gb_per_s": 1,
+                           "inter_node_gb_per_s": 1)";
+    auto roles = PresetLibrary::parseHardware(
+        nlohmann::json::parse(std::string(base) +
+                              R"(, "gemm_input_grad_efficiency": 0.7, "gemm_weight_grad_efficiency": 0.65})"),
+        "hardware");
+    ASSERT_TRUE(roles.ok()) << roles.error().message;
+    EXPECT_EQ(roles->gemm_input_grad_efficiency, 0.7);
+    EXPECT_EQ(roles->gemm_weight_grad_efficiency, 0.65);
+    EXPECT_EQ(PresetLibrary::hardwareToJson(*roles)["gemm_input_grad_efficiency"], 0.7);
+    EXPECT_EQ(PresetLibrary::hardwareToJson(*roles)["gemm_weight_grad_efficiency"], 0.65);
+    auto above = PresetLibrary::parseHardware(
+        nlohmann::json::parse(std::string(base) + R"(, "gemm_weight_grad_efficiency": 1.2})"), "hardware");
+    ASSERT_FALSE(above.ok());
+    EXPECT_EQ(above.error().message, "hardware.gemm_weight_grad_efficiency: expected a number in (0, 1] (got 1.2)");
+    PresetLibrary presets(kProfiles);
+    for (const auto& name : presets.hardwareNames()) {
+        auto hw = presets.hardware(name);
+        ASSERT_TRUE(hw.ok()) << name;
+        EXPECT_EQ(hw->gemm_input_grad_efficiency, 0) << name;
+        EXPECT_EQ(hw->gemm_weight_grad_efficiency, 0) << name;
+        EXPECT_FALSE(PresetLibrary::hardwareToJson(*hw).contains("gemm_input_grad_efficiency")) << name;
+    }
+}
+
 TEST(PresetLibrary, JsonFormRoundTrips) {
     PresetLibrary presets(kProfiles);
     for (const auto& name : presets.modelNames()) {

@@ -26,7 +26,6 @@
 #include "executor/CalibrationCheck.h"
 #include "executor/CalibrationFit.h"
 #include "executor/Calibrator.h"
-#include "executor/Capabilities.h"
 #include "executor/Profiler.h"
 #include "tests/common/ScratchDir.h"
 #include "tests/executor/RunCli.h"
@@ -95,17 +94,10 @@ bool machineBusy() {
 }
 
 // Issue 40's 10% on a small block (docs/calibration.md#how-well-it-predicts has the tables;
-// MARIO_CALIBRATION_BLOCK names another block). Held on Debian's LibTorch 1.13 only: PyTorch
-// 2.15's MKL runs the block's forward products 8-15% faster per FLOP than their gradients (inside
-// the block, hidden 512, float64), OpenBLAS all three within 4%, and a preset has one GEMM rate,
-// so on 2.15 the forward is charged about 8% too much and the backward's products about 4% too
-// little, which with this machine's noise misses 10% too often; a rate per product kind belongs
-// in core's GEMM model (docs/calibration.md#pytorch-215-kernel-by-kernel).
+// MARIO_CALIBRATION_BLOCK names another block), on Debian's LibTorch 1.13 and on PyTorch 2.x, whose
+// MKL runs the block's forward products 8-15% faster per FLOP than their gradients: the preset
+// carries a rate per product role, each fitted from the products timed in their own layout.
 TEST(Calibration, CpuPresetPredictsTheExecutorsBlockWithinTenPercent) {
-    if (const std::string torch = mario::exec::probeCapabilities().torch; torch.rfind("1.", 0) != 0)
-        GTEST_SKIP() << "held on LibTorch 1.13 only; on " << torch
-                     << " MKL runs the forward's products faster per FLOP than the gradients' and a preset has one "
-                        "GEMM rate (docs/calibration.md#pytorch-215-kernel-by-kernel)";
     const char* env = std::getenv("MARIO_CALIBRATION_BLOCK");  // the benchmark table's other sizes
     auto spec = mario::exec::parseModelSpec(env ? env : "layers=3,hidden=512,heads=4,seq=128,vocab=64");
     ASSERT_TRUE(spec.ok());
@@ -159,6 +151,36 @@ TEST(Calibration, FitsMatchTheMeasuredTotals) {
     const auto rateOf = [](const mario::HardwareConfig& h) { return h.peak_tflops * h.gemm_efficiency; };
     EXPECT_NEAR(rateOf(slow.hardware()), rateOf(fit.hardware()) / 2, 1e-9 * rateOf(fit.hardware()));
     EXPECT_LE(fit.hardware().gemm_efficiency, 1.0);
+}
+
+// Each product role fits its own rate from the products timed in its layout, by hand: one shape
+// measured forward in 1 ms, as a data gradient in 1.1 ms and as a weight gradient in 1.25 ms on a
+// machine whose model has no memory roofline or launch cost to speak of. The fastest product sets
+// the peak, so the forward runs at 1 and the gradients at 1/1.1 and 1/1.25 of it; each role's
+// model total is its measured total.
+TEST(Calibration, FitsARatePerProductRole) {
+    mario::HardwareConfig start;
+    start.kernel_overhead_us = 0;
+    start.hbm_gb_per_s = 1e9;
+    start.sm_count = 0;
+    using mario::GemmRole;
+    std::vector<GemmSample> sweep{{512, 256, 128, 1, 1.0, 0, true, GemmRole::Forward},
+                                  {512, 256, 128, 1, 1.1, 0, true, GemmRole::InputGradient},
+                                  {512, 256, 128, 1, 1.25, 0, true, GemmRole::WeightGradient},
+                                  {512, 512, 512, 1, 9.0, 0, false, GemmRole::InputGradient}};  // grid: not fitted
+    CalibrationFit fit(start);
+    fit.fitGemm(sweep);
+    const mario::HardwareConfig& h = fit.hardware();
+    EXPECT_NEAR(h.peak_tflops, 2.0 * 512 * 256 * 128 / 1e9, 1e-12);
+    EXPECT_NEAR(h.gemm_efficiency, 1.0, 1e-9);
+    EXPECT_NEAR(h.gemm_input_grad_efficiency, 1 / 1.1, 1e-9);
+    EXPECT_NEAR(h.gemm_weight_grad_efficiency, 1 / 1.25, 1e-9);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(fit.modelMs(sweep[i]), sweep[i].ms, 1e-9) << i;
+    // A sweep of forward products only (a preset before roles) leaves the roles' rates unset.
+    CalibrationFit forwardOnly(start);
+    forwardOnly.fitGemm({sweep[0]});
+    EXPECT_EQ(forwardOnly.hardware().gemm_input_grad_efficiency, 0);
+    EXPECT_EQ(forwardOnly.hardware().gemm_weight_grad_efficiency, 0);
 }
 
 // Element-wise kernels fit their own rate, each counted as often as a block runs it; the layout
@@ -351,9 +373,24 @@ TEST(Calibration, RefitFitsTheRecordedMeasurementsAgain) {
     out = mario::test::runExecutorCli("calibrate --refit " + first + " --check-against h100 -o " + again, code);
     ASSERT_EQ(code, 0) << out;
     const auto refitted = nlohmann::json::parse(*mario::readTextFile(again));
-    for (const char* field : {"peak_tflops", "gemm_efficiency", "hbm_gb_per_s", "hbm_efficiency",
-                              "elementwise_gb_per_s", "kernel_overhead_us", "flash_forward_efficiency"})
+    const char* fields[] = {"peak_tflops", "gemm_efficiency", "gemm_input_grad_efficiency",
+                            "gemm_weight_grad_efficiency", "hbm_gb_per_s", "hbm_efficiency",
+                            "elementwise_gb_per_s", "kernel_overhead_us", "flash_forward_efficiency"};
+    for (const char* field : fields)
         EXPECT_NEAR(refitted[field].get<double>(), written[field].get<double>(), 1e-9 * written[field].get<double>())
+            << field;
+    // A preset calibrated before products carried their role: the roles follow from the order
+    // calibrate measures them in (forward, data gradient, weight gradient per weight), so the same
+    // measurements refit to the same rates.
+    auto legacy = written;
+    for (auto& g : legacy["source"]["gemms"]) g.erase("role");
+    const std::string old = dir.file("legacy.json"), legacyAgain = dir.file("legacy-again.json");
+    ASSERT_TRUE(mario::writeTextFile(old, legacy.dump(), "the legacy preset").ok());
+    const std::string legacyOut = mario::test::runExecutorCli("calibrate --refit " + old + " -o " + legacyAgain, code);
+    ASSERT_EQ(code, 0) << legacyOut;
+    const auto fromLegacy = nlohmann::json::parse(*mario::readTextFile(legacyAgain));
+    for (const char* field : fields)
+        EXPECT_NEAR(fromLegacy[field].get<double>(), written[field].get<double>(), 1e-9 * written[field].get<double>())
             << field;
     EXPECT_NE(refitted["notes"].get<std::string>().find("Refitted"), std::string::npos);
     const auto summary = nlohmann::json::parse(out.substr(out.rfind('\n', out.size() - 2) + 1));
