@@ -244,8 +244,9 @@ private slots:
     void aCheckpointedRowOpensWithItsOwnStepAndPeak_data() {
         QTest::addColumn<int>("globalBatch");
         QTest::newRow("64 micro-batches") << 64;
-        // 1024: prepose and hide stop at the tuner's 48 simulations (uncapped, as the window ran
-        // them, they took 415 and 4227), and uncapped the winner's peak came out 21 MB higher.
+        // 1024: prepose and hide stop at the tuner's 48 simulations a run (uncapped they took 415
+        // and 4227 on 2026-11-26's costs; since the cross-entropy's kernels were counted, 2026-11-28,
+        // the uncapped schedule equals the capped one, yet the caps still cut the work).
         QTest::newRow("1024 micro-batches, passes capped") << 1024;
     }
 
@@ -286,13 +287,25 @@ private slots:
         QCOMPARE(shown.makespan_ms, row.step_ms);
         QCOMPARE(highestPeak(shown), row.peak_bytes);
         QVERIFY(highestPeak(shown) <= 40e9);
-        if (globalBatch == 1024) {  // the case covers the caps: without them it is another schedule
+        if (globalBatch == 1024) {  // the case covers the caps: uncapped, a pass runs past them
             ScheduleInput uncapped = window.document()->state();
             uncapped.effort = {};
             const auto other = prepareSchedule(uncapped);
             QVERIFY(other.ok());
-            QVERIFY2(other->result.makespan_ms != row.step_ms || highestPeak(other->result) != row.peak_bytes,
-                     "the passes no longer reach the tuner's caps here: pick a larger case");
+            // The caps cut the passes' work: uncapped, prepose-forward and hide simulate more
+            // than the window's run under the tuner's caps (their schedules may still agree).
+            const auto simulations = [](const std::vector<PassReport>& steps) {
+                int total = 0;
+                for (const PassReport& step : steps)
+                    if (step.pass == PassId::Prepose || step.pass == PassId::Hide) total += step.simulations;
+                return total;
+            };
+            const int capped = simulations(window.document()->current().steps);
+            const int free = simulations(other->steps);
+            QVERIFY2(free > capped, qPrintable(QStringLiteral("uncapped %1 simulations, capped %2: the passes no longer "
+                                                              "reach the tuner's caps here: pick a larger case")
+                                                   .arg(free)
+                                                   .arg(capped)));
         }
     }
 
