@@ -106,6 +106,13 @@ std::optional<std::vector<int>> moved(const std::vector<int>& counts, int from, 
     return next;
 }
 
+// The even split's layers per chain position: every search starts from it.
+Result<std::vector<int>> evenLayerCounts(const Config& config) {
+    Config even = config;
+    even.parallel.layer_split = {};
+    return chainLayerCounts(even);
+}
+
 }  // namespace
 
 std::optional<EvaluatedSplit> evaluateLayerSplit(const Config& config, const std::vector<int>& counts,
@@ -128,9 +135,7 @@ namespace {
 
 Result<LayerSplitSearch> searchWith(const Config& config, const LayerSplitSearchOptions& options,
                                     std::vector<std::vector<int>>* ranked) {
-    Config even = config;
-    even.parallel.layer_split = {};
-    auto evenCounts = chainLayerCounts(even);
+    auto evenCounts = evenLayerCounts(config);
     if (!evenCounts) return evenCounts.error();
     SplitSearch search(config, options);
     if (!search.offer(*evenCounts))
@@ -199,17 +204,14 @@ Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplit
     auto screened = searchWith(config, screening, &ranked);
     if (!screened) return screened;
 
-    Config even = config;
-    even.parallel.layer_split = {};
-    auto evenCounts = chainLayerCounts(even);
+    auto evenCounts = evenLayerCounts(config);
     if (!evenCounts) return evenCounts.error();
     std::vector<std::vector<int>> refine{*evenCounts};
     for (const auto& counts : ranked) {
         if (static_cast<int>(refine.size()) == kRefinedSplits + 1) break;  // even + kRefinedSplits others
         if (counts != *evenCounts) refine.push_back(counts);
     }
-    LayerSplitSearch out = *screened;
-    out.evaluations = screened->evaluations;
+    LayerSplitSearch out = *screened;  // its evaluations count on with the refined ones
     std::optional<EvaluatedSplit> best;
     for (const auto& counts : refine) {
         if (cancelled(options)) break;
