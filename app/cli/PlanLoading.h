@@ -16,10 +16,12 @@ namespace mario::cli {
 struct PreparedPlan : PreparedSchedule {
     ScheduleInput input;  // what was prepared; input.passes ran (--passes, else the file's own)
     double load_us = 0;   // reading the file and generating the schedule
-    // parallel.layer_split = "search": what the search chose with input.passes, and its time
-    // (part of load_us).
+    // parallel.layer_split = "search": what the search chose with input.passes, and its time (the
+    // search's own wall time; part of load_us, which counts it once whether it ran on opening the
+    // file or again here with other --passes).
     std::optional<LayerSplitSearch> layer_split_search;
     double search_us = 0;
+    double reopen_us = 0;  // searching again with --passes and rebuilding the source on its split
 };
 
 // `passes` overrides the file's own selection ("all", "none", "checkpoint,overlap", ...).

@@ -1,10 +1,14 @@
 #include "core/session/SearchedLayerSplit.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 
+#include "core/io/ConfigJson.h"
 #include "core/session/PlanBuilder.h"
 #include "core/session/PreparedSchedule.h"
 #include "core/sim/MemoryFit.h"
@@ -186,9 +190,56 @@ Result<LayerSplitSearch> searchWith(const Config& config, const LayerSplitSearch
     return out;
 }
 
+// Everything a search's answer depends on: the config as written (model and hardware inline), the
+// passes, their budgets and the cap.
+std::string searchKey(const Config& config, const LayerSplitSearchOptions& options) {
+    std::string key = writeConfig(config).dump();
+    for (PassId pass : options.passes) key += "|" + std::to_string(static_cast<int>(pass));
+    key += "|" + std::to_string(options.effort.prepose_simulations) + "," +
+           std::to_string(options.effort.hide_simulations) + "," +
+           std::to_string(options.effort.reorder_evaluations) + "," + std::to_string(options.max_evaluations);
+    return key;
+}
+
+// The last finished search. `mario simulate` on a "search" config builds the plan (a search with
+// the file's passes) and then searches with the passes it runs, which are the file's own unless
+// --passes says otherwise: the same search twice, each seconds long on big plans. A cancelled
+// search is partial and never kept.
+struct LastSearch {
+    std::mutex mutex;
+    std::string key;
+    std::optional<LayerSplitSearch> result;
+};
+LastSearch& lastSearch() {
+    static LastSearch last;
+    return last;
+}
+
+Result<LayerSplitSearch> searchUncached(const Config& config, const LayerSplitSearchOptions& options);
+
 }  // namespace
 
 Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplitSearchOptions& options) {
+    const std::string key = searchKey(config, options);
+    LastSearch& last = lastSearch();
+    {
+        std::lock_guard lock(last.mutex);
+        if (last.result && last.key == key) return *last.result;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto found = searchUncached(config, options);
+    if (found) found->search_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (found && !cancelled(options)) {
+        std::lock_guard lock(last.mutex);
+        last.key = key;
+        last.result = *found;
+    }
+    return found;
+}
+
+namespace {
+
+Result<LayerSplitSearch> searchUncached(const Config& config, const LayerSplitSearchOptions& options) {
     const bool reorders = std::find(options.passes.begin(), options.passes.end(), PassId::Reorder) != options.passes.end();
     if (!reorders) return searchWith(config, options, nullptr);
 
@@ -230,5 +281,7 @@ Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplit
                          std::string(cancelled(options) ? "was cancelled" : "cannot be built or simulated"));
     return out;
 }
+
+}  // namespace
 
 }  // namespace mario

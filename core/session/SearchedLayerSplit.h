@@ -55,6 +55,7 @@ struct LayerSplitSearch {
     double even_step_ms = 0;  // the even split's step with the same passes
     int evaluations = 0;      // splits built, passed and simulated
     bool local_optimum = false;  // false: stopped at the cap or by cancel
+    double search_us = 0;        // wall time of the search that found it (reporting only)
 };
 
 // `config` must hold layers to split (not unit costs); its own layer_split is ignored. With

@@ -126,6 +126,8 @@ TEST(SearchedLayerSplit, NeverSlowerThanEvenOrBalancedAndDeterministic) {
         EXPECT_LE(found->step_ms, evenStep);
         EXPECT_LE(found->step_ms, stepOf(config, *balanced, passes));
         EXPECT_LE(found->evaluations, kLayerSplitEvaluations);
+        // Another search in between replaces the one searchLayerSplit keeps: `again` runs afresh.
+        ASSERT_TRUE(searchLayerSplit(config, {.passes = passes, .max_evaluations = 1}).ok());
         auto again = searchLayerSplit(config, {.passes = passes});
         ASSERT_TRUE(again.ok());
         EXPECT_EQ(again->counts, found->counts);
@@ -211,6 +213,34 @@ TEST(SearchedLayerSplit, ConfigReaderTakesSearchAndWritesItBack) {
     EXPECT_EQ(refused.error().message,
               "parallel.layer_split: expected \"even\", \"balanced\", \"search\" or an array of layer counts, one per "
               "chain position (got \"searched\")");
+}
+
+// The CLI searches once on opening a "search" config and again with the passes it runs: the second
+// asks the same question and gets the first answer back, its search time included (a fresh search
+// would time itself anew). A cancelled search is not kept: one cancelled before the even split
+// fails, and the same search uncancelled then runs to its local optimum.
+TEST(SearchedLayerSplit, TheSameSearchTwiceRunsOnceAndACancelledOneIsNotKept) {
+    const std::vector<PassId> passes = passList("all,hide");
+    const Config config = llama3b("1f1b", 4, 8);
+    auto first = searchLayerSplit(config, {.passes = passes});
+    ASSERT_TRUE(first.ok());
+    auto second = searchLayerSplit(config, {.passes = passes});
+    ASSERT_TRUE(second.ok());
+    EXPECT_EQ(second->counts, first->counts);
+    EXPECT_EQ(second->search_us, first->search_us);
+    // Other passes are another question.
+    auto other = searchLayerSplit(config, {.passes = passList("all")});
+    ASSERT_TRUE(other.ok());
+    EXPECT_NE(other->search_us, first->search_us);
+
+    const Config longer = llama3b("1f1b", 4, 12);
+    std::atomic<bool> cancel{true};
+    auto cancelled = searchLayerSplit(longer, {.passes = passes, .cancel = &cancel});
+    EXPECT_FALSE(cancelled.ok());
+    auto whole = searchLayerSplit(longer, {.passes = passes});
+    ASSERT_TRUE(whole.ok());
+    EXPECT_TRUE(whole->local_optimum);
+    EXPECT_GT(whole->evaluations, 1);
 }
 
 }  // namespace
