@@ -11,6 +11,7 @@
 #include "app/cli/AsciiGantt.h"
 #include "app/cli/Commands.h"
 #include "app/cli/PlanLoading.h"
+#include "core/io/PlanJson.h"
 #include "core/model/Limits.h"
 #include "core/sim/MemoryFit.h"
 #include "core/sim/Simulator.h"
@@ -321,6 +322,8 @@ nlohmann::json summaryJson(const PreparedPlan& prepared, const SimResult& sim, d
             {"load_us", prepared.load_us},
             {"instructions", prepared.plan.instructionCount()},
             {"devices", devices},
+            // What each stage holds and costs, as the plan file writes it (its layers included).
+            {"stages", writeStages(prepared.plan)},
             {"layer_split_search", layerSplitSearchJson(prepared)}};
 }
 

@@ -26,7 +26,8 @@ usage:
         tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), contention_ms,
         contention_rounds, contention_settled, alone_makespan (devices that share hardware:
         what their contention added, and the step timed alone), simulate_us, passes_us,
-        devices[{index, busy, idle, contention_ms, peak_memory_bytes}].
+        devices[{index, busy, idle, contention_ms, peak_memory_bytes}],
+        stages[] (as a plan file's: device, layers, F/B/W/R ms, memory terms).
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file
   mario validate PLAN                            check a plan (exit 3 when it deadlocks)
   mario export FILE --chrome-trace OUT            a Perfetto / chrome://tracing trace

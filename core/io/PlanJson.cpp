@@ -225,28 +225,8 @@ Result<Plan> readPlanFile(const std::string& path, const PlanReadOptions& option
     return plan;
 }
 
-nlohmann::json writePlan(const Plan& plan) {
-    json root;
-    root["format"] = "mario-plan";
-    root["version"] = 1;
-    if (!plan.info.name.empty()) root["name"] = plan.info.name;
-    if (!plan.info.scheme.empty()) root["scheme"] = plan.info.scheme;
-    root["micro_batch_size"] = plan.info.micro_batch_size;
-    root["sequence_length"] = plan.info.sequence_length;
-    root["data_parallel"] = plan.info.data_parallel;
-    if (plan.info.memory_limit_bytes) root["memory_limit_bytes"] = *plan.info.memory_limit_bytes;
-    if (plan.info.device_memory_bytes) root["device_memory_bytes"] = *plan.info.device_memory_bytes;
-    if (plan.info.reserve_bytes > 0) root["reserve_bytes"] = plan.info.reserve_bytes;
-    if (plan.info.tensor_parallel > 1) root["tensor_parallel"] = plan.info.tensor_parallel;
-    if (plan.info.peak_tflops > 0) root["peak_tflops"] = plan.info.peak_tflops;
-    if (plan.info.model_parameters > 0) root["model_parameters"] = plan.info.model_parameters;
-    root["passes_applied"] = plan.info.passes_applied;
-    if (plan.info.unit_costs) root["unit_costs"] = true;
-    if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
-    if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
-    root["link"] = {{"latency_ms", plan.link.latency_ms}, {"bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s}};
-    if (plan.overlap_factor > 0) root["overlap_factor"] = plan.overlap_factor;
-    root["stages"] = json::array();
+nlohmann::json writeStages(const Plan& plan) {
+    json stages = json::array();
     for (const auto& stage : plan.stages) {
         const StageCost& c = stage.cost;
         json node = {{"index", stage.index},
@@ -268,8 +248,33 @@ nlohmann::json writePlan(const Plan& plan) {
         if (c.contention > 0) node["contention"] = c.contention;
         if (c.optimizer_contention) node["optimizer_contention"] = *c.optimizer_contention;
         if (stage.layers) node["layers"] = {stage.layers->first, stage.layers->second};
-        root["stages"].push_back(std::move(node));
+        stages.push_back(std::move(node));
     }
+    return stages;
+}
+
+json writePlan(const Plan& plan) {
+    json root;
+    root["format"] = "mario-plan";
+    root["version"] = 1;
+    if (!plan.info.name.empty()) root["name"] = plan.info.name;
+    if (!plan.info.scheme.empty()) root["scheme"] = plan.info.scheme;
+    root["micro_batch_size"] = plan.info.micro_batch_size;
+    root["sequence_length"] = plan.info.sequence_length;
+    root["data_parallel"] = plan.info.data_parallel;
+    if (plan.info.memory_limit_bytes) root["memory_limit_bytes"] = *plan.info.memory_limit_bytes;
+    if (plan.info.device_memory_bytes) root["device_memory_bytes"] = *plan.info.device_memory_bytes;
+    if (plan.info.reserve_bytes > 0) root["reserve_bytes"] = plan.info.reserve_bytes;
+    if (plan.info.tensor_parallel > 1) root["tensor_parallel"] = plan.info.tensor_parallel;
+    if (plan.info.peak_tflops > 0) root["peak_tflops"] = plan.info.peak_tflops;
+    if (plan.info.model_parameters > 0) root["model_parameters"] = plan.info.model_parameters;
+    root["passes_applied"] = plan.info.passes_applied;
+    if (plan.info.unit_costs) root["unit_costs"] = true;
+    if (!plan.info.notes.empty()) root["notes"] = plan.info.notes;
+    if (!plan.pipelines.empty()) root["pipelines"] = plan.pipelines;
+    root["link"] = {{"latency_ms", plan.link.latency_ms}, {"bandwidth_gb_per_s", plan.link.bandwidth_gb_per_s}};
+    if (plan.overlap_factor > 0) root["overlap_factor"] = plan.overlap_factor;
+    root["stages"] = writeStages(plan);
     root["devices"] = json::array();
     for (const auto& device : plan.devices) {
         json program = toProgramEntries(device.program);

@@ -17,6 +17,9 @@ struct PlanReadOptions {
 Result<Plan> readPlan(const nlohmann::json& json, const PlanReadOptions& options = {});
 Result<Plan> readPlanFile(const std::string& path, const PlanReadOptions& options = {});
 nlohmann::json writePlan(const Plan& plan);
+// The plan file's "stages" array (costs, memory terms, layers): writePlan's own, and what
+// `mario simulate --json` reports per stage.
+nlohmann::json writeStages(const Plan& plan);
 Result<bool> writePlanFile(const Plan& plan, const std::string& path);
 
 // True when the document says "format": "mario-plan".

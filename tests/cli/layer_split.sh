@@ -30,6 +30,8 @@ check "plan of the even split" "$mario" plan "$even" -o "$work/even.mario.json"
 check "even split 8 8 8 8" test "$(layers_of "$work/even.mario.json")" = "0-8 8-16 16-24 24-32"
 check "plan of an explicit split" "$mario" plan "$explicit" -o "$work/explicit.mario.json"
 check "explicit split as written" test "$(layers_of "$work/explicit.mario.json")" = "0-6 6-15 15-24 24-32"
+"$mario" simulate "$explicit" --json >"$work/explicit.json"
+check "simulate --json names each stage's layers as written" test "$(layers_of "$work/explicit.json")" = "0-6 6-15 15-24 24-32"
 check "plan of the balanced split" "$mario" plan "$balanced" -o "$work/balanced.mario.json"
 counts=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["stages"]; print(",".join(str(x["layers"][1]-x["layers"][0]) for x in s))' "$work/balanced.mario.json")
 check "balanced places all 32 layers, not evenly" python3 -c "import sys; c=[$counts]; sys.exit(not (sum(c) == 32 and c != [8, 8, 8, 8] and min(c) >= 1))"
