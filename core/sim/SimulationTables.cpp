@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,7 +15,7 @@ namespace {
 
 constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
 
-// Words the first operand out of range; called only when the census below found one.
+// Words the first operand out of range; called only when the walk below found one.
 Error operandError(const Plan& plan, int stageCount) {
     const auto limit = static_cast<std::int64_t>(plan.instructionCount());
     for (const auto& device : plan.devices)
@@ -32,7 +31,7 @@ Error operandError(const Plan& plan, int stageCount) {
                 return makeError("devices[" + std::to_string(device.index) + "].program[" + std::to_string(i) +
                                  "]: \"" + toActionString(ins) + "\" names a stage that does not exist");
         }
-    return makeError("an operand is out of range");  // unreachable: the census found one above
+    return makeError("an operand is out of range");  // unreachable: the walk found one above
 }
 
 }  // namespace
@@ -54,60 +53,85 @@ void SimulationTables::fillStages(const Plan& plan) {
         const StageCost& cost = plan.stages[s].cost;
         StageRow& row = stages[s];
         for (int op = 0; op < kOps; ++op) row.duration[op] = cost.durationOf(static_cast<Op>(op));
-        row.forward_bytes = cost.activation_bytes;
         row.checkpoint_bytes = cost.checkpoint_bytes;
-        row.recompute_bytes = cost.activation_bytes - cost.checkpoint_bytes;
-        row.backward_release = -cost.activation_bytes;
-        row.input_grad_release = -(cost.activation_bytes - cost.weightGradBytes());
-        row.weight_grad_release = -cost.weightGradBytes();
+        row.memory_before[int(Op::Forward)] = cost.activation_bytes;
+        row.memory_before[int(Op::Recompute)] = cost.activation_bytes - cost.checkpoint_bytes;
+        row.memory_after[int(Op::Backward)] = -cost.activation_bytes;
+        row.memory_after[int(Op::BackwardInput)] = -(cost.activation_bytes - cost.weightGradBytes());
+        row.memory_after[int(Op::BackwardWeight)] = -cost.weightGradBytes();
         row.send_transfer_ms = plan.link.transferMs(cost.send_bytes);
         row.forward_flops = cost.forward_flops;
         row.next_stage = topology.nextStage(s);
         row.previous_stage = topology.previousStage(s);
+        row.chain = topology.chainOf(s);
     }
 }
 
-// What the computations' pass gathers for the tables and the sums, across devices.
-struct SimulationTables::Marks {
+// What the walk gathers across devices: the operands' bounds, the sums, and the Rs' and Is'
+// (stage, micro-batch), marked in the tables once their width is known.
+struct SimulationTables::Walk {
+    unsigned largestStage = 0;
+    // Of the instructions that have a micro-batch, the largest number + 1 taken as unsigned: a
+    // negative number wraps beyond any instruction count, so one comparison finds both faults.
+    std::uint64_t microbatchEnd = 0;
+    int largestOther = -1;  // REDUCE_GRAD's and OPT's numbers (Plan::microbatchCount counts them)
     double model = 0, recompute = 0;
-    // The Rs' and Is' (stage, micro-batch), marked in the tables once their width is known.
     std::vector<std::pair<int, int>> recomputed, splitBackward;
 };
 
-// The second pass over a device's program, after the census has checked every operand: it
-// stops at compute instructions only. The Rs and Is mark the tables, and the sums are those of
-// sim/StepFlops.cpp, sim/LowerBound.cpp's core(d) and its chain of each micro-batch: the same
-// additions in the same order as those functions make on their own walks. One instance per
-// kind (with or without the summary, overlapped pairs or not), so that it tests neither.
+// One device's program in one walk: every instruction's operands go into the bounds, and a
+// computation, once its own operands are checked (it indexes the stage rows and the chains by
+// them), marks the tables and adds to the sums: those of sim/StepFlops.cpp, sim/LowerBound.cpp's
+// core(d) and its chain of each micro-batch, the same additions in the same order as those
+// functions make on their own walks. False when a computation's operand is out of range. One
+// instance per kind (with or without the summary, overlapped pairs or not), so that it tests
+// neither.
 template <bool kSummary, bool kOverlapped>
-void SimulationTables::walkComputations(const Plan& plan, std::size_t device, Marks& marks) {
+bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& walk) {
     const auto& program = plan.devices[device].program;
     const Instruction* const code = program.data();
-    const std::size_t size = program.size();
+    const Instruction* const codeEnd = code + program.size();
     const StageRow* const rows = stages.data();
-    int* const chainOf = sums.chain_of_microbatch.data();  // by micro-batch number until renumbered
-    double core = 0, model = marks.model, recompute = marks.recompute;
+    const unsigned stageEnd = static_cast<unsigned>(stageCount);
+    const std::uint64_t limit = plan.instructionCount();
+    std::vector<int>& chainOf = sums.chain_of_microbatch;  // by micro-batch number until renumbered
+    unsigned largestStage = walk.largestStage;
+    std::uint64_t microbatchEnd = walk.microbatchEnd;
+    // The FLOPs of the Rs stay in `walk`: kept beside the model's, the compiler packed the two
+    // sums into one vector register and unpacked it at every instruction.
+    double core = 0, model = walk.model;
     std::size_t rs = 0;
-    for (std::size_t i = 0; i < size; ++i) {
-        const Instruction& ins = code[i];
-        if (ins.op > Op::BackwardWeight) continue;  // communication, REDUCE_GRAD, OPT
-        const StageRow& row = rows[ins.stage];
+    for (const Instruction* at = code; at != codeEnd; ++at) {
+        const Instruction& ins = *at;
+        const Op op = ins.op;
+        const unsigned stage = static_cast<unsigned>(ins.stage);
+        const std::uint64_t end = std::uint64_t(std::uint32_t(ins.microbatch)) + 1;
+        largestStage = std::max(largestStage, stage);
+        if (op > Op::BackwardWeight) {  // communication (two thirds of a program), REDUCE_GRAD, OPT
+            if (op < Op::ReduceGrad) microbatchEnd = std::max(microbatchEnd, end);
+            else walk.largestOther = std::max(walk.largestOther, ins.microbatch);
+            continue;
+        }
+        microbatchEnd = std::max(microbatchEnd, end);
+        if (stage >= stageEnd || end > limit) return false;
+        const StageRow& row = rows[stage];
         auto coreTime = [&] {
-            if constexpr (kOverlapped) return computeMs(plan, program, i);
-            else return row.duration[int(ins.op)];
+            if constexpr (kOverlapped) return computeMs(plan, program, static_cast<std::size_t>(at - code));
+            else return row.duration[int(op)];
         };
-        switch (ins.op) {
+        switch (op) {
             case Op::Forward:
                 if constexpr (kSummary) {
                     model += row.forward_flops;
-                    chainOf[ins.microbatch] = topology.chainOf(ins.stage);
+                    if (end > chainOf.size()) chainOf.resize(end, -1);
+                    chainOf[ins.microbatch] = row.chain;
                     core += coreTime();
                 }
                 break;
             case Op::Recompute:
-                marks.recomputed.emplace_back(ins.stage, ins.microbatch), ++rs;
+                walk.recomputed.emplace_back(ins.stage, ins.microbatch), ++rs;
                 if constexpr (kSummary) {
-                    recompute += row.forward_flops;
+                    walk.recompute += row.forward_flops;
                     core += coreTime();
                 }
                 break;
@@ -118,7 +142,7 @@ void SimulationTables::walkComputations(const Plan& plan, std::size_t device, Ma
                 }
                 break;
             case Op::BackwardInput:
-                marks.splitBackward.emplace_back(ins.stage, ins.microbatch);
+                walk.splitBackward.emplace_back(ins.stage, ins.microbatch);
                 if constexpr (kSummary) {
                     model += row.forward_flops;
                     core += coreTime();
@@ -131,17 +155,19 @@ void SimulationTables::walkComputations(const Plan& plan, std::size_t device, Ma
         }
     }
     recomputes[device] = rs;
-    marks.model = model;
-    marks.recompute = recompute;
+    walk.largestStage = largestStage;
+    walk.microbatchEnd = microbatchEnd;
+    walk.model = model;
     if constexpr (kSummary) sums.core_ms[device] = core;
+    return true;
 }
 
-// The census checks every operand in a loop with no branch (the largest stage and micro-batch
-// numbers, the smallest micro-batch of the instructions that have one): every micro-batch needs
-// at least two instructions, so a number beyond the instruction count can only be a typo, and
-// must not turn into a multi-gigabyte allocation; the worded walk runs only for a wrong plan
-// (passes simulate thousands of valid ones). It counts the Rs and Is too, so that a timing
-// without a summary of a plan with neither skips the second pass.
+// One walk over every program (issue 45: there were ten, then three, then two: a branch-free
+// census of the operands and a pass over the computations). Every micro-batch needs at least two
+// instructions, so a number beyond the instruction count can only be a typo, and must not turn
+// into a multi-gigabyte allocation; the worded walk runs only for a wrong plan (passes simulate
+// thousands of valid ones). A plan of overlapped pairs has its operands checked first: a pair's
+// time reads its partner's stage, which may come later in the program.
 //
 // Micro-batches are addressed by their own numbers when the (stage, micro-batch) tables that
 // makes stay within the limit below, as they do for any plan that numbers its micro-batches
@@ -153,43 +179,31 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     fillStages(plan);
     const std::size_t deviceCount = plan.devices.size();
     const auto limit = static_cast<std::int64_t>(plan.instructionCount());
-    unsigned largestStage = 0;
-    int largestMicrobatch = -1, smallestMicrobatch = 0;
-    std::size_t marked = 0;  // Rs and Is, counted only where they decide whether the second pass runs
-    auto census = [&](auto countMarks) {
+    const bool overlapped = plan.overlap_factor > 0;
+    if (overlapped)
         for (const auto& device : plan.devices)
-            for (const Instruction& ins : device.program) {
-                largestStage = std::max(largestStage, static_cast<unsigned>(ins.stage));
-                largestMicrobatch = std::max(largestMicrobatch, ins.microbatch);
-                smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(ins.op) ? ins.microbatch : 0);
-                if constexpr (decltype(countMarks)::value)
-                    marked += (ins.op == Op::Recompute) | (ins.op == Op::BackwardInput);
-            }
-    };
-    if (summary) census(std::false_type{});  // the second pass runs anyway
-    else census(std::true_type{});
-    if ((limit > 0 && largestStage >= static_cast<unsigned>(stageCount)) | (largestMicrobatch >= limit) |
-        (smallestMicrobatch < 0))
-        return operandError(plan, stageCount);
-    const int count = largestMicrobatch + 1;  // Plan::microbatchCount
-    const int width = std::max(1, count);
+            for (const Instruction& ins : device.program)
+                if (ins.stage < 0 || ins.stage >= stageCount ||
+                    (hasMicrobatch(ins.op) && (ins.microbatch < 0 || ins.microbatch >= limit)))
+                    return operandError(plan, stageCount);
     recomputes.assign(deviceCount, 0);
     std::vector<int>& chainOf = sums.chain_of_microbatch;
     chainOf.clear();
-    Marks marks;
-    if (summary) {
-        sums.core_ms.assign(deviceCount, 0.0);
-        chainOf.assign(static_cast<std::size_t>(width), -1);
-    }
-    const bool overlapped = plan.overlap_factor > 0;
+    if (summary) sums.core_ms.assign(deviceCount, 0.0);
+    Walk marks;
     for (std::size_t d = 0; d < deviceCount; ++d) {
-        if (summary) {
-            if (overlapped) walkComputations<true, true>(plan, d, marks);
-            else walkComputations<true, false>(plan, d, marks);
-        } else if (marked > 0) {
-            walkComputations<false, false>(plan, d, marks);  // only the marks: no times are read
-        }
+        bool checked;
+        if (summary) checked = overlapped ? walkDevice<true, true>(plan, d, marks) : walkDevice<true, false>(plan, d, marks);
+        else checked = overlapped ? walkDevice<false, true>(plan, d, marks) : walkDevice<false, false>(plan, d, marks);
+        if (!checked) return operandError(plan, stageCount);
     }
+    if ((limit > 0 && marks.largestStage >= static_cast<unsigned>(stageCount)) |
+        (marks.microbatchEnd > static_cast<std::uint64_t>(limit)) | (marks.largestOther >= limit))
+        return operandError(plan, stageCount);
+    const int largestMicrobatch = std::max(static_cast<int>(marks.microbatchEnd) - 1, marks.largestOther);
+    const int width = std::max(1, largestMicrobatch + 1);
+    if (summary) chainOf.resize(static_cast<std::size_t>(width), -1);
+    const int count = largestMicrobatch + 1;  // Plan::microbatchCount
     sums.model_flops = marks.model;
     sums.recompute_flops = marks.recompute;
     microbatchCount = count;
@@ -268,12 +282,13 @@ void SimulationTables::fillMessageSlots() {
 void SimulationTables::resetMessages() {
     // A slot costs a store in each table either way; filling whole tables runs without the
     // list's loads and indexing, so it wins once a timing has touched a quarter of them.
-    if (touchedCount * 4 >= messageStates.size()) {
+    if (messagesUntracked || touchedCount * 4 >= messageStates.size()) {
         std::fill(messageStates.begin(), messageStates.end(), MessageState{kNotSent, -1});
     } else {
         for (std::size_t k = 0; k < touchedCount; ++k) messageStates[touched[k]] = {kNotSent, -1};
     }
     touchedCount = 0;
+    messagesUntracked = false;
 }
 
 }  // namespace mario

@@ -4,13 +4,12 @@
 // stages × micro-batches however few instructions it re-timed (an 8-instruction plan padded
 // with 1,024 unused stages took 113 s). A round now touches its instructions and devices only.
 //
-// Built in two tight passes over each program (issue 45: there were ten, one per table, bound
-// and count, then three, then one that branched on every instruction): a census of every
-// instruction's operands with no branch (the largest stage and micro-batch numbers, the
-// smallest micro-batch, how many Rs and Is), then a pass that stops at compute instructions only, for the
-// Rs and Is that fill the (stage, micro-batch) tables and, when a summary is wanted, the sums
-// the lower bounds and FLOPs need, in the same order as before so that every result stays the
-// same to the last bit. What the hot loop reads per stage (its durations, memory changes) sits
+// Built in one walk over each program (issue 45: there were ten, one per table, bound and
+// count, then three, then two): every instruction's operands go into the bounds the tables are
+// sized by, and each computation, its own operands checked first, marks the (stage,
+// micro-batch) tables with its Rs and Is and, when a summary is wanted, adds to the sums the
+// lower bounds and FLOPs need, in the same order as before so that every result stays the same
+// to the last bit. What the hot loop reads per stage (its durations, memory changes) sits
 // in one small row per stage, and a message's slot base and transfer in one flat table indexed by
 // stage and kind, instead of a StageCost lookup through the plan and a switch per instruction.
 #include <array>
@@ -34,15 +33,15 @@ public:
     // StageCost expression it replaces.
     struct StageRow {
         std::array<double, kOps> duration{};  // StageCost::durationOf
-        double forward_bytes = 0;             // a forward's activations, kept whole
+        // The dynamic memory a computation of each kind adds as it starts and as it ends: a
+        // forward its activations (kept whole; checkpointed, checkpoint_bytes), a recomputation
+        // the rest of them; a backward releases them, I and W each their part. 0 for the rest.
+        std::array<double, kOps> memory_before{}, memory_after{};
         double checkpoint_bytes = 0;          // a checkpointed forward's
-        double recompute_bytes = 0;           // activation_bytes - checkpoint_bytes
-        double backward_release = 0;          // -activation_bytes
-        double input_grad_release = 0;        // -(activation_bytes - weightGradBytes())
-        double weight_grad_release = 0;       // -weightGradBytes()
         double send_transfer_ms = 0;          // link.transferMs(send_bytes)
         double forward_flops = 0;
         int next_stage = -1, previous_stage = -1;
+        int chain = 0;  // PipelineTopology::chainOf
     };
     // Per (stage, message kind) (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order), at
     // kMessageKinds * stage + kind: the message slot of micro-batch 0 that the instruction sends
@@ -96,6 +95,7 @@ public:
     std::vector<MessageState> messageStates;
     std::unique_ptr<std::size_t[]> touched;
     std::size_t touchedCount = 0;
+    bool messagesUntracked = false;  // a timing without the list ran: reset the whole table
     // Back to all unsent: slot by slot when a timing touched few, else the whole table.
     void resetMessages();
 
@@ -105,10 +105,10 @@ private:
     void fillMessageSlots();
     void renumber(const Plan& plan);
     std::optional<Error> walk(const Plan& plan, bool summary);
-    // The second pass over one device's program: its compute instructions.
-    struct Marks;
+    // One device's program: its operands' bounds, marks and sums (false: an operand out of range).
+    struct Walk;
     template <bool kSummary, bool kOverlapped>
-    void walkComputations(const Plan& plan, std::size_t device, Marks& marks);
+    bool walkDevice(const Plan& plan, std::size_t device, Walk& walk);
 };
 
 }  // namespace mario

@@ -64,7 +64,7 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result, cons
 // Its work is the plan's instructions and devices, whatever its stage count. One instance per
 // kind of timing (stretched, recording the memory curve, with overlapped pairs), so that the
 // loop over instructions tests none of them (issue 45).
-template <bool kStretch, bool kCurve, bool kOverlap>
+template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute>
 Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                              const ComputeStretch* stretch) {
     const PipelineTopology& topology = prepared.topology;
@@ -81,7 +81,7 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     if constexpr (kCurve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
-    TimingLoop<kStretch, kCurve, kOverlap> loop(plan, prepared, stretch, result);
+    TimingLoop<kStretch, kCurve, kOverlap, kRecompute> loop(plan, prepared, stretch, result);
     loop.run();
     const std::vector<std::size_t>& pc = loop.pc;
     for (int d = 0; d < deviceCount; ++d) {
@@ -122,21 +122,31 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     return result;
 }
 
+template <bool kStretch, bool kCurve, bool kOverlap>
+Result<SimResult> timePlanWith(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
+                               const ComputeStretch* stretch) {
+    // Without an R no forward is checkpointed and no recomputation run opens: the loop skips both.
+    const bool recomputes = std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
+                                        [](std::size_t rs) { return rs > 0; });
+    return recomputes ? timePlanOf<kStretch, kCurve, kOverlap, true>(plan, prepared, options, stretch)
+                      : timePlanOf<kStretch, kCurve, kOverlap, false>(plan, prepared, options, stretch);
+}
+
 Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                            const ComputeStretch* stretch) {
     const bool overlap = plan.overlap_factor > 0;
     if (stretch) {
         if (options.record_memory_curve)
-            return overlap ? timePlanOf<true, true, true>(plan, prepared, options, stretch)
-                           : timePlanOf<true, true, false>(plan, prepared, options, stretch);
-        return overlap ? timePlanOf<true, false, true>(plan, prepared, options, stretch)
-                       : timePlanOf<true, false, false>(plan, prepared, options, stretch);
+            return overlap ? timePlanWith<true, true, true>(plan, prepared, options, stretch)
+                           : timePlanWith<true, true, false>(plan, prepared, options, stretch);
+        return overlap ? timePlanWith<true, false, true>(plan, prepared, options, stretch)
+                       : timePlanWith<true, false, false>(plan, prepared, options, stretch);
     }
     if (options.record_memory_curve)
-        return overlap ? timePlanOf<false, true, true>(plan, prepared, options, stretch)
-                       : timePlanOf<false, true, false>(plan, prepared, options, stretch);
-    return overlap ? timePlanOf<false, false, true>(plan, prepared, options, stretch)
-                   : timePlanOf<false, false, false>(plan, prepared, options, stretch);
+        return overlap ? timePlanWith<false, true, true>(plan, prepared, options, stretch)
+                       : timePlanWith<false, true, false>(plan, prepared, options, stretch);
+    return overlap ? timePlanWith<false, false, true>(plan, prepared, options, stretch)
+                   : timePlanWith<false, false, false>(plan, prepared, options, stretch);
 }
 
 // Costs faster than the hardware (an HFU above 100%, sim/StepFlops.h) are an error, judged on

@@ -22,14 +22,12 @@
 
 namespace mario {
 
-template <bool kStretch, bool kCurve, bool kOverlap>
+template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute>
 class TimingLoop {
 public:
     // `result.devices` sized, their timings and static bytes set; `stretch` given iff kStretch.
     TimingLoop(const Plan& plan, SimulationTables& prepared, const ComputeStretch* stretch, SimResult& result)
         : plan_(plan), prepared_(prepared), stretch_(stretch), result_(result),
-          recomputes_(std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
-                                  [](std::size_t rs) { return rs > 0; })),
           devices_(plan.devices.size()), runnable_(plan.devices.size()) {
         for (std::size_t d = 0; d < devices_.size(); ++d) {
             DeviceRun& device = devices_[d];
@@ -43,6 +41,7 @@ public:
     // message tables all unsent for the next timing.
     void run() {
         const int deviceCount = static_cast<int>(devices_.size());
+        if (prepared_.messagesUntracked) prepared_.resetMessages();
         // A device is on the stack at most once: it is pushed at the start or by the one send
         // it waits for, and then it runs until it waits again.
         int* const runnable = runnable_.data();
@@ -61,8 +60,12 @@ public:
             // Still waiting (a deadlock): no send will clear its slot.
             if (device.i < device.size) prepared_.messageStates[device.blockedSlot].waiting = -1;
         }
-        prepared_.resetMessages();
-        for (int d = 0; d < deviceCount; ++d) closeRun(d, pc[d]);
+        // A contention round resets the slots it sent to; a single timing leaves them for the
+        // next timing, if any, to reset whole (the list cost every send a store).
+        if constexpr (kStretch) prepared_.resetMessages();
+        else prepared_.messagesUntracked = true;
+        if constexpr (kRecompute)
+            for (int d = 0; d < deviceCount; ++d) closeRun(d, pc[d]);
     }
 
     std::vector<std::size_t> pc;  // per device: the instruction it stopped at
@@ -128,6 +131,9 @@ private:
         // The device's clock and running sums in registers while it runs (the same additions).
         double t = device.t, mem = device.mem, busy = device.busy, peak = device.peak;
         std::size_t i = device.i;
+        // With the curve, a point at each change; without it every computation adds its stage
+        // row's change before and after it, 0 for the kinds that change nothing (adding +0 leaves
+        // the sum and the peak as they were: the sum starts at +0 and is never -0).
         auto memoryChange = [&](double time, double delta) {
             mem += delta;
             peak = std::max(peak, mem);
@@ -159,12 +165,13 @@ private:
                     const double end = std::max(t, arrived);
                     timings[i] = {t, end};
                     t = end;
-                    if (run.duration > 0)
-                        run.hidden = std::max(run.hidden, std::clamp(arrived - run.start, 0.0, run.duration));
+                    if constexpr (kRecompute)
+                        if (run.duration > 0)
+                            run.hidden = std::max(run.hidden, std::clamp(arrived - run.start, 0.0, run.duration));
                 } else {
                     timings[i] = {t, t};
                     message.arrival = t + route.transfer_ms;
-                    touched[touchedCount++] = slot;
+                    if constexpr (kStretch) touched[touchedCount++] = slot;  // only rounds re-time the tables
                     const int waiter = message.waiting;
                     if (waiter >= 0) {
                         runnable[runnableCount++] = waiter;
@@ -174,36 +181,43 @@ private:
                 continue;
             }
             const SimulationTables::StageRow& row = rows[ins.stage];
+            const int op = int(ins.op);
             double duration = timeOf(row, ins);
-            if (ins.op == Op::Forward) {
-                // Checkpointed only where the device recomputes it later: no R, no look-up.
-                const bool checkpointed =
-                    recomputes_ && prepared_.checkpointed[static_cast<std::size_t>(ins.stage) *
-                                                              prepared_.microbatches +
-                                                          ins.microbatch];
-                memoryChange(t, checkpointed ? row.checkpoint_bytes : row.forward_bytes);
-            } else if (ins.op == Op::Recompute) {
-                memoryChange(t, row.recompute_bytes);
+            double before = row.memory_before[op];
+            if constexpr (kRecompute)
+                // Checkpointed only where the device recomputes it later.
+                if (ins.op == Op::Forward &&
+                    prepared_.checkpointed[static_cast<std::size_t>(ins.stage) * prepared_.microbatches + ins.microbatch])
+                    before = row.checkpoint_bytes;
+            if constexpr (kCurve) {
+                if (ins.op == Op::Forward || ins.op == Op::Recompute) memoryChange(t, before);
+            } else {
+                memoryChange(t, before);
             }
             if constexpr (kStretch) {
                 const double alone = duration;
                 duration *= (*stretch_)[d][i];
                 result_.devices[d].contention_ms += duration - alone;
             }
-            if (ins.op == Op::Recompute) {
-                if (!run.open) run.first = i, run.open = true;
-                if (run.duration == 0) run.start = t;
-                run.duration += duration;
-                result_.devices[d].recompute_ms += duration;
-            } else if (run.open) {
-                closeRun(d, i);
+            if constexpr (kRecompute) {
+                if (ins.op == Op::Recompute) {
+                    if (!run.open) run.first = i, run.open = true;
+                    if (run.duration == 0) run.start = t;
+                    run.duration += duration;
+                    result_.devices[d].recompute_ms += duration;
+                } else if (run.open) {
+                    closeRun(d, i);
+                }
             }
             timings[i] = {t, t + duration};
             t += duration;
             busy += duration;
-            if (ins.op == Op::Backward) memoryChange(t, row.backward_release);
-            else if (ins.op == Op::BackwardInput) memoryChange(t, row.input_grad_release);
-            else if (ins.op == Op::BackwardWeight) memoryChange(t, row.weight_grad_release);
+            if constexpr (kCurve) {
+                if (ins.op == Op::Backward || ins.op == Op::BackwardInput || ins.op == Op::BackwardWeight)
+                    memoryChange(t, row.memory_after[op]);
+            } else {
+                memoryChange(t, row.memory_after[op]);
+            }
         }
         prepared_.touchedCount = touchedCount;
         device.busy = busy;
@@ -217,7 +231,6 @@ private:
     SimulationTables& prepared_;
     const ComputeStretch* stretch_;
     SimResult& result_;
-    const bool recomputes_;         // any R in the plan: only then is a forward checkpointed
     std::vector<DeviceRun> devices_;
     std::vector<int> runnable_;     // devices that can move, the next at the back
 };
