@@ -167,13 +167,13 @@ double AnalyticalCostModel::tensorParallelCommMs() const {
     return 2 * collectives_.allReduceMs(bytes, group);
 }
 
-double AnalyticalCostModel::ringExchangeMs(const GemmShape& g, double commMs) const {
+double AnalyticalCostModel::ringExchangeMs(const GemmShape& g, double commMs, GemmRole role) const {
     // tp steps: the local chunk's GEMM first, then each of the other tp − 1 chunks arrives over
     // the copy engines while earlier ones are multiplied. The chunk GEMMs run on up to three
     // streams at once, so together they fill the SMs as the whole GEMM would; the last chunk
     // can start only when the whole gather has arrived. Each chunk is a launch of its own.
     const double t = parallel_.tp;
-    const double gemm = kernels_.roofline().gemmMs(g.m, g.n, g.k);
+    const double gemm = kernels_.roofline().gemmMs(g.m, g.n, g.k, 1, 2, role);
     const double whole = std::max(gemm, commMs + gemm / t) + (t - 1) * overhead_ms_;
     return whole - gemm;
 }
@@ -213,9 +213,13 @@ double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
     // gradient beside their weight-gradient GEMM: six collectives.
     const KernelRoofline& r = kernels_.roofline();
     auto dgrad = [](const GemmShape& g) { return GemmShape{g.m, g.k, g.n}; };
-    double ms = ringExchangeMs(dgrad(projection), one) + ringExchangeMs(dgrad(down), one);
+    // Each GEMM at its role's rate, as TransformerKernels prices it (per-role rates of a calibrated
+    // preset; one rate for every role otherwise).
+    double ms = ringExchangeMs(dgrad(projection), one, GemmRole::InputGradient) +
+                ringExchangeMs(dgrad(down), one, GemmRole::InputGradient);
     for (const GemmShape& g : {qkv, up})
-        ms += bulkMs(r.gemmMs(g.m, g.k, g.n), one) + bulkMs(r.gemmMs(g.k, g.n, g.m, 1, 2 * kernels_.gradientBytes()), one);
+        ms += bulkMs(r.gemmMs(g.m, g.k, g.n, 1, 2, GemmRole::InputGradient), one) +
+              bulkMs(r.gemmMs(g.k, g.n, g.m, 1, 2 * kernels_.gradientBytes(), GemmRole::WeightGradient), one);
     return ms;
 }
 

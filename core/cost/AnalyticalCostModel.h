@@ -69,7 +69,8 @@ private:
     explicit AnalyticalCostModel(const Config& config);
     // One GEMM overlapped with one collective of `commMs` (docs/cost-model.md): the time the
     // pair takes beyond the GEMM alone.
-    double ringExchangeMs(const GemmShape& gemm, double commMs) const;  // all-gather into the GEMM
+    // All-gather into the GEMM; `role` prices the GEMM at its role's rate (a calibrated preset's).
+    double ringExchangeMs(const GemmShape& gemm, double commMs, GemmRole role = GemmRole::Forward) const;
     double pipelinedMs(const GemmShape& gemm, double commMs) const;     // the GEMM into a reduce-scatter
     double bulkMs(double gemmMs, double commMs) const;                  // side by side, not chunked
     double besideCommunication(double gemmMs) const;  // a GEMM sharing the SMs with communication

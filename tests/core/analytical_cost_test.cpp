@@ -150,6 +150,17 @@ TEST(AnalyticalCost, OverlappedTensorParallelismPaysSlowdownAndExposedChunks) {
     // twice as long, so each pair exposes its GEMM again.
     const double projDgrad = gemm(T, h / 4, h);
     EXPECT_NEAR(model->exposedTensorParallelMs(true), (C - 0.75 * projDgrad) + 2 * qkv + 2 * mlp, 1e-6);
+    // A calibrated preset's per-role rates, here data and weight gradients at half the forward's:
+    // every backward GEMM beside a collective takes twice as long. The projection's data gradient
+    // (2G) against its gather: max(0, C − 1.5G); each QKV and MLP-up pair exposes its doubled GEMM.
+    Config roles = c;
+    roles.hardware.gemm_input_grad_efficiency = c.hardware.gemm_efficiency / 2;
+    roles.hardware.gemm_weight_grad_efficiency = c.hardware.gemm_efficiency / 2;
+    auto byRole = AnalyticalCostModel::create(roles);
+    ASSERT_TRUE(byRole.ok());
+    EXPECT_NEAR(byRole->exposedTensorParallelMs(false), model->exposedTensorParallelMs(false), 1e-12);
+    EXPECT_NEAR(byRole->exposedTensorParallelMs(true),
+                std::max(0.0, C - 0.75 * 2 * projDgrad) + 4 * qkv + 4 * mlp, 1e-6);
     // Without the overlap every collective is on the critical path.
     c.training.overlap_tp_comm = false;
     EXPECT_NEAR(AnalyticalCostModel::create(c)->exposedTensorParallelMs(false), 4 * C, 1e-12);
