@@ -189,7 +189,12 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     recomputes.assign(deviceCount, 0);
     std::vector<int>& chainOf = sums.chain_of_microbatch;
     chainOf.clear();
-    if (summary) sums.core_ms.assign(deviceCount, 0.0);
+    if (summary) {
+        sums.core_ms.assign(deviceCount, 0.0);
+        // The walk widens it to each new micro-batch; room for a plan of one chain (each
+        // micro-batch's F and B on every stage) up front, so that it seldom moves.
+        chainOf.reserve(static_cast<std::size_t>(limit / (2 * std::max(1, stageCount)) + 1));
+    }
     Walk marks;
     for (std::size_t d = 0; d < deviceCount; ++d) {
         bool checked;
