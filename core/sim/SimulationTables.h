@@ -83,8 +83,9 @@ public:
     std::vector<std::vector<Instruction>> renumbered;
     SummarySums sums;  // filled only when built with a summary
     // Per message (and the sink row after them): when it arrives, and which device waits for
-    // it. A timing resets only the slots it sent to (listed in `touched`), so the next one
-    // starts from all unsent; a send clears the slot's waiter as it wakes it, and the loop
+    // it. A contention round resets only the slots it sent to (listed in `touched`), so the next
+    // one starts from all unsent; a single timing keeps no list and leaves the table for a later
+    // timing, if any, to reset whole. A send clears the slot's waiter as it wakes it, and the loop
     // clears the slots its blocked devices still wait on. `touched` has room for one slot per
     // instruction and is left uninitialised: the loop writes it through a pointer, with no
     // growth check or call per message (issue 45).
