@@ -31,9 +31,9 @@ public:
           devices_(plan.devices.size()), runnable_(plan.devices.size()) {
         for (std::size_t d = 0; d < devices_.size(); ++d) {
             DeviceRun& device = devices_[d];
-            device.code = prepared.code[d];
-            device.size = plan.devices[d].program.size();
-            device.timings = result.devices[d].timings.data();
+            device.at = prepared.code[d];
+            device.end = device.at + plan.devices[d].program.size();
+            device.timing = result.devices[d].timings.data();
         }
     }
 
@@ -52,13 +52,13 @@ public:
         clock.resize(deviceCount);
         for (int d = 0; d < deviceCount; ++d) {
             const DeviceRun& device = devices_[d];
-            pc[d] = device.i;
+            pc[d] = static_cast<std::size_t>(device.at - prepared_.code[d]);
             clock[d] = device.t;
             DeviceStats& stats = result_.devices[d];
             stats.busy_ms = device.busy;
             stats.peak_dynamic_bytes = device.peak;
             // Still waiting (a deadlock): no send will clear its slot.
-            if (device.i < device.size) prepared_.messageStates[device.blockedSlot].waiting = -1;
+            if (device.at != device.end) prepared_.messageStates[device.blockedSlot].waiting = -1;
         }
         // A contention round resets the slots it sent to; a single timing leaves them for the
         // next timing, if any, to reset whole (the list cost every send a store).
@@ -84,16 +84,17 @@ private:
     // 1F1B's instructions are a receive that waited) is a few loads from one place.
     // No two of its running sums side by side: the compiler loaded neighbours as one vector
     // and unpacked it on every instruction of the loop (8 instructions each).
+    // Its place is a pointer into the program and one into the timings, not an index: the
+    // loop steps two pointers, and a resumption loads them as they are.
     struct DeviceRun {
-        double t = 0;                       // its clock
-        const Instruction* code = nullptr;  // SimulationTables::code
-        double mem = 0;                     // its dynamic memory
-        std::size_t size = 0;
-        double busy = 0;  // its compute
-        std::size_t i = 0;
+        double t = 0;                     // its clock
+        const Instruction* at = nullptr;  // its next instruction (in SimulationTables::code)
+        double mem = 0;                   // its dynamic memory
+        const Instruction* end = nullptr;
+        double busy = 0;                       // its compute
+        InstructionTiming* timing = nullptr;  // the next instruction's
         double peak = 0;              // its peak dynamic memory
-        std::size_t blockedSlot = 0;  // the message it waits for, where i < size
-        InstructionTiming* timings = nullptr;
+        std::size_t blockedSlot = 0;  // the message it waits for, where at != end
         RecomputeRun recompute;
     };
 
@@ -119,9 +120,9 @@ private:
         constexpr unsigned kFirstMessage = unsigned(Op::SendForward);  // routes' first kind
         constexpr int kKinds = SimulationTables::kMessageKinds;
         DeviceRun& device = devices_[d];
-        const Instruction* const code = device.code;
-        const std::size_t size = device.size;
-        InstructionTiming* const timings = device.timings;
+        const Instruction* at = device.at;
+        const Instruction* const end = device.end;
+        InstructionTiming* timing = device.timing;
         const SimulationTables::StageRow* const rows = prepared_.stages.data();
         const SimulationTables::MessageRoute* const routes = prepared_.routes.data();
         SimulationTables::MessageState* const messages = prepared_.messageStates.data();
@@ -130,7 +131,6 @@ private:
         RecomputeRun& run = device.recompute;
         // The device's clock and running sums in registers while it runs (the same additions).
         double t = device.t, mem = device.mem, busy = device.busy, peak = device.peak;
-        std::size_t i = device.i;
         // With the curve, a point at each change; without it every computation adds its stage
         // row's change before and after it, 0 for the kinds that change nothing (adding +0 leaves
         // the sum and the peak as they were: the sum starts at +0 and is never -0).
@@ -142,13 +142,16 @@ private:
                 stats.memory.push_back({time, stats.static_bytes + mem});
             }
         };
+        // The instruction's index, where one is asked for (rare kinds of timing and of instruction:
+        // a base kept live through the loop cost the common one a register).
+        auto index = [&] { return static_cast<std::size_t>(at - prepared_.code[d]); };
         // The stage's cost for the kind, through the pair's rule only when pairs overlap.
         auto timeOf = [&](const SimulationTables::StageRow& row, const Instruction& ins) {
-            if constexpr (kOverlap) return computeMs(plan_, plan_.devices[d].program, i);
+            if constexpr (kOverlap) return computeMs(plan_, plan_.devices[d].program, index());
             return row.duration[int(ins.op)];
         };
-        for (; i < size; ++i) {
-            const Instruction& ins = code[i];
+        for (; at != end; ++at, ++timing) {
+            const Instruction& ins = *at;
             // Messages first (two thirds of a 1F1B program): kinds 0-3, receives odd.
             const unsigned kind = unsigned(ins.op) - kFirstMessage;
             if (kind < unsigned(kKinds)) {
@@ -162,14 +165,14 @@ private:
                         device.blockedSlot = slot;
                         break;
                     }
-                    const double end = std::max(t, arrived);
-                    timings[i] = {t, end};
-                    t = end;
+                    const double until = std::max(t, arrived);
+                    *timing = {t, until};
+                    t = until;
                     if constexpr (kRecompute)
                         if (run.duration > 0)
                             run.hidden = std::max(run.hidden, std::clamp(arrived - run.start, 0.0, run.duration));
                 } else {
-                    timings[i] = {t, t};
+                    *timing = {t, t};
                     message.arrival = t + route.transfer_ms;
                     if constexpr (kStretch) touched[touchedCount++] = slot;  // only rounds re-time the tables
                     const int waiter = message.waiting;
@@ -196,20 +199,20 @@ private:
             }
             if constexpr (kStretch) {
                 const double alone = duration;
-                duration *= (*stretch_)[d][i];
+                duration *= (*stretch_)[d][index()];
                 result_.devices[d].contention_ms += duration - alone;
             }
             if constexpr (kRecompute) {
                 if (ins.op == Op::Recompute) {
-                    if (!run.open) run.first = i, run.open = true;
+                    if (!run.open) run.first = index(), run.open = true;
                     if (run.duration == 0) run.start = t;
                     run.duration += duration;
                     result_.devices[d].recompute_ms += duration;
                 } else if (run.open) {
-                    closeRun(d, i);
+                    closeRun(d, index());
                 }
             }
-            timings[i] = {t, t + duration};
+            *timing = {t, t + duration};
             t += duration;
             busy += duration;
             if constexpr (kCurve) {
@@ -222,7 +225,8 @@ private:
         prepared_.touchedCount = touchedCount;
         device.busy = busy;
         device.peak = peak;
-        device.i = i;
+        device.at = at;
+        device.timing = timing;
         device.t = t;
         device.mem = mem;
     }
