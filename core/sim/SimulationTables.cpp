@@ -236,7 +236,6 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
         renumber(plan);
     }
     microbatches = messages.microbatches();
-    fillMessageSlots();
     const std::int64_t cells = std::int64_t(stageCount) * microbatches;
     if (cells > allowed)
         return makeError("the plan's " + std::to_string(microbatches) + " micro-batches on " +
@@ -252,6 +251,7 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     statics = staticBytesPerDevice(plan);
     // The sink row after the messages: where a send with no stage to go to writes.
     messageStates.assign(messages.size() + static_cast<std::size_t>(microbatches), {kNotSent, -1});
+    fillMessageSlots();
     touched.reset(new std::size_t[std::max<std::int64_t>(1, limit)]);
     return std::nullopt;
 }
@@ -270,17 +270,18 @@ void SimulationTables::renumber(const Plan& plan) {
 }
 
 void SimulationTables::fillMessageSlots() {
-    const std::size_t sink = messages.size();
+    MessageState* const states = messageStates.data();
+    MessageState* const sink = states + messages.size();
     routes.resize(static_cast<std::size_t>(stageCount) * kMessageKinds);
     for (int s = 0; s < stageCount; ++s) {
         const StageRow& row = stages[s];
         const int next = row.next_stage, previous = row.previous_stage;  // PipelineTopology::sendTarget
         MessageRoute* const route = &routes[static_cast<std::size_t>(s) * kMessageKinds];
-        route[0] = {next < 0 ? sink : messages.of(false, next, 0), row.send_transfer_ms};
-        route[1] = {messages.of(false, s, 0), 0.0};
-        route[2] = {previous < 0 ? sink : messages.of(true, previous, 0),
+        route[0] = {next < 0 ? sink : states + messages.of(false, next, 0), row.send_transfer_ms};
+        route[1] = {states + messages.of(false, s, 0), 0.0};
+        route[2] = {previous < 0 ? sink : states + messages.of(true, previous, 0),
                     previous < 0 ? 0.0 : stages[previous].send_transfer_ms};
-        route[3] = {messages.of(true, s, 0), 0.0};
+        route[3] = {states + messages.of(true, s, 0), 0.0};
     }
 }
 

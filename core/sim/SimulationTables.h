@@ -43,15 +43,22 @@ public:
         int next_stage = -1, previous_stage = -1;
         int chain = 0;  // PipelineTopology::chainOf
     };
+    // A message's state (messageStates below).
+    struct MessageState {
+        double arrival;  // NaN: not sent
+        int waiting;     // the device that waits for it, or -1
+    };
     // Per (stage, message kind) (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order), at
-    // kMessageKinds * stage + kind: the message slot of micro-batch 0 that the instruction sends
-    // to or receives from (the micro-batch is added; a send with no stage to go to writes to a
-    // sink row no receive reads), and a send's transfer (MessageSlots::transferMs: a gradient
-    // crosses the receiver's boundary). A message costs the loop a look-up and an addition.
-    // Together, so that the loop keeps one pointer for both (it ran out of registers).
+    // kMessageKinds * stage + kind: the state of micro-batch 0's message that the instruction
+    // sends to or receives from, in messageStates (the micro-batch is added; a send with no stage
+    // to go to writes to a sink row no receive reads), and a send's transfer
+    // (MessageSlots::transferMs: a gradient crosses the receiver's boundary). A message costs the
+    // loop a look-up and an addition. Together, so that the loop keeps one pointer for both (it
+    // ran out of registers); a pointer rather than a slot number, so that the loop keeps no
+    // pointer to the table itself. Set once the table is (a move of the tables keeps them).
     static constexpr int kMessageKinds = 4;
     struct MessageRoute {
-        std::size_t base = 0;
+        MessageState* first = nullptr;
         double transfer_ms = 0;
     };
     std::vector<MessageRoute> routes;
@@ -65,6 +72,11 @@ public:
     // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
     // out of range, too many (stage, micro-batch) pairs.
     static Result<SimulationTables> build(const Plan& plan, bool summary);
+    // Moved, never copied: the routes point into the message table, which a move keeps.
+    SimulationTables(SimulationTables&&) = default;
+    SimulationTables& operator=(SimulationTables&&) = default;
+    SimulationTables(const SimulationTables&) = delete;
+    SimulationTables& operator=(const SimulationTables&) = delete;
 
     PipelineTopology topology;
     MessageSlots messages;
@@ -89,10 +101,6 @@ public:
     // clears the slots its blocked devices still wait on. `touched` has room for one slot per
     // instruction and is left uninitialised: the loop writes it through a pointer, with no
     // growth check or call per message (issue 45).
-    struct MessageState {
-        double arrival;  // NaN: not sent
-        int waiting;     // the device that waits for it, or -1
-    };
     std::vector<MessageState> messageStates;
     std::unique_ptr<std::size_t[]> touched;
     std::size_t touchedCount = 0;

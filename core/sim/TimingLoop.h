@@ -156,13 +156,13 @@ private:
             const unsigned kind = unsigned(ins.op) - kFirstMessage;
             if (kind < unsigned(kKinds)) {
                 const SimulationTables::MessageRoute& route = routes[static_cast<std::size_t>(ins.stage) * kKinds + kind];
-                const std::size_t slot = route.base + static_cast<std::size_t>(ins.microbatch);
-                SimulationTables::MessageState& message = messages[slot];
+                SimulationTables::MessageState& message = route.first[ins.microbatch];
+                auto slot = [&] { return static_cast<std::size_t>(&message - messages); };
                 if (kind & 1) {
                     const double arrived = message.arrival;
                     if (std::isnan(arrived)) {
                         message.waiting = d;
-                        device.blockedSlot = slot;
+                        device.blockedSlot = slot();
                         break;
                     }
                     const double until = std::max(t, arrived);
@@ -174,7 +174,7 @@ private:
                 } else {
                     *timing = {t, t};
                     message.arrival = t + route.transfer_ms;
-                    if constexpr (kStretch) touched[touchedCount++] = slot;  // only rounds re-time the tables
+                    if constexpr (kStretch) touched[touchedCount++] = slot();  // only rounds re-time the tables
                     const int waiter = message.waiting;
                     if (waiter >= 0) {
                         runnable[runnableCount++] = waiter;
