@@ -7,7 +7,7 @@
 # both executor test binaries (Debian's LibTorch 1.13, GCC 12, -j2, the same folder and one run
 # each, 2026-11-28, machine shared with other builds) took 733 s of CPU without and 515 s with
 # (-30%), the two precompiled headers' own compiles included (~35 s each in the build's log, ~630 MB
-# on disk each).
+# on disk each); against PyTorch 2.15's LibTorch (the torch2 preset's settings) 823 -> 592 s (-28%).
 # Included after the subdirectories, so it finds their targets. MARIO_PCH=OFF builds without; as
 # with MARIO_CCACHE, the default is on in a new build folder and off in one configured before.
 option(MARIO_PCH "Precompile the heavy headers (QCustomPlot for the views, LibTorch for the executor)"
