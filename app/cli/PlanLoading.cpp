@@ -24,7 +24,6 @@ namespace {
 // with them and the source is rebuilt on the split it chose.
 std::optional<CliError> searchWithPasses(ScheduleInput& input, const std::string& path, PreparedPlan& out) {
     if (!input.config || input.config->parallel.layer_split.kind != LayerSplitKind::Search) return std::nullopt;
-    const auto start = std::chrono::steady_clock::now();
     auto found = searchLayerSplit(*input.config, {.passes = input.passes, .effort = input.effort});
     if (!found) return CliError{kBadInput, path + ": " + found.error().message};
     Config chosen = *input.config;
@@ -35,8 +34,7 @@ std::optional<CliError> searchWithPasses(ScheduleInput& input, const std::string
     input.source = std::move(*plan);
     // Opening the file already searched with its own passes; when --passes left them as they are,
     // that search's answer comes back at once (searchLayerSplit keeps the last one), so the time
-    // reported is the search's own, and the time spent here goes to loading.
-    out.reopen_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    // reported is the search's own; preparePlan counts the time spent here as loading.
     out.search_us = found->search_us;
     out.layer_split_search = std::move(*found);
     return std::nullopt;
@@ -65,12 +63,15 @@ std::variant<PreparedPlan, CliError> preparePlan(const std::string& path, const 
         opened.input.passes = *parsed;
     }
     PreparedPlan out;
+    const auto searchStart = std::chrono::steady_clock::now();
     if (auto error = searchWithPasses(opened.input, path, out)) return *error;
+    const double reopenUs =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - searchStart).count();
     auto prepared = prepareSchedule(opened.input, options);
     if (!prepared) return CliError{kBadInput, path + ": " + prepared.error().message};
     static_cast<PreparedSchedule&>(out) = std::move(*prepared);
     out.input = std::move(opened.input);
-    out.load_us = loadUs + out.reopen_us;
+    out.load_us = loadUs + reopenUs;
     return out;
 }
 

@@ -21,7 +21,6 @@ struct PreparedPlan : PreparedSchedule {
     // file or again here with other --passes).
     std::optional<LayerSplitSearch> layer_split_search;
     double search_us = 0;
-    double reopen_us = 0;  // searching again with --passes and rebuilding the source on its split
 };
 
 // `passes` overrides the file's own selection ("all", "none", "checkpoint,overlap", ...).

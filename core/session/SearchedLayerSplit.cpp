@@ -215,30 +215,6 @@ LastSearch& lastSearch() {
     return last;
 }
 
-Result<LayerSplitSearch> searchUncached(const Config& config, const LayerSplitSearchOptions& options);
-
-}  // namespace
-
-Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplitSearchOptions& options) {
-    const std::string key = searchKey(config, options);
-    LastSearch& last = lastSearch();
-    {
-        std::lock_guard lock(last.mutex);
-        if (last.result && last.key == key) return *last.result;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    auto found = searchUncached(config, options);
-    if (found) found->search_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    if (found && !cancelled(options)) {
-        std::lock_guard lock(last.mutex);
-        last.key = key;
-        last.result = *found;
-    }
-    return found;
-}
-
-namespace {
-
 Result<LayerSplitSearch> searchUncached(const Config& config, const LayerSplitSearchOptions& options) {
     const bool reorders = std::find(options.passes.begin(), options.passes.end(), PassId::Reorder) != options.passes.end();
     if (!reorders) return searchWith(config, options, nullptr);
@@ -283,5 +259,23 @@ Result<LayerSplitSearch> searchUncached(const Config& config, const LayerSplitSe
 }
 
 }  // namespace
+
+Result<LayerSplitSearch> searchLayerSplit(const Config& config, const LayerSplitSearchOptions& options) {
+    const std::string key = searchKey(config, options);
+    LastSearch& last = lastSearch();
+    {
+        std::lock_guard lock(last.mutex);
+        if (last.result && last.key == key) return *last.result;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    auto found = searchUncached(config, options);
+    if (found) found->search_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    if (found && !cancelled(options)) {
+        std::lock_guard lock(last.mutex);
+        last.key = key;
+        last.result = *found;
+    }
+    return found;
+}
 
 }  // namespace mario
