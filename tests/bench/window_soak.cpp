@@ -4,7 +4,9 @@
 // other examples — while a 10 ms timer on the GUI thread measures how long it ever went without
 // handling events. Not a test: run it under Xvfb and gdb (docs/testing.md#window-soak) and read
 // its report; it exits 1 when a gap passed 200 ms and 2 when the window lost its schedule or
-// said a refusal in more than one line, so a script can tell.
+// said a refusal in more than one line, so a script can tell. With --kept-only the gaps are
+// reported but not judged (timings are benchmarks, never test verdicts): ctest runs it so, a few
+// seconds offscreen, as the test that the window keeps its schedule and says refusals in one line.
 //   xvfb-run -a gdb -batch -ex run -ex bt --args build/tests/bench/mario_window_soak 300 [SEED]
 #include <QApplication>
 #include <QCheckBox>
@@ -13,6 +15,7 @@
 #include <QElapsedTimer>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <string>
 #include <QTest>
 #include <QWidget>
 #include <cstdio>
@@ -146,6 +149,7 @@ int main(int argc, char** argv) {
     QStandardPaths::setTestModeEnabled(true);  // autosaves in a test folder, not the user's
     const double seconds = argc > 1 ? std::atof(argv[1]) : 300;
     const unsigned seed = argc > 2 ? unsigned(std::atoi(argv[2])) : 1;
+    const bool keptOnly = argc > 3 && std::string(argv[3]) == "--kept-only";
     MainWindow window;
     window.resize(1400, 900);
     window.show();
@@ -183,5 +187,5 @@ int main(int argc, char** argv) {
         std::printf("FAILED: the banner's error is more than one line: %s\n", qPrintable(window.errorText()));
         return 2;
     }
-    return longest > 200 ? 1 : 0;
+    return !keptOnly && longest > 200 ? 1 : 0;
 }
