@@ -270,17 +270,25 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     cost.backward_input_ms = host_.boundMs(inputGradGpu, ops.input_grad_ms);
     cost.backward_weight_ms = host_.boundMs(time.weight_grad_ms, ops.weight_grad_ms);
     cost.backward_ms = host_.boundMs(inputGradGpu + time.weight_grad_ms, ops.input_grad_ms + ops.weight_grad_ms);
-    // DeepSpeed's blocking sends: a stage that sends forward (not the last) or backward (not the
-    // first) holds its compute stream for the transfer.
+    // A checkpointed F keeps only the stage input (docs/execution-model.md), so R must rebuild every
+    // activation B needs, the logits included: it repeats the whole stage forward, and sends nothing.
+    cost.recompute_ms = cost.forward_ms;
+    // Sends waited for before the next instruction (blockingSendMs): a stage that sends forward
+    // (not the last) or backward (not the first) holds its compute stream for the transfer.
     const double blocked = blockingSendMs();
+    // Megatron's scatter-gather: the receiving ranks all-gather the boundary over their
+    // tensor-parallel group before they use it, on the compute stream.
+    const double gather = boundaryGatherMs();
     if (!layout.has_head) cost.forward_ms += blocked;
     if (!layout.has_embedding) {
+        cost.forward_ms += gather;
         *cost.backward_input_ms += blocked;
         cost.backward_ms += blocked;
     }
-    // A checkpointed F keeps only the stage input (docs/execution-model.md), so R must rebuild every
-    // activation B needs, the logits included: it repeats the whole stage forward.
-    cost.recompute_ms = cost.forward_ms;
+    if (!layout.has_head) {
+        *cost.backward_input_ms += gather;
+        cost.backward_ms += gather;
+    }
     cost.forward_flops = (layers * layerForwardFlops() + (layout.has_head ? headForwardFlops() : 0)) / parallel_.tp;
 
     cost.activation_bytes = activations_.stage(layout.layerCount()) + (layout.has_head ? activations_.head() : 0);
@@ -307,11 +315,34 @@ double AnalyticalCostModel::sendBytes(const StageLayout& layout) const {
     return training_.framework == TrainingConfig::Framework::DeepSpeed ? whole : whole / parallel_.tp;
 }
 
+bool AnalyticalCostModel::sendsBlock() const {
+    if (training_.framework == TrainingConfig::Framework::DeepSpeed) return true;  // blocking dist.send
+    if (training_.overlap_p2p_comm) return !*training_.overlap_p2p_comm;
+    // Megatron's schedules wait on the sends they post before the next instruction (req.wait()
+    // in _communicate), except its interleaved schedule, which by default waits only when the
+    // buffer is next used (--overlap-p2p-communication). PyTorch's Schedule1F1B (torchtitan's
+    // "1F1B") waits on each fused send and receive; its other schedules wait at the step's end.
+    if (training_.framework == TrainingConfig::Framework::Torchtitan) return parallel_.scheme == Scheme::OneFOneB;
+    return !(parallel_.scheme == Scheme::Interleaved && parallel_.chunks > 1);
+}
+
+double AnalyticalCostModel::boundaryGatherMs() const {
+    const int t = parallel_.tp;
+    // Only where a rank sends 1/tp of a boundary every rank holds whole (sendBytes): with
+    // sequence parallelism each rank holds, sends and keeps its own slice.
+    if (t <= 1 || training_.sequence_parallel || training_.framework == TrainingConfig::Framework::DeepSpeed)
+        return 0;
+    const int perNode = std::max(1, hardware_.gpus_per_node);
+    const CollectiveGroup group{t, (t + perNode - 1) / perNode, collectives_.busBytesPerMs(t <= perNode, 1)};
+    return collectives_.allGatherMs(2 * s_ * b_ * h_, group);
+}
+
 double AnalyticalCostModel::blockingSendMs() const {
-    if (training_.framework != TrainingConfig::Framework::DeepSpeed) return 0;
+    if (!sendsBlock()) return 0;
     // A backward send carries the same bytes as the forward one (the boundary's gradient); the
-    // last stage sends none forward but one backward, so take the whole boundary either way.
-    return link_.transferMs(2 * s_ * b_ * h_);
+    // last stage sends none forward but one backward, so price the sent boundary either way.
+    const double whole = 2 * s_ * b_ * h_;
+    return link_.transferMs(training_.framework == TrainingConfig::Framework::DeepSpeed ? whole : whole / parallel_.tp);
 }
 
 }  // namespace mario

@@ -60,10 +60,17 @@ public:
     // The boundary a stage sends on: its tensor-parallel rank's 1/tp of it (Megatron's
     // scatter-gather), or whole under DeepSpeed's pipeline engine; 0 from a chain's last stage.
     double sendBytes(const StageLayout& layout) const;
-    // DeepSpeed's pipeline engine sends with blocking dist.send on the compute stream
-    // (deepspeed/runtime/pipe/p2p.py: no async_op), so the sender's F and B end only after the
-    // transfer; 0 under Megatron and torchtitan, whose sends run beside compute.
+    // Whether a sender's compute stream waits for its pipeline sends before the next instruction:
+    // DeepSpeed's pipeline engine (blocking dist.send, deepspeed/runtime/pipe/p2p.py), Megatron's
+    // schedules but its interleaved one, PyTorch's Schedule1F1B; overlap_p2p_comm overrides.
+    bool sendsBlock() const;
+    // The transfer a blocking send adds to the sender's F and B (0 when sends overlap compute):
+    // its rank's 1/tp of the boundary, or the whole of it under DeepSpeed.
     double blockingSendMs() const;
+    // Megatron's scatter-gather without sequence parallelism: a received 1/tp of the boundary is
+    // all-gathered over the tensor-parallel group on the receiver's compute stream before use
+    // (gather_split_1d_tensor); 0 with sequence parallelism, at tp 1 and under DeepSpeed.
+    double boundaryGatherMs() const;
 
 private:
     explicit AnalyticalCostModel(const Config& config);
@@ -90,7 +97,7 @@ private:
     CollectiveGroup data_parallel_;  // the replicas a stage's gradients are reduced over
     double overhead_ms_;        // kernel_overhead_us: each chunk of an overlapped GEMM is a launch
     HostIssue host_;            // the host thread's issue time of each instruction
-    LinkSpec link_;             // the pipeline link, for DeepSpeed's blocking sends
+    LinkSpec link_;             // the pipeline link, for blocking sends
 };
 
 }  // namespace mario

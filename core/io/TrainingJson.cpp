@@ -14,7 +14,8 @@ namespace {
 constexpr std::string_view kTrainingKeys[] = {"attention",           "recompute",           "sequence_parallel",
                                               "overlap_grad_reduce", "grad_reduce_dtype",   "dropout",
                                               "overlap_tp_comm",     "overlap_param_gather",
-                                              "framework",           "cuda_graphs",         "host_op_us"};
+                                              "framework",           "cuda_graphs",         "host_op_us",
+                                              "overlap_p2p_comm"};
 
 const char* attentionName(TrainingConfig::Attention attention) {
     switch (attention) {
@@ -66,6 +67,11 @@ Result<TrainingConfig> readTraining(const nlohmann::json& object) {
     in.boolean("overlap_grad_reduce", t.overlap_grad_reduce, Need::Optional);
     in.boolean("overlap_tp_comm", t.overlap_tp_comm, Need::Optional);
     in.boolean("overlap_param_gather", t.overlap_param_gather, Need::Optional);
+    if (in.has("overlap_p2p_comm")) {
+        bool overlap = false;
+        in.boolean("overlap_p2p_comm", overlap, Need::Required);
+        t.overlap_p2p_comm = overlap;
+    }
     if (in.has("dropout")) {
         bool dropout = false;
         in.boolean("dropout", dropout, Need::Required);
@@ -106,6 +112,7 @@ nlohmann::json writeTraining(const TrainingConfig& t) {
     if (t.framework != TrainingConfig::Framework::Megatron) out["framework"] = frameworkName(t.framework);
     if (t.cuda_graphs) out["cuda_graphs"] = true;
     if (t.dropout) out["dropout"] = *t.dropout;  // unset means the model's default
+    if (t.overlap_p2p_comm) out["overlap_p2p_comm"] = *t.overlap_p2p_comm;  // unset: the scheme's default
     if (t.host_op_us) out["host_op_us"] = *t.host_op_us;  // unset means the framework's constant
     return out;
 }

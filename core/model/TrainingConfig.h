@@ -51,6 +51,12 @@ struct TrainingConfig {
     // whole blocking sends on the compute stream instead of Megatron's scatter-gathered ones.
     enum class Framework { Megatron, Torchtitan, DeepSpeed };
     Framework framework = Framework::Megatron;
+    // Pipeline sends beside compute rather than waited for before the next instruction
+    // (Megatron's --overlap-p2p-communication). Megatron's _communicate waits on every send it
+    // posts (req.wait(), and torch.cuda.synchronize() with batch_p2p_sync), so a sender's compute
+    // stream holds for the transfer; only its interleaved schedule overlaps them, by default.
+    // Unset: overlapped for the interleaved scheme, waited for otherwise (docs/cost-model.md#host-time).
+    std::optional<bool> overlap_p2p_comm;
     // Each instruction's kernels captured in a CUDA graph: one launch per instruction.
     bool cuda_graphs = false;
     // The host's cost per issued operator in microseconds, in place of the framework's

@@ -148,7 +148,12 @@ def simulate(mario, config, workdir):
 
 
 def megatron_rows(mario, workdir):
-    megatron_2021 = {"attention": "materialized", "sequence_parallel": False, "recompute": "full"}
+    # Megatron-LM of 2021-2022 (these rows and Korthikanti's) waited on every batched send and receive and
+    # then synchronised the device (p2p_communication.py: req.wait(), torch.cuda.synchronize() "to protect
+    # against race condition when using batch_isend_irecv()"), its interleaved schedule included: the
+    # overlap of --overlap-p2p-communication came later, so these runs' sends block.
+    megatron_2021 = {"attention": "materialized", "sequence_parallel": False, "recompute": "full",
+                     "overlap_p2p_comm": False}
     for (params, heads, h, layers, tp, pp, gpus, batch, tflops, mbs, chunks) in MEGATRON_TABLE1:
         dp = gpus // (tp * pp)
         config = {"name": f"Megatron-LM {params}B", "model": gpt(layers, h, heads), "hardware": "a100-80g",
@@ -183,10 +188,11 @@ def mcore_rows(mario, workdir):
 def korthikanti_rows(mario, workdir):
     for (name, heads, h, layers, tp, pp, batch, mbs, chunks, full_s, selective_s) in KORTHIKANTI:
         for label, training, published in (
-                ("full recompute", {"attention": "materialized", "sequence_parallel": False, "recompute": "full"},
-                 full_s),
+                ("full recompute", {"attention": "materialized", "sequence_parallel": False, "recompute": "full",
+                                    "overlap_p2p_comm": False}, full_s),
                 ("seq. parallel + selective",
-                 {"attention": "materialized", "sequence_parallel": True, "recompute": "selective"}, selective_s)):
+                 {"attention": "materialized", "sequence_parallel": True, "recompute": "selective",
+                  "overlap_p2p_comm": False}, selective_s)):
             config = {"name": f"Korthikanti {name}", "model": gpt(layers, h, heads), "hardware": "a100-80g",
                       "parallel": parallel(tp, pp, 1, mbs, batch, chunks), "training": training}
             result = simulate(mario, config, workdir)
@@ -251,7 +257,10 @@ def one_block(mario, model, hardware, par, training, workdir):
 
 
 def zero_bubble_rows(mario, workdir):
-    training = {"attention": "materialized", "sequence_parallel": False, "recompute": "none"}
+    # Table 6 times T_comm apart from T_F, T_B and T_W: the instructions' own compute, without a wait
+    # for a send, so the stages are priced with sends beside compute.
+    training = {"attention": "materialized", "sequence_parallel": False, "recompute": "none",
+                "overlap_p2p_comm": True}
     for (name, layers, heads, h, pp, mbs, measured) in ZERO_BUBBLE:
         model = {"layers": layers, "hidden": h, "heads": heads, "vocab": 50257, "sequence_length": 1024}
         config = {"name": f"Zero Bubble {name}", "model": model, "hardware": "a100-80g",

@@ -48,6 +48,9 @@ inline Config tinyGpt() {
     c.parallel.pp = 2;
     c.parallel.micro_batch_size = 2;
     c.training.host_op_us = 0;
+    // Sends beside compute, so that a stage's times are its own kernels; the tests of blocking
+    // sends (host_issue_test.cpp) turn this off.
+    c.training.overlap_p2p_comm = true;
     return c;
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cost/Collectives.h"
 #include "core/cost/HostIssue.h"
 #include "core/io/TrainingJson.h"
 #include "core/session/PlanBuilder.h"
@@ -101,6 +102,67 @@ TEST(HostIssue, DeepSpeedSendsWholeAndBlocking) {
     EXPECT_DOUBLE_EQ(dLast.forward_ms, mLast.forward_ms);      // the last sends no activation
     EXPECT_NEAR(dLast.backward_ms - mLast.backward_ms, transfer, 1e-12);
     EXPECT_NEAR(dLast.inputGradMs() - mLast.inputGradMs(), transfer, 1e-12);
+}
+
+TEST(HostIssue, MegatronWaitsForItsSendsExceptInItsInterleavedSchedule) {
+    // pp 2 on one node (100 GB/s, 0.01 ms a message), tp 2 with sequence parallelism: each rank
+    // sends its 16384 bytes (1/tp of 2·s·b·h = 32768) and Megatron's _communicate waits for it
+    // before the next instruction: the sender's F (first stage) and B and I (last stage) grow by
+    // 0.01 + 16384 / 1e8 ms. Receiving adds nothing: each rank keeps its own sequence slice.
+    Config c = tinyGpt();
+    c.parallel.tp = 2;
+    const StageLayout first{0, 2, true, false}, last{2, 4, false, true};
+    const StageCost aFirst = stageOf(c, first), aLast = stageOf(c, last);  // overlapped
+    c.training.overlap_p2p_comm.reset();                                     // Megatron's 1F1B
+    const StageCost mFirst = stageOf(c, first), mLast = stageOf(c, last);
+    const double transfer = 0.01 + 16384 / 1e8;
+    EXPECT_NEAR(mFirst.forward_ms - aFirst.forward_ms, transfer, 1e-12);
+    EXPECT_DOUBLE_EQ(mFirst.backward_ms, aFirst.backward_ms);
+    EXPECT_DOUBLE_EQ(mLast.forward_ms, aLast.forward_ms);
+    EXPECT_NEAR(mLast.backward_ms - aLast.backward_ms, transfer, 1e-12);
+    EXPECT_NEAR(mLast.inputGradMs() - aLast.inputGradMs(), transfer, 1e-12);
+    EXPECT_DOUBLE_EQ(mFirst.recompute_ms, aFirst.recompute_ms);  // R sends nothing
+    // Megatron's interleaved schedule overlaps its sends by default (--overlap-p2p-communication).
+    c.parallel.scheme = Scheme::Interleaved;
+    c.parallel.chunks = 2;
+    EXPECT_DOUBLE_EQ(stageOf(c, first).forward_ms, aFirst.forward_ms);
+    c.training.overlap_p2p_comm = false;  // as the 2021-2022 code ran it
+    EXPECT_NEAR(stageOf(c, first).forward_ms - aFirst.forward_ms, transfer, 1e-12);
+    // PyTorch's Schedule1F1B (torchtitan) waits on each fused send and receive; its multi-stage
+    // schedules wait at the end of the step.
+    c.training.overlap_p2p_comm.reset();
+    c.training.framework = TrainingConfig::Framework::Torchtitan;
+    c.training.host_op_us = 0;
+    EXPECT_DOUBLE_EQ(stageOf(c, first).forward_ms, aFirst.forward_ms);
+    c.parallel.scheme = Scheme::OneFOneB;
+    c.parallel.chunks = 1;
+    EXPECT_NEAR(stageOf(c, first).forward_ms - aFirst.forward_ms, transfer, 1e-12);
+}
+
+TEST(HostIssue, ScatterGatheredBoundariesAreGatheredBeforeUse) {
+    // Without sequence parallelism every rank holds the whole boundary but sends 1/tp of it;
+    // the receiver all-gathers the 32768 bytes over its 2 ranks before use: its F (last stage)
+    // and its B and I (first stage, receiving the gradient) grow by that all-gather, priced by
+    // NCCL's model of Collectives (ring, one NVLink hop, 100 GB/s).
+    Config c = tinyGpt();
+    c.parallel.tp = 2;
+    // Kernels free (their token counts differ with sequence parallelism), so that a stage's
+    // times are its collectives: two all-reduces a block and direction either way, which move
+    // the bytes of the all-gathers and reduce-scatters sequence parallelism runs instead.
+    c.hardware.peak_tflops = 1e12;
+    c.hardware.hbm_gb_per_s = c.hardware.elementwise_gb_per_s = 1e15;
+    c.training.dropout = false;
+    const StageLayout first{0, 2, true, false}, last{2, 4, false, true};
+    const StageCost sFirst = stageOf(c, first), sLast = stageOf(c, last);
+    c.training.sequence_parallel = false;
+    const StageCost gFirst = stageOf(c, first), gLast = stageOf(c, last);
+    const Collectives nccl(c.hardware);
+    const double gather = nccl.allGatherMs(32768, {2, 1, nccl.busBytesPerMs(true, 1)});
+    ASSERT_GT(gather, 1e-3);
+    EXPECT_NEAR(gLast.forward_ms - sLast.forward_ms, gather, 1e-9);
+    EXPECT_NEAR(gFirst.inputGradMs() - sFirst.inputGradMs(), gather, 1e-9);
+    EXPECT_NEAR(gFirst.forward_ms, sFirst.forward_ms, 1e-9);  // the first stage receives no activation
+    EXPECT_NEAR(gLast.inputGradMs(), sLast.inputGradMs(), 1e-9);  // the last no gradient
 }
 
 TEST(HostIssue, FrameworkKeysReadAndRefused) {
