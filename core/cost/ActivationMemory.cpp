@@ -57,6 +57,8 @@ double ActivationMemory::backwardWorkspace() const {
 
 double ActivationMemory::head() const { return 4 * tokens_ * model_.vocab / t_; }
 
+double ActivationMemory::headTransient() const { return 2 * tokens_ * model_.vocab / t_; }
+
 double ActivationMemory::stageInput() const { return 2 * sliced_ * model_.hidden; }
 
 }  // namespace mario

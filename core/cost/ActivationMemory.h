@@ -23,6 +23,10 @@ public:
     // stage whatever the micro-batches in flight (0 otherwise).
     double backwardWorkspace() const;
     double head() const;        // the last stage's fp32 logits (vocabulary-parallel)
+    // The bf16 logits live beside their fp32 copy while the head runs: the GEMM's output while
+    // `.float()` copies it, and in the backward the gradient's cast back to bf16 while the fp32
+    // gradient lives. Transient (StageCost::working_bytes), not kept.
+    double headTransient() const;
     double stageInput() const;  // what a checkpointed F keeps: the bf16 stage input
 
 private:

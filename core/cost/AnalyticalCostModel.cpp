@@ -293,6 +293,7 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
 
     cost.activation_bytes = activations_.stage(layout.layerCount()) + (layout.has_head ? activations_.head() : 0);
     cost.checkpoint_bytes = activations_.stageInput();
+    if (layout.has_head) cost.working_bytes = activations_.headTransient();
 
     const double params = stageParameters(layout) / parallel_.tp;
     // The block a full-recompute backward rebuilds is live once per stage, not per micro-batch in

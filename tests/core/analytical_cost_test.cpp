@@ -174,7 +174,13 @@ TEST(AnalyticalCost, ActivationBytesFollowKorthikanti) {
     EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * (34 + 40));
     // The last stage also keeps fp32 logits: 4·s·b·V = 4·128·2·1000.
     EXPECT_DOUBLE_EQ(stageOf(c, {2, 4, false, true}).activation_bytes, 2 * 16384.0 * 74 + 1024000.0);
-    c.parallel.tp = 2;  // with sequence parallelism: sbh(34 + 5as/h) / t
+    // While the head runs, its bf16 logits live beside the fp32 copy: 2·s·b·V, transient; no
+    // other stage has a transient in the analytical model.
+    EXPECT_DOUBLE_EQ(stageOf(c, {2, 4, false, true}).working_bytes, 512000.0);
+    EXPECT_DOUBLE_EQ(stageOf(c, middle).working_bytes, 0);
+    c.parallel.tp = 2;  // vocabulary-parallel: each rank its 1/t of the logits
+    EXPECT_DOUBLE_EQ(stageOf(c, {2, 4, false, true}).working_bytes, 256000.0);
+    // with sequence parallelism: sbh(34 + 5as/h) / t
     EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * 74 / 2);
     c.training.sequence_parallel = false;  // sbh(10 + 24/t + 5as/(ht))
     EXPECT_DOUBLE_EQ(stageOf(c, middle).activation_bytes, 2 * 16384.0 * (10 + 12 + 20));

@@ -166,11 +166,13 @@ TEST(HostIssue, ScatterGatheredBoundariesAreGatheredBeforeUse) {
 }
 
 TEST(HostIssue, FrameworkKeysReadAndRefused) {
-    auto read = readTraining(nlohmann::json::parse(R"({"framework": "deepspeed", "cuda_graphs": true, "host_op_us": 7})"));
+    auto read = readTraining(nlohmann::json::parse(R"({"framework": "deepspeed", "cuda_graphs": true, "host_op_us": 7,
+                                                             "overlap_p2p_comm": false})"));
     ASSERT_TRUE(read.ok()) << read.error().message;
     EXPECT_EQ(read->framework, TrainingConfig::Framework::DeepSpeed);
     EXPECT_TRUE(read->cuda_graphs);
     EXPECT_EQ(read->host_op_us, 7.0);
+    EXPECT_EQ(read->overlap_p2p_comm, false);
     auto back = readTraining(writeTraining(*read));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, *read);
@@ -181,10 +183,15 @@ TEST(HostIssue, FrameworkKeysReadAndRefused) {
     auto negative = readTraining(nlohmann::json::parse(R"({"host_op_us": -1})"));
     ASSERT_FALSE(negative.ok());
     EXPECT_NE(negative.error().message.find("training.host_op_us"), std::string::npos) << negative.error().message;
-    // Configs without the keys write none of them (default framework, no graphs).
+    auto word = readTraining(nlohmann::json::parse(R"({"overlap_p2p_comm": "yes"})"));
+    ASSERT_FALSE(word.ok());
+    EXPECT_NE(word.error().message.find("training.overlap_p2p_comm"), std::string::npos) << word.error().message;
+    // Configs without the keys write none of them (default framework, no graphs, the scheme's
+    // own send overlap), so that older configs read back byte for byte.
     const nlohmann::json plain = writeTraining(TrainingConfig{});
     EXPECT_FALSE(plain.contains("framework"));
     EXPECT_FALSE(plain.contains("cuda_graphs"));
+    EXPECT_FALSE(plain.contains("overlap_p2p_comm"));
 }
 
 }  // namespace
