@@ -319,12 +319,12 @@ double AnalyticalCostModel::sendBytes(const StageLayout& layout) const {
 bool AnalyticalCostModel::sendsBlock() const {
     if (training_.framework == TrainingConfig::Framework::DeepSpeed) return true;  // blocking dist.send
     if (training_.overlap_p2p_comm) return !*training_.overlap_p2p_comm;
-    // Megatron's schedules wait on the sends they post before the next instruction (req.wait()
-    // in _communicate), except its interleaved schedule, which by default waits only when the
-    // buffer is next used (--overlap-p2p-communication). PyTorch's Schedule1F1B (torchtitan's
-    // "1F1B") waits on each fused send and receive; its other schedules wait at the step's end.
-    if (training_.framework == TrainingConfig::Framework::Torchtitan) return parallel_.scheme == Scheme::OneFOneB;
-    return !(parallel_.scheme == Scheme::Interleaved && parallel_.chunks > 1);
+    // Megatron's 1F1B waits on the sends it posts before the next instruction (req.wait() in
+    // _communicate), as PyTorch's Schedule1F1B (torchtitan's "1F1B") waits on each fused send and
+    // receive. Megatron's interleaved schedule waits only when a buffer is next used
+    // (--overlap-p2p-communication), PyTorch's multi-stage schedules at the step's end, and the
+    // other schemes run as the execution model and mario-executor run them: sends beside compute.
+    return parallel_.scheme == Scheme::OneFOneB;
 }
 
 double AnalyticalCostModel::boundaryGatherMs() const {

@@ -61,8 +61,8 @@ public:
     // scatter-gather), or whole under DeepSpeed's pipeline engine; 0 from a chain's last stage.
     double sendBytes(const StageLayout& layout) const;
     // Whether a sender's compute stream waits for its pipeline sends before the next instruction:
-    // DeepSpeed's pipeline engine (blocking dist.send, deepspeed/runtime/pipe/p2p.py), Megatron's
-    // schedules but its interleaved one, PyTorch's Schedule1F1B; overlap_p2p_comm overrides.
+    // DeepSpeed's pipeline engine (blocking dist.send, deepspeed/runtime/pipe/p2p.py), and 1F1B as
+    // Megatron and PyTorch's Schedule1F1B run it; overlap_p2p_comm overrides (not DeepSpeed's).
     bool sendsBlock() const;
     // The transfer a blocking send adds to the sender's F and B (0 when sends overlap compute):
     // its rank's 1/tp of the boundary, or the whole of it under DeepSpeed.

@@ -52,10 +52,10 @@ struct TrainingConfig {
     enum class Framework { Megatron, Torchtitan, DeepSpeed };
     Framework framework = Framework::Megatron;
     // Pipeline sends beside compute rather than waited for before the next instruction
-    // (Megatron's --overlap-p2p-communication). Megatron's _communicate waits on every send it
-    // posts (req.wait(), and torch.cuda.synchronize() with batch_p2p_sync), so a sender's compute
-    // stream holds for the transfer; only its interleaved schedule overlaps them, by default.
-    // Unset: overlapped for the interleaved scheme, waited for otherwise (docs/cost-model.md#host-time).
+    // (Megatron's --overlap-p2p-communication). Megatron's 1F1B waits on every send it posts
+    // (req.wait() in _communicate, and torch.cuda.synchronize() with batch_p2p_sync), so a
+    // sender's compute stream holds for the transfer; 2021-22 Megatron did so in every schedule.
+    // Unset: waited for in 1f1b, beside compute otherwise (docs/cost-model.md#host-time).
     std::optional<bool> overlap_p2p_comm;
     // Each instruction's kernels captured in a CUDA graph: one launch per instruction.
     bool cuda_graphs = false;

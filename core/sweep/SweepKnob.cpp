@@ -41,6 +41,11 @@ const std::vector<SweepKnob>& sweepKnobs() {
         {"training.attention", K::Word, false, "flash|materialized|eager", 0, "attention kernels"},
         {"training.recompute", K::Word, false, "none|selective|full", 0, "the framework's own recomputation"},
         {"training.sequence_parallel", K::Word, false, "true|false", 0, "sequence parallelism with tp > 1"},
+        {"training.framework", K::Word, false, "megatron|torchtitan|deepspeed", 0,
+         "the stack that issues the kernels and sends the boundaries"},
+        {"training.overlap_p2p_comm", K::Word, false, "true|false", 0,
+         "pipeline sends beside compute, or waited for by the sender"},
+        {"training.host_op_us", K::Number, false, {}, 1e6, "the host's cost per issued operator, microseconds"},
     };
     return knobs;
 }

@@ -140,6 +140,35 @@ TEST(Sweep, TwoKnobsAndTheWidthKnobEqualTheirHandEdits) {
         }
 }
 
+// The host-time and send knobs (docs/cost-model.md#host-time) set the training keys a user would
+// write: every point equals its hand-edited file.
+TEST(Sweep, HostAndSendKnobsEqualTheirHandEdits) {
+    SweepSpec spec;
+    spec.base = read(baseDocument());
+    spec.knobs = {*parseVary("training.overlap_p2p_comm=true,false"), *parseVary("host_op_us=1,400")};
+    auto result = runSweep(spec);
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    ASSERT_EQ(result->points.size(), 4u);
+    for (int v1 = 0; v1 < 2; ++v1)
+        for (int v2 = 0; v2 < 2; ++v2) {
+            nlohmann::json document = baseDocument();
+            document["training"]["overlap_p2p_comm"] = v1 == 0;
+            document["training"]["host_op_us"] = v2 == 0 ? 1 : 400;
+            expectSame(result->points[result->indexOf(v1, v2, 0, 0)], simulateFile(document),
+                       "overlap " + std::to_string(v1) + " host " + std::to_string(v2));
+        }
+    // A host of 400 us an operator paces this model's small blocks: the knob is not inert.
+    EXPECT_GT(result->points[result->indexOf(0, 1, 0, 0)].step_ms, result->points[result->indexOf(0, 0, 0, 0)].step_ms);
+    spec.knobs = {*parseVary("framework=megatron,deepspeed")};
+    result = runSweep(spec);
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    for (int v = 0; v < 2; ++v) {
+        nlohmann::json document = baseDocument();
+        document["training"]["framework"] = v == 0 ? "megatron" : "deepspeed";
+        expectSame(result->points[result->indexOf(v, 0, 0, 0)], simulateFile(document), "framework " + std::to_string(v));
+    }
+}
+
 TEST(Sweep, RefusedPointsKeepTheReasonTheFileWouldGet) {
     SweepSpec spec;
     spec.base = read(baseDocument());
