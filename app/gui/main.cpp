@@ -14,6 +14,7 @@
 #include "app/gui/PassStepper.h"
 #include "app/gui/SessionAutosave.h"
 #include "app/gui/WhatIfPanel.h"
+#include "core/sweep/SweepKnob.h"
 #include "core/util/ExitCode.h"
 
 namespace {
@@ -90,7 +91,11 @@ int screenshot(mario::gui::MainWindow& window, const QCommandLineParser& parser,
         gui::WhatIfPanel* whatIf = window.whatIf();
         gui::WhatIfSettings settings;
         const QString vary = parser.value("what-if");
-        settings.knob = vary.section(QLatin1Char('='), 0, 0);
+        // The key as `mario sweep --vary` resolves it (a leaf name too); an unknown one is refused
+        // here, where the picker would keep its own knob and sweep something else.
+        const auto knob = findKnob(vary.section(QLatin1Char('='), 0, 0).toStdString());
+        if (!knob) return fail(kBadInput, QStringLiteral("--what-if: %1").arg(QString::fromStdString(knob.error().message)));
+        settings.knob = QString::fromUtf8((*knob)->key.data(), static_cast<int>((*knob)->key.size()));
         settings.values = vary.section(QLatin1Char('='), 1);
         settings.schemes = parser.value("schemes");
         if (parser.isSet("passes")) settings.passSets = parser.value("passes");

@@ -215,6 +215,22 @@ private slots:
         QCOMPARE(process.exitCode(), 2);
         QVERIFY(QString(process.readAllStandardError()).contains("malformed JSON"));
     }
+
+    // --what-if with a key no knob has: refused in one line naming it, where the picker would
+    // have kept its own knob and swept something else; a leaf name resolves as --vary's does.
+    void screenshotWhatIfRefusesAnUnknownKnob() {
+        QTemporaryDir dir;
+        QProcess process;
+        process.start(QStringLiteral(MARIO_WORKBENCH_BIN),
+                      {kFigure2, "--screenshot", dir.filePath("x.png"), "--what-if", "training.bogus=1,2"});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 2);
+        // Qt's own start-up notes may share stderr; the refusal is one line of its own.
+        const QStringList lines = QString(process.readAllStandardError()).split('\n').filter("--what-if:");
+        QCOMPARE(lines.size(), 1);
+        QVERIFY2(lines[0].contains("unknown knob \"training.bogus\""), qPrintable(lines[0]));
+        QVERIFY(!QFile::exists(dir.filePath("x.png")));
+    }
 };
 
 QTEST_MAIN(WorkbenchOutputsTest)
