@@ -155,16 +155,17 @@ double AnalyticalCostModel::staticBytesPerParameter() const {
 }
 
 double AnalyticalCostModel::tensorParallelCommMs() const {
-    const int t = parallel_.tp;
-    if (t <= 1) return 0;
+    if (parallel_.tp <= 1) return 0;
     // Two all-reduces of the block's bf16 activations per direction (after attention and
     // after the MLP); with sequence parallelism an all-gather before and a reduce-scatter after
-    // each, which move the same bytes. Tensor-parallel groups are consecutive ranks: one node
-    // unless tp exceeds it.
-    const double bytes = 2.0 * s_ * b_ * h_;
-    const int perNode = std::max(1, hardware_.gpus_per_node);
-    const CollectiveGroup group{t, (t + perNode - 1) / perNode, collectives_.busBytesPerMs(t <= perNode, 1)};
-    return 2 * collectives_.allReduceMs(bytes, group);
+    // each, which move the same bytes.
+    return 2 * collectives_.allReduceMs(2.0 * s_ * b_ * h_, tensorParallelGroup());
+}
+
+CollectiveGroup AnalyticalCostModel::tensorParallelGroup() const {
+    // Tensor-parallel groups are consecutive ranks: one node unless tp exceeds it.
+    const int t = parallel_.tp, perNode = std::max(1, hardware_.gpus_per_node);
+    return {t, (t + perNode - 1) / perNode, collectives_.busBytesPerMs(t <= perNode, 1)};
 }
 
 double AnalyticalCostModel::ringExchangeMs(const GemmShape& g, double commMs, GemmRole role) const {
@@ -328,14 +329,11 @@ bool AnalyticalCostModel::sendsBlock() const {
 }
 
 double AnalyticalCostModel::boundaryGatherMs() const {
-    const int t = parallel_.tp;
     // Only where a rank sends 1/tp of a boundary every rank holds whole (sendBytes): with
     // sequence parallelism each rank holds, sends and keeps its own slice.
-    if (t <= 1 || training_.sequence_parallel || training_.framework == TrainingConfig::Framework::DeepSpeed)
+    if (parallel_.tp <= 1 || training_.sequence_parallel || training_.framework == TrainingConfig::Framework::DeepSpeed)
         return 0;
-    const int perNode = std::max(1, hardware_.gpus_per_node);
-    const CollectiveGroup group{t, (t + perNode - 1) / perNode, collectives_.busBytesPerMs(t <= perNode, 1)};
-    return collectives_.allGatherMs(2 * s_ * b_ * h_, group);
+    return collectives_.allGatherMs(2 * s_ * b_ * h_, tensorParallelGroup());
 }
 
 double AnalyticalCostModel::blockingSendMs() const {

@@ -79,6 +79,7 @@ private:
     // All-gather into the GEMM; `role` prices the GEMM at its role's rate (a calibrated preset's).
     double ringExchangeMs(const GemmShape& gemm, double commMs, GemmRole role = GemmRole::Forward) const;
     double pipelinedMs(const GemmShape& gemm, double commMs) const;     // the GEMM into a reduce-scatter
+    CollectiveGroup tensorParallelGroup() const;  // a stage's tp ranks and the links between them
     double bulkMs(double gemmMs, double commMs) const;                  // side by side, not chunked
     double besideCommunication(double gemmMs) const;  // a GEMM sharing the SMs with communication
 
