@@ -101,6 +101,10 @@ bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& wa
     // sums into one vector register and unpacked it at every instruction.
     double core = 0, model = walk.model;
     std::size_t rs = 0;
+    // The chains' table as a pointer and a size in registers: through the vector, every forward
+    // reloaded its bounds from memory.
+    int* chain = chainOf.data();
+    std::size_t chainSize = chainOf.size();
     for (const Instruction* at = code; at != codeEnd; ++at) {
         const Instruction& ins = *at;
         const Op op = ins.op;
@@ -119,39 +123,37 @@ bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& wa
             if constexpr (kOverlapped) return computeMs(plan, program, static_cast<std::size_t>(at - code));
             else return row.duration[int(op)];
         };
-        switch (op) {
-            case Op::Forward:
-                if constexpr (kSummary) {
-                    model += row.forward_flops;
-                    if (end > chainOf.size()) chainOf.resize(end, -1);
-                    chainOf[ins.microbatch] = row.chain;
-                    core += coreTime();
+        // The kinds tested in the order they are common (F and B, then R, I, W): as a switch the
+        // compiler tested a forward, the commonest, last.
+        if (op == Op::Forward) {
+            if constexpr (kSummary) {
+                model += row.forward_flops;
+                if (end > chainSize) {
+                    chainOf.resize(end, -1);
+                    chain = chainOf.data(), chainSize = end;
                 }
-                break;
-            case Op::Recompute:
-                walk.recomputed.emplace_back(ins.stage, ins.microbatch), ++rs;
-                if constexpr (kSummary) {
-                    walk.recompute += row.forward_flops;
-                    core += coreTime();
-                }
-                break;
-            case Op::Backward:
-                if constexpr (kSummary) {
-                    model += 2 * row.forward_flops;
-                    core += coreTime();
-                }
-                break;
-            case Op::BackwardInput:
-                walk.splitBackward.emplace_back(ins.stage, ins.microbatch);
-                if constexpr (kSummary) {
-                    model += row.forward_flops;
-                    core += coreTime();
-                }
-                break;
-            case Op::BackwardWeight:
-                if constexpr (kSummary) model += row.forward_flops;
-                break;
-            default: break;
+                chain[ins.microbatch] = row.chain;
+                core += coreTime();
+            }
+        } else if (op == Op::Backward) {
+            if constexpr (kSummary) {
+                model += 2 * row.forward_flops;
+                core += coreTime();
+            }
+        } else if (op == Op::Recompute) {
+            walk.recomputed.emplace_back(ins.stage, ins.microbatch), ++rs;
+            if constexpr (kSummary) {
+                walk.recompute += row.forward_flops;
+                core += coreTime();
+            }
+        } else if (op == Op::BackwardInput) {
+            walk.splitBackward.emplace_back(ins.stage, ins.microbatch);
+            if constexpr (kSummary) {
+                model += row.forward_flops;
+                core += coreTime();
+            }
+        } else if constexpr (kSummary) {  // Op::BackwardWeight
+            model += row.forward_flops;
         }
     }
     recomputes[device] = rs;
