@@ -58,7 +58,7 @@ public:
             stats.busy_ms = device.busy;
             stats.peak_dynamic_bytes = device.peak;
             // Still waiting (a deadlock): no send will clear its slot.
-            if (device.at != device.end) prepared_.messageStates[device.blockedSlot].waiting = -1;
+            if (device.at != device.end) device.blocked->waiting = -1;
         }
         // A contention round resets the slots it sent to; a single timing leaves them for the
         // next timing, if any, to reset whole (the list cost every send a store).
@@ -94,7 +94,7 @@ private:
         double busy = 0;                       // its compute
         InstructionTiming* timing = nullptr;  // the next instruction's
         double peak = 0;              // its peak dynamic memory
-        std::size_t blockedSlot = 0;  // the message it waits for, where at != end
+        SimulationTables::MessageState* blocked = nullptr;  // the message it waits for, where at != end
         RecomputeRun recompute;
     };
 
@@ -162,7 +162,7 @@ private:
                     const double arrived = message.arrival;
                     if (std::isnan(arrived)) {
                         message.waiting = d;
-                        device.blockedSlot = slot();
+                        device.blocked = &message;
                         break;
                     }
                     const double until = std::max(t, arrived);
