@@ -86,7 +86,8 @@ private:
     // and unpacked it on every instruction of the loop (8 instructions each).
     // Its place is a pointer into the program and one into the timings, not an index: the
     // loop steps two pointers, and a resumption loads them as they are.
-    struct DeviceRun {
+    // Aligned to a power of two in size, so that a resumption finds it with a shift.
+    struct alignas(128) DeviceRun {
         double t = 0;                     // its clock
         const Instruction* at = nullptr;  // its next instruction (in SimulationTables::code)
         double mem = 0;                   // its dynamic memory
