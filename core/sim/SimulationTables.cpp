@@ -1,9 +1,6 @@
 #include "core/sim/SimulationTables.h"
 
 #include <algorithm>
-#include <bit>
-#include <cstddef>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -89,10 +86,6 @@ struct SimulationTables::Walk {
 // functions make on their own walks. False when a computation's operand is out of range. One
 // instance per kind (with or without the summary, overlapped pairs or not), so that it tests
 // neither.
-static_assert(offsetof(Instruction, microbatch) == offsetof(Instruction, stage) + 4 &&
-                  std::endian::native == std::endian::little,
-              "walkDevice reads an instruction's stage and micro-batch as one little-endian word");
-
 template <bool kSummary, bool kOverlapped>
 bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& walk) {
     const auto& program = plan.devices[device].program;
@@ -115,13 +108,8 @@ bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& wa
     for (const Instruction* at = code; at != codeEnd; ++at) {
         const Instruction& ins = *at;
         const Op op = ins.op;
-        // The stage and the micro-batch in one load: read apart, the compiler loaded them as one
-        // vector and took the micro-batch out of it with two more instructions at every step.
-        std::uint64_t operands;
-        std::memcpy(&operands, reinterpret_cast<const unsigned char*>(at) + offsetof(Instruction, stage),
-                    sizeof operands);
-        const unsigned stage = static_cast<std::uint32_t>(operands);
-        const std::uint64_t end = (operands >> 32) + 1;
+        const unsigned stage = static_cast<unsigned>(ins.stage);
+        const std::uint64_t end = std::uint64_t(std::uint32_t(ins.microbatch)) + 1;
         largestStage = std::max(largestStage, stage);
         if (op > Op::BackwardWeight) {  // communication (two thirds of a program), REDUCE_GRAD, OPT
             if (op < Op::ReduceGrad) microbatchEnd = std::max(microbatchEnd, end);

@@ -86,8 +86,9 @@ private:
     // and unpacked it on every instruction of the loop (8 instructions each).
     // Its place is a pointer into the program and one into the timings, not an index: the
     // loop steps two pointers, and a resumption loads them as they are.
-    // Aligned to a power of two in size, so that a resumption finds it with a shift.
-    struct alignas(128) DeviceRun {
+    // Padded to a power of two in size, so that a resumption finds it with a shift (padding, not
+    // alignas: an over-aligned vector's allocation cost more than the shift saved).
+    struct DeviceRun {
         double t = 0;                     // its clock
         const Instruction* at = nullptr;  // its next instruction (in SimulationTables::code)
         double mem = 0;                   // its dynamic memory
@@ -97,7 +98,9 @@ private:
         double peak = 0;              // its peak dynamic memory
         SimulationTables::MessageState* blocked = nullptr;  // the message it waits for, where at != end
         RecomputeRun recompute;
+        char padding[128 - 8 * sizeof(double) - sizeof(RecomputeRun)];
     };
+    static_assert(sizeof(DeviceRun) == 128);
 
     // Closes the device's run before program index `end`: the run's hidden time, and each of its
     // Rs' share of it (the views shade each R by it: views/RecomputeCover.h).
