@@ -6,6 +6,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -114,59 +115,60 @@ TEST(Sweep, EveryPointEqualsSimulateOfTheConfigEditedByHand) {
     EXPECT_GT(over, 0);
 }
 
-TEST(Sweep, TwoKnobsAndTheWidthKnobEqualTheirHandEdits) {
+// Sweeps the base over `vary` (two values a knob) and checks every point against the file a user
+// would write by hand: `edit(v1, v2, document)` applies the point's values to the base document.
+SweepResult expectPointsEqualHandEdits(const std::vector<std::string>& vary,
+                                       const std::function<void(int, int, nlohmann::json&)>& edit) {
     SweepSpec spec;
     spec.base = read(baseDocument());
-    // model.hidden keeps the head size (2048 / 16 = 128): a hand edit changes the heads too.
-    spec.knobs = {*parseVary("model.hidden=1024,3072"), *parseVary("training.attention=flash,materialized")};
+    for (const std::string& knob : vary) spec.knobs.push_back(*parseVary(knob));
     auto result = runSweep(spec);
-    ASSERT_TRUE(result.ok()) << result.error().message;
-    ASSERT_EQ(result->points.size(), 4u);
+    EXPECT_TRUE(result.ok()) << result.error().message;
+    if (!result.ok()) return {};
+    const int second = vary.size() > 1 ? 2 : 1;
+    EXPECT_EQ(result->points.size(), std::size_t(2 * second));
     for (int v1 = 0; v1 < 2; ++v1)
-        for (int v2 = 0; v2 < 2; ++v2) {
+        for (int v2 = 0; v2 < second; ++v2) {
             nlohmann::json document = baseDocument();
-            const int hidden = v1 == 0 ? 1024 : 3072;
-            nlohmann::json model;
-            std::ifstream(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles/models/gpt3-1.6b.json") >> model;
-            for (const char* key : {"format", "version", "notes"}) model.erase(key);
-            model["hidden"] = hidden;
-            model["heads"] = hidden / 128;
-            model["kv_heads"] = hidden / 128;
-            model["ffn_hidden"] = 4 * hidden;
-            document["model"] = model;
-            document["training"] = {{"attention", v2 == 0 ? "flash" : "materialized"}};
+            edit(v1, v2, document);
             expectSame(result->points[result->indexOf(v1, v2, 0, 0)], simulateFile(document),
-                       "hidden " + std::to_string(hidden) + " attention " + std::to_string(v2));
+                       vary[0] + " value " + std::to_string(v1) + ", second knob value " + std::to_string(v2));
         }
+    return *result;
+}
+
+TEST(Sweep, TwoKnobsAndTheWidthKnobEqualTheirHandEdits) {
+    // model.hidden keeps the head size (2048 / 16 = 128): a hand edit changes the heads too.
+    expectPointsEqualHandEdits({"model.hidden=1024,3072", "training.attention=flash,materialized"},
+                               [](int v1, int v2, nlohmann::json& document) {
+                                   const int hidden = v1 == 0 ? 1024 : 3072;
+                                   nlohmann::json model;
+                                   std::ifstream(std::string(MARIO_TEST_SOURCE_DIR) + "/profiles/models/gpt3-1.6b.json") >>
+                                       model;
+                                   for (const char* key : {"format", "version", "notes"}) model.erase(key);
+                                   model["hidden"] = hidden;
+                                   model["heads"] = hidden / 128;
+                                   model["kv_heads"] = hidden / 128;
+                                   model["ffn_hidden"] = 4 * hidden;
+                                   document["model"] = model;
+                                   document["training"] = {{"attention", v2 == 0 ? "flash" : "materialized"}};
+                               });
 }
 
 // The host-time and send knobs (docs/cost-model.md#host-time) set the training keys a user would
 // write: every point equals its hand-edited file.
 TEST(Sweep, HostAndSendKnobsEqualTheirHandEdits) {
-    SweepSpec spec;
-    spec.base = read(baseDocument());
-    spec.knobs = {*parseVary("training.overlap_p2p_comm=true,false"), *parseVary("host_op_us=1,400")};
-    auto result = runSweep(spec);
-    ASSERT_TRUE(result.ok()) << result.error().message;
-    ASSERT_EQ(result->points.size(), 4u);
-    for (int v1 = 0; v1 < 2; ++v1)
-        for (int v2 = 0; v2 < 2; ++v2) {
-            nlohmann::json document = baseDocument();
+    const SweepResult result = expectPointsEqualHandEdits(
+        {"training.overlap_p2p_comm=true,false", "host_op_us=1,400"}, [](int v1, int v2, nlohmann::json& document) {
             document["training"]["overlap_p2p_comm"] = v1 == 0;
             document["training"]["host_op_us"] = v2 == 0 ? 1 : 400;
-            expectSame(result->points[result->indexOf(v1, v2, 0, 0)], simulateFile(document),
-                       "overlap " + std::to_string(v1) + " host " + std::to_string(v2));
-        }
+        });
     // A host of 400 us an operator paces this model's small blocks: the knob is not inert.
-    EXPECT_GT(result->points[result->indexOf(0, 1, 0, 0)].step_ms, result->points[result->indexOf(0, 0, 0, 0)].step_ms);
-    spec.knobs = {*parseVary("framework=megatron,deepspeed")};
-    result = runSweep(spec);
-    ASSERT_TRUE(result.ok()) << result.error().message;
-    for (int v = 0; v < 2; ++v) {
-        nlohmann::json document = baseDocument();
+    ASSERT_EQ(result.points.size(), 4u);
+    EXPECT_GT(result.points[result.indexOf(0, 1, 0, 0)].step_ms, result.points[result.indexOf(0, 0, 0, 0)].step_ms);
+    expectPointsEqualHandEdits({"framework=megatron,deepspeed"}, [](int v, int, nlohmann::json& document) {
         document["training"]["framework"] = v == 0 ? "megatron" : "deepspeed";
-        expectSame(result->points[result->indexOf(v, 0, 0, 0)], simulateFile(document), "framework " + std::to_string(v));
-    }
+    });
 }
 
 TEST(Sweep, RefusedPointsKeepTheReasonTheFileWouldGet) {
