@@ -13,7 +13,7 @@
 # DEADLINE_S (seconds from the start after which no step runs on: every step's limit is cut to
 # what is left, so a lease's last minutes still pack; default none), and gpu_fidelity.sh's own
 # (SCHEMES, PARTITIONS, ITERATIONS, REPEATS …).
-# ONLY="refs calibrate profile kappa nccl fidelity" runs only those groups after the node's description
+# ONLY="refs calibrate sustained profile kappa nccl fidelity" runs only those groups after the node's description
 # (and the build, unless SKIP_BUILD=1): a second call on a warm machine, e.g.
 #   SKIP_BUILD=1 ONLY=fidelity PARTITIONS=4 bash tests/bench/gpu_node_check.sh DIR
 set -uo pipefail
@@ -98,6 +98,12 @@ step ref-fig2-all-big "$limit" "$executor" run "$results/fig2-all.mario.json" --
 wanted calibrate && step calibrate "$limit" "$executor" calibrate --device cuda:0 \
   --model "${CALIBRATE_MODEL:-layers=3,hidden=4096,heads=32,seq=2048,vocab=32000}" --links-from h100 \
   --name gpu-calibrated --check-against h100,h200 -o "$results/gpu-calibrated.json"
+
+# The GEMM rate the GPU holds over a long run against its first second (docs/cost-model.md,
+# hardware presets: what the H100 preset's calibrated gemm_efficiency carries beside the kernels
+# calibrate times at the boost clock): one bf16 product back to back, with the SM clock and power.
+wanted sustained && step sustained-gemm "$limit" python3 "$root/tests/bench/sustained_gemm.py" \
+  --seconds "${SUSTAINED_S:-60}" -o "$results/sustained-gemm.json"
 
 # The whole GPU, unpartitioned: the profile the analytical model's prediction is compared with.
 wanted profile && step profile-whole-gpu "$limit" "$executor" profile --model layers=8,hidden=4096,heads=32,seq=2048,vocab=32000 \
