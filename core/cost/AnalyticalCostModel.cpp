@@ -309,10 +309,13 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
 }
 
 double AnalyticalCostModel::sendBytes(const StageLayout& layout) const {
-    // The last stage of a chain sends nothing onward (the plan format's convention). Each
-    // tensor-parallel rank sends its own 1/tp of the boundary (Megatron's scatter-gather);
-    // DeepSpeed's pipeline engine sends the whole bf16 boundary from every rank.
-    if (layout.has_head) return 0;
+    // The last stage of a chain sends nothing onward (the plan format's convention).
+    return layout.has_head ? 0 : boundaryBytesPerRank();
+}
+
+double AnalyticalCostModel::boundaryBytesPerRank() const {
+    // Each tensor-parallel rank sends its own 1/tp of the bf16 boundary (Megatron's
+    // scatter-gather); DeepSpeed's pipeline engine sends the whole of it from every rank.
     const double whole = 2 * s_ * b_ * h_;
     return training_.framework == TrainingConfig::Framework::DeepSpeed ? whole : whole / parallel_.tp;
 }
@@ -340,8 +343,7 @@ double AnalyticalCostModel::blockingSendMs() const {
     if (!sendsBlock()) return 0;
     // A backward send carries the same bytes as the forward one (the boundary's gradient); the
     // last stage sends none forward but one backward, so price the sent boundary either way.
-    const double whole = 2 * s_ * b_ * h_;
-    return link_.transferMs(training_.framework == TrainingConfig::Framework::DeepSpeed ? whole : whole / parallel_.tp);
+    return link_.transferMs(boundaryBytesPerRank());
 }
 
 }  // namespace mario

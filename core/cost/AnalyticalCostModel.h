@@ -80,6 +80,7 @@ private:
     double ringExchangeMs(const GemmShape& gemm, double commMs, GemmRole role = GemmRole::Forward) const;
     double pipelinedMs(const GemmShape& gemm, double commMs) const;     // the GEMM into a reduce-scatter
     CollectiveGroup tensorParallelGroup() const;  // a stage's tp ranks and the links between them
+    double boundaryBytesPerRank() const;          // what one rank sends of a stage boundary
     double bulkMs(double gemmMs, double commMs) const;                  // side by side, not chunked
     double besideCommunication(double gemmMs) const;  // a GEMM sharing the SMs with communication
 
