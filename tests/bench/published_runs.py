@@ -64,7 +64,9 @@ KORTHIKANTI = [
 # gpus, batch, TFLOP/s per GPU in model FLOPs). The README gives no micro-batch size, interleaving
 # or recomputation: the rows are simulated with Megatron-Core's defaults that its text names
 # (FlashAttention, sequence parallelism, distributed optimizer, overlapped gradient reduction and
-# tensor-parallel communication), Megatron-Core's default bf16 gradient reduction,
+# tensor-parallel communication), bf16 gradient reduction (an assumption: r0.8.0's arguments.py
+# forced fp32 for bf16 runs; under fp32 the 32B row reads 0.77, docs/cost-model.md#validation-against-published-runs
+# says why neither fits its network),
 # micro-batch 1, no recomputation, 1F1B.
 MCORE_H100 = [
     (1.7, 16, 2048, 24, 1, 1, 48, 192, 408.8),
