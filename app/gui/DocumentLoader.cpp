@@ -12,7 +12,7 @@
 namespace mario::gui {
 namespace {
 
-LoadedDocument load(const QString& path, const PresetLibrary& presets) {
+LoadedDocument load(const QString& path, const PresetLibrary& presets, const std::atomic<bool>* cancel) {
     LoadedDocument out;
     if (AutosaveFile::isAutosavePath(path)) {
         // Through core's bounded reader, as every other file: an autosave named on the command
@@ -30,7 +30,7 @@ LoadedDocument load(const QString& path, const PresetLibrary& presets) {
         out.ok = true;
         return out;
     }
-    OpenedSchedule opened = openSchedule(path.toStdString(), presets);
+    OpenedSchedule opened = openSchedule(path.toStdString(), presets, cancel);
     if (!opened.ok()) {
         out.error = QString::fromStdString(opened.error);
         out.deadlocked = opened.problem == OpenProblem::Deadlock;
@@ -45,11 +45,11 @@ LoadedDocument load(const QString& path, const PresetLibrary& presets) {
 
 }  // namespace
 
-LoadedDocument loadDocument(const QString& path, const PresetLibrary& presets) {
+LoadedDocument loadDocument(const QString& path, const PresetLibrary& presets, const std::atomic<bool>* cancel) {
     // Core reports errors as values; this is the window's last line of defence at the file
     // boundary, so that no input, however hostile, ends the session.
     try {
-        return load(path, presets);
+        return load(path, presets, cancel);
     } catch (const std::bad_alloc&) {
         LoadedDocument out;
         out.error = path + QStringLiteral(": too large to load (out of memory)");

@@ -3,6 +3,7 @@
 // session autosave (restore). Pure and thread-safe, so the document runs it off the GUI
 // thread; every failure, including any exception from below, ends as one error line.
 #include <QString>
+#include <atomic>
 
 #include "core/session/ScheduleInput.h"
 
@@ -21,6 +22,9 @@ struct LoadedDocument {
     bool deadlocked = false;  // the file is well-formed but its plan deadlocks (exit code 3)
 };
 
-LoadedDocument loadDocument(const QString& path, const PresetLibrary& presets);
+// `cancel` stops a config's layer-split search, which may take seconds (session/PlanBuilder.h);
+// the job that sets it discards the result.
+LoadedDocument loadDocument(const QString& path, const PresetLibrary& presets,
+                            const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace mario::gui

@@ -41,7 +41,8 @@ ScheduleJobResult run(const ScheduleJob& job, const JobProgress& progress) {
     SharedInput input = job.input;
     if (job.kind == ScheduleJob::Kind::Open) {
         if (!progress(0, tr("reading %1").arg(QFileInfo(job.path).fileName()))) return stopped();
-        LoadedDocument loaded = loadDocument(job.path, job.presets);
+        LoadedDocument loaded = loadDocument(job.path, job.presets, job.stop.get());
+        if (job.stop->load()) return stopped();  // a cancelled search's error or split is not the file's
         if (!loaded.ok) {
             out.error = loaded.error;
             out.deadlocked = loaded.deadlocked;
@@ -52,7 +53,8 @@ ScheduleJobResult run(const ScheduleJob& job, const JobProgress& progress) {
         input = std::make_shared<const ScheduleInput>(std::move(loaded.state));
     } else if (job.kind == ScheduleJob::Kind::Generate) {
         if (!progress(0, tr("generating the plan"))) return stopped();
-        auto plan = buildPlan(*input->config);
+        auto plan = buildPlan(*input->config, job.stop.get());
+        if (job.stop->load()) return stopped();
         if (!plan) return failed(QString::fromStdString(plan.error().message));
         auto generated = std::make_shared<ScheduleInput>(*input);  // its source is empty: cheap
         generated->source = std::move(*plan);

@@ -10,7 +10,8 @@
 
 namespace mario {
 
-Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets) {
+Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& presets,
+                                const std::atomic<bool>* cancel) {
     auto json = readJsonFile(path);
     if (!json) return json.error();
     InputFile input;
@@ -27,18 +28,19 @@ Result<InputFile> loadInputFile(const std::string& path, const PresetLibrary& pr
     if (planShaped)
         return makeError(path + ": format: required (\"mario-plan\" for a plan with stages and device programs, "
                                 "\"mario-config\" for a config)");
-    return loadConfigDocument(*json, presets, std::filesystem::path(path).parent_path().string(), path);
+    return loadConfigDocument(*json, presets, std::filesystem::path(path).parent_path().string(), path, cancel);
 }
 
 Result<InputFile> loadConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
-                                     const std::string& baseDir, const std::string& label) {
+                                     const std::string& baseDir, const std::string& label,
+                                     const std::atomic<bool>* cancel) {
     const std::string where = label.empty() ? std::string{} : label + ": ";
     InputFile input;
     auto config = readConfig(document, presets, baseDir);
     if (!config) return makeError(where + config.error().message);
     auto passes = parsePassNames(config->passes);
     if (!passes) return makeError(where + "passes: " + passes.error().message);
-    auto plan = buildPlan(*config);
+    auto plan = buildPlan(*config, cancel);
     if (!plan) return makeError(where + plan.error().message);
     if (plan->info.name.empty()) plan->info.name = config->name;
     input.plan = std::move(*plan);

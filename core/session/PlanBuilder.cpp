@@ -116,7 +116,8 @@ Result<std::vector<int>> balancedCounts(const Config& config, const PipelineLayo
 }
 
 // How many layers each chain position holds (parallel.layer_split).
-Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayout& layout, int positions) {
+Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayout& layout, int positions,
+                                        const std::atomic<bool>* cancel = nullptr) {
     const LayerSplit& split = config.parallel.layer_split;
     if (split.kind == LayerSplitKind::Explicit) return split.counts;
     if (split.kind == LayerSplitKind::Search) {
@@ -124,7 +125,7 @@ Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayo
         // again with --passes, app/cli/PlanLoading.cpp).
         auto passes = parsePassNames(config.passes);
         if (!passes) return makeError("passes: " + passes.error().message);
-        auto found = searchLayerSplit(config, {.passes = *passes});
+        auto found = searchLayerSplit(config, {.passes = *passes, .cancel = cancel});
         if (!found) return found.error();
         return found->counts;
     }
@@ -135,13 +136,14 @@ Result<std::vector<int>> positionCounts(const Config& config, const PipelineLayo
 
 // The layers a stage holds follow from its position in its chain: Chimera's stage j and
 // stage p + j hold the same slice (they are replicas, as are DualPipe's).
-Result<std::vector<StageLayout>> stageLayouts(const Config& config, const PipelineLayout& layout) {
+Result<std::vector<StageLayout>> stageLayouts(const Config& config, const PipelineLayout& layout,
+                                              const std::atomic<bool>* cancel) {
     const int positions = static_cast<int>(layout.chains.front().size());
     std::vector<StageLayout> byPosition;
     if (config.unit_costs) {
         for (int p = 0; p < positions; ++p) byPosition.push_back({0, 0, p == 0, p == positions - 1});
     } else {
-        auto counts = positionCounts(config, layout, positions);
+        auto counts = positionCounts(config, layout, positions, cancel);
         if (!counts) return counts.error();
         if (static_cast<int>(counts->size()) != positions)
             return makeError("parallel.layer_split: " + std::to_string(counts->size()) + " counts for a chain of " +
@@ -178,11 +180,11 @@ Result<std::vector<int>> chainLayerCounts(const Config& config) {
     return positionCounts(config, layout, static_cast<int>(layout.chains.front().size()));
 }
 
-Result<Plan> buildPlan(const Config& config) {
+Result<Plan> buildPlan(const Config& config, const std::atomic<bool>* cancel) {
     const ScheduleShape shape = scheduleShapeOf(config);
     if (auto ok = checkShape(shape); !ok) return ok.error();
     const PipelineLayout layout = pipelineLayout(shape);
-    auto staged = stageLayouts(config, layout);
+    auto staged = stageLayouts(config, layout, cancel);
     if (!staged) return staged.error();
     const std::vector<StageLayout>& layouts = *staged;
     auto costs = computeStageCosts(config, layouts);

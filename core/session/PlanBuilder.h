@@ -2,6 +2,7 @@
 // Config → Plan: lay stages out, cost them, generate the scheme's order, add communication
 // and gradient synchronisation. Passes are not applied here (see passes/PassManager.h).
 // It sits above io because a config's profile is a file (io/ProfileJson.h), read on every build.
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,11 @@ namespace mario {
 ScheduleShape scheduleShapeOf(const Config& config);
 
 // parallel.layer_split = "search" simulates candidate splits with the config's own passes
-// (session/SearchedLayerSplit.h), so building such a plan runs those passes many times.
-Result<Plan> buildPlan(const Config& config);
+// (session/SearchedLayerSplit.h), so building such a plan runs those passes many times, for
+// seconds on big chains. `cancel`, polled by that search only, stops it: the plan then holds the
+// best split found so far (an error when not even the even split was done). A caller that sets it
+// discards what comes back, as the window does with a schedule it no longer shows.
+Result<Plan> buildPlan(const Config& config, const std::atomic<bool>* cancel = nullptr);
 
 // The layers of each chain position that buildPlan gives `config` (parallel.layer_split):
 // even, balanced, searched or the file's counts. Errors for unit costs, which have no layers.

@@ -59,13 +59,15 @@ OpenedSchedule guarded(const std::string& label, Open open) {
 
 }  // namespace
 
-OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets) {
-    return guarded(path, [&] { return checked(loadInputFile(path, presets), path); });
+OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets, const std::atomic<bool>* cancel) {
+    return guarded(path, [&] { return checked(loadInputFile(path, presets, cancel), path); });
 }
 
 OpenedSchedule openConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
-                                  const std::string& baseDir, const std::string& label) {
-    return guarded(label, [&] { return checked(loadConfigDocument(document, presets, baseDir, label), label); });
+                                  const std::string& baseDir, const std::string& label,
+                                  const std::atomic<bool>* cancel) {
+    return guarded(label,
+                   [&] { return checked(loadConfigDocument(document, presets, baseDir, label, cancel), label); });
 }
 
 std::optional<std::string> saveRefusal(const std::string& path, const ScheduleInput& input) {

@@ -3,6 +3,7 @@
 // or a plan file and checking that the plan can run, and saving the user's work. The CLI, the
 // window's open, save and compare all come through here, so a file that one refuses the others
 // refuse with the same words.
+#include <atomic>
 #include <optional>
 #include <string>
 
@@ -26,11 +27,15 @@ struct OpenedSchedule {
 };
 
 // Never throws: whatever escapes the readers (memory on a hostile file) becomes the error line.
-OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets);
+// `cancel` stops a config's layer-split search (session/InputFile.h); the caller that sets it
+// discards the result.
+OpenedSchedule openSchedule(const std::string& path, const PresetLibrary& presets,
+                            const std::atomic<bool>* cancel = nullptr);
 // The same for a config held as a JSON document (loadConfigDocument): a sweep's points open
 // through here, so each is refused or accepted exactly as the file would be by `mario simulate`.
 OpenedSchedule openConfigDocument(const nlohmann::json& document, const PresetLibrary& presets,
-                                  const std::string& baseDir, const std::string& label);
+                                  const std::string& baseDir, const std::string& label,
+                                  const std::atomic<bool>* cancel = nullptr);
 
 // Why `input` cannot be saved whole at `path`, or nothing when it can: a path ending in
 // ".config.json" cannot hold hand edits, nor a schedule opened from a plan (it has no config).

@@ -91,7 +91,11 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     point.scheme.chunks = edited["parallel"].value("chunks", 1);  // the chunks it ran with
     // Inline model and hardware, and an absolute profile path: no preset is looked up.
     static const PresetLibrary noPresets{std::string{}};
-    OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {});
+    OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {}, cancel);
+    if (cancel && cancel->load()) {  // a "search" split stopped part-way: neither a point nor a refusal
+        point.refusal = "cancelled";
+        return point;
+    }
     point.evaluated = true;
     // The pass set asked for, so a refused point's row still says which series it belongs to
     // (opening a config fills in the base's own passes when none were asked for).

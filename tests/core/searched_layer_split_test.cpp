@@ -18,6 +18,7 @@
 #include "core/passes/PassVocabulary.h"
 #include "core/session/PlanBuilder.h"
 #include "core/session/PreparedSchedule.h"
+#include "core/session/ScheduleFiles.h"
 #include "core/session/SearchedLayerSplit.h"
 
 namespace mario {
@@ -241,6 +242,37 @@ TEST(SearchedLayerSplit, TheSameSearchTwiceRunsOnceAndACancelledOneIsNotKept) {
     ASSERT_TRUE(whole.ok());
     EXPECT_TRUE(whole->local_optimum);
     EXPECT_GT(whole->evaluations, 1);
+}
+
+// The window and a sweep stop a "search" config's search when they no longer want its plan (a
+// newer edit, a cancelled sweep): buildPlan and the openers pass their stop flag down to it. Set
+// before anything ran, the search has not even the even split, so the plan is refused and names
+// the cancel; the same config unstopped builds the split the search chooses, and a config without
+// a search ignores the flag.
+TEST(SearchedLayerSplit, AStopFlagReachesTheSearchThroughBuildPlanAndTheOpeners) {
+    Config config = llama3b("1f1b", 4, 10, "search");
+    config.model.layers = 14;  // a search no other test has run, so that no kept answer comes back
+    config.passes = {"all"};
+    std::atomic<bool> stop{true};
+    auto stopped = buildPlan(config, &stop);
+    ASSERT_FALSE(stopped.ok());
+    EXPECT_NE(stopped.error().message.find("cancelled"), std::string::npos) << stopped.error().message;
+
+    nlohmann::json document = writeConfig(config);
+    OpenedSchedule opened = openConfigDocument(document, kPresets, kRoot, "point", &stop);
+    EXPECT_FALSE(opened.ok());
+    EXPECT_NE(opened.error.find("cancelled"), std::string::npos) << opened.error;
+
+    auto searched = buildPlan(config);
+    ASSERT_TRUE(searched.ok()) << searched.error().message;
+    auto found = searchLayerSplit(config, {.passes = passList("all")});
+    ASSERT_TRUE(found.ok());
+    std::vector<int> counts;
+    for (const StageSpec& stage : searched->stages) counts.push_back(stage.layers->second - stage.layers->first);
+    EXPECT_EQ(counts, found->counts);
+
+    const Config even = llama3b("1f1b", 4, 10);
+    EXPECT_TRUE(buildPlan(even, &stop).ok());
 }
 
 }  // namespace
