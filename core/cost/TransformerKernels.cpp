@@ -148,6 +148,17 @@ KernelTimes TransformerKernels::embedding() const {
     const bool learnedPositions = !model_.gated_mlp;
     t.forward_ms = roofline_.memoryMs((learnedPositions ? 3 : 2) * kBf16 * sliced_ * h);
     t.weight_grad_ms = roofline_.memoryMs(2 * kFp32 * sliced_ * h);
+    // That gradient is dense: PyTorch's embedding backward (embedding_dense_backward) first fills
+    // a zero bf16 gradient of the whole vocabulary-parallel table, whatever the tokens touch. Then
+    // Megatron's gradient hook adds it into the table's main gradient (param.main_grad.add_(
+    // param.grad): no accumulation fusion here, unlike the linear layers'), reading both and
+    // writing the main gradient in the gradient buffer's dtype. torchtitan's FSDP reduces .grad as
+    // it is, with no main gradient to add into. Each is one launch over V/t·h elements: 1.1 ms of
+    // an H100's micro-batch of Megatron-Core's 1.7B GPT (V 131072, h 2048), 1% of its step.
+    const double table = double(model_.vocab) / t_ * h;
+    t.weight_grad_ms += roofline_.memoryMs(kBf16 * table);
+    if (training_.framework != TrainingConfig::Framework::Torchtitan)
+        t.weight_grad_ms += roofline_.memoryMs((kBf16 + 2 * gradBytes_) * table);
     // Megatron's embedding turns [b, s, h] into the blocks' [s, b, h] with
     // `transpose(0, 1).contiguous()`, a copy unless b = 1 (the transpose of [1, s, h] is already
     // contiguous); the backward's gradient is copied back for the scatter, which wants it

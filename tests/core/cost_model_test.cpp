@@ -304,16 +304,33 @@ TEST(CostModel, EndStagesAddEmbeddingAndHeadKernelsCountedByHand) {
     // The layout copy at the HBM rate (1e6 bytes a millisecond, element-wise kernels free): the
     // gather reads a row and a position and writes their sum (3 · 2), the copy 2 + 2 forward;
     // the scatter reads and writes fp32 (2 · 4) and the gradient's copy 2 + 2, a weight gradient.
+    // Beside them the whole table's dense gradient, whatever the tokens: a bf16 zero fill (2 a
+    // parameter) and its addition into the fp32 main gradient (read 2 + 4, write 4), 12 bytes for
+    // each of V·h = 1000 · 64 parameters.
     Config copies = c;
     copies.hardware.hbm_gb_per_s = 1;
     copies.hardware.elementwise_gb_per_s = 1e12;
+    const double table = 1000 * 64;
     const auto twoSamples = extra(copies, {0, 1, true, false}, {0, 1, false, false});
     EXPECT_NEAR(twoSamples[0], (6 + 4) * Th / 1e6, 1e-6);
-    EXPECT_NEAR(twoSamples[2], (8 + 4) * Th / 1e6, 1e-6);
+    EXPECT_NEAR(twoSamples[2], ((8 + 4) * Th + 12 * table) / 1e6, 1e-6);
     copies.parallel.micro_batch_size = 1;  // [1, s, h] transposed is already contiguous: no copy
     const auto oneSample = extra(copies, {0, 1, true, false}, {0, 1, false, false});
     EXPECT_NEAR(oneSample[0], 6 * Th / 2 / 1e6, 1e-6);
-    EXPECT_NEAR(oneSample[2], 8 * Th / 2 / 1e6, 1e-6);
+    EXPECT_NEAR(oneSample[2], (8 * Th / 2 + 12 * table) / 1e6, 1e-6);
+    // At tp 2 each rank holds half the table; a bf16 gradient buffer adds 2 + 2 + 2; torchtitan's
+    // FSDP has no main gradient to add into, only the fill.
+    Config split = copies;
+    split.parallel.tp = 2;
+    split.training.sequence_parallel = false;
+    const auto halfTable = extra(split, {0, 1, true, false}, {0, 1, false, false});
+    EXPECT_NEAR(halfTable[2], (8 * Th / 2 + 12 * table / 2) / 1e6, 1e-6);
+    Config bf16 = copies;
+    bf16.training.grad_reduce_in_bf16 = true;
+    EXPECT_NEAR(extra(bf16, {0, 1, true, false}, {0, 1, false, false})[2], (8 * Th / 2 + 8 * table) / 1e6, 1e-6);
+    Config titan = copies;
+    titan.training.framework = TrainingConfig::Framework::Torchtitan;
+    EXPECT_NEAR(extra(titan, {0, 1, true, false}, {0, 1, false, false})[2], (8 * Th / 2 + 2 * table) / 1e6, 1e-6);
 }
 
 }  // namespace
