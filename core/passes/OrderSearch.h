@@ -35,7 +35,12 @@ public:
     // report lists the kept moves, as PassId::Reorder changes.
     Result<PassReport> run();
     const IncrementalTimeline& timeline() const { return timeline_; }
-    long long evaluations() const { return static_cast<long long>(timeline_.evaluations() - startEvaluations_); }
+    // Instructions the trials re-timed: the incremental updates', and a whole plan for each trial
+    // re-timed whole (the timeline does not count those, and uncounted they left the budget
+    // unspent: 405,793 trials and 11 s on a plan with an embedding-only stage).
+    long long evaluations() const {
+        return static_cast<long long>(timeline_.evaluations() - startEvaluations_) + wholeEvaluations_;
+    }
 
 private:
     struct Group {
@@ -60,8 +65,9 @@ private:
     std::vector<double> budget_, statics_;
     std::vector<std::vector<double>> deltas_;  // per device, beside its program
     OrderSearchLimits limits_;
-    bool wholeSimulations_ = false;  // some compute takes no time: a cycle of zero length could hide
+    bool wholeSimulations_ = false;  // a compute and a message take no time: a cycle of zero length could hide
     std::size_t startEvaluations_ = 0;
+    long long wholeEvaluations_ = 0;
 };
 
 }  // namespace mario

@@ -90,6 +90,45 @@ TEST(Reorder, ReachesTheProvenOptimumOnSmallPlansAndNeverGoesBelowItOrAboveItsIn
     EXPECT_GE(rate, kRequiredRate);
 }
 
+// Zero-length computes (an embedding-only first stage with no dropout has no input-gradient
+// kernel) on links with and without latency: the search re-times trials incrementally where every
+// message takes some time (a deadlock cycle then has a positive length, grows and is caught) and
+// whole where one need not. A zero-length cycle settled unnoticed would leave a deadlocked plan,
+// which the validator's whole simulation refuses. (The exact search refuses zero-length computes,
+// so there is no proven optimum to compare with here.)
+TEST(Reorder, ZeroLengthComputesKeepThePlanValidWithinBudgetAndNoSlower) {
+    std::mt19937 rng(47);
+    int incremental = 0, improved = 0;
+    for (int drawn = 0; drawn < kPlans; ++drawn) {
+        std::string name;
+        Plan input = drawPlan(rng, name);
+        StageCost& first = input.stages.front().cost;
+        first.forward_ms = first.recompute_ms = 0;
+        if (first.backward_input_ms) {
+            first.backward_ms -= *first.backward_input_ms;
+            first.backward_input_ms = 0.0;
+        }
+        const bool latency = drawn % 2 == 0;
+        input.link.latency_ms = latency ? 0.05 : 0.0;
+        incremental += latency;
+        auto budget = hideBudget(input, false);
+        ASSERT_TRUE(budget.ok());
+        const double before = test::simulate(input).makespan_ms;
+        Plan plan = input;
+        auto report = reorderSchedule(plan, *budget);
+        ASSERT_TRUE(report.ok()) << report.error().message;
+        ASSERT_TRUE(Validator::validate(plan).ok()) << name << ": " << Validator::validate(plan).summary();
+        const double after = test::simulate(plan).makespan_ms;
+        EXPECT_LE(after, before * (1 + 1e-12)) << name;
+        improved += latency && after < before * (1 - 1e-9);
+        for (std::size_t d = 0; d < plan.devices.size(); ++d)
+            EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), (*budget)[d] * (1 + 1e-12)) << name;
+    }
+    EXPECT_EQ(incremental, kPlans / 2);
+    EXPECT_GT(improved, 0);  // the incrementally re-timed search moved something
+    std::printf("zero-length computes: reorder shortened %d of %d plans with link latency\n", improved, kPlans / 2);
+}
+
 // Through the pass manager: after hide, reorder keeps hide's budget (taken on the plan hide was
 // handed), not one grown from hide's result, and the plan stays valid and no slower.
 TEST(Reorder, AfterHideKeepsHidesBudget) {
