@@ -190,18 +190,11 @@ Result<LayerSplitSearch> searchWith(const Config& config, const LayerSplitSearch
             ++withoutGain;
             move = (move + 1) % moves;
         }
-        // A far move never empties an end position: an embedding- or head-only stage is a
-        // neighbour move's to make, and reorder on one runs 10-100 times longer (LLaMA-2 3B
-        // interleaved-zb 8 x 16: 11 s against 0.2 s on the even split), which made the refined
-        // splits of a search take 31 s where they had taken 1.4.
         bool gained = false;
-        const int last = positions - 1;
-        for (int from = 0; from < positions && !gained && !search.exhausted(); ++from) {
-            if ((from == 0 || from == last) && search.bestCounts()[from] <= 1) continue;
+        for (int from = 0; from < positions && !gained && !search.exhausted(); ++from)
             for (int to = 0; to < positions && !gained && !search.exhausted(); ++to)
                 if (std::abs(from - to) >= 2)
                     if (const auto next = moved(search.bestCounts(), from, to)) gained = search.offer(*next);
-        }
         settled = !gained && !search.exhausted();
     }
     out.local_optimum = settled;

@@ -10,8 +10,7 @@
 // (they tie on the cost model's balance, not on the step), then a deterministic local search
 // from the best so far: move one layer between neighbouring chain positions (the first and last
 // may go down to none, as torchtitan allows), in a fixed order, keeping a move when it shortens
-// the step; when no such move does, move one layer between positions further apart (never
-// emptying an end position: those moves are the neighbours'), and go back
+// the step; when no such move does, move one layer between positions further apart, and go back
 // to the neighbours after any that gains; stop at a split neither kind improves or at the
 // evaluation cap. No wall clock is read, so the same config and passes give the same split.
 #include <atomic>
