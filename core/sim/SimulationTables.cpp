@@ -1,6 +1,7 @@
 #include "core/sim/SimulationTables.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <utility>
@@ -9,6 +10,10 @@
 #include "core/model/Limits.h"
 #include "core/sim/ComputeTime.h"
 #include "core/sim/ProgramMemory.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#endif
 
 namespace mario {
 namespace {
@@ -36,6 +41,7 @@ Error operandError(const Plan& plan, int stageCount) {
 
 }  // namespace
 
+
 Result<SimulationTables> SimulationTables::build(const Plan& plan, bool summary) {
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
@@ -54,120 +60,111 @@ void SimulationTables::fillStages(const Plan& plan) {
         StageRow& row = stages[s];
         for (int op = 0; op < kOps; ++op) row.duration[op] = cost.durationOf(static_cast<Op>(op));
         row.checkpoint_bytes = cost.checkpoint_bytes;
-        row.memory_before[int(Op::Forward)] = cost.activation_bytes;
-        row.memory_before[int(Op::Recompute)] = cost.activation_bytes - cost.checkpoint_bytes;
-        row.memory_after[int(Op::Backward)] = -cost.activation_bytes;
-        row.memory_after[int(Op::BackwardInput)] = -(cost.activation_bytes - cost.weightGradBytes());
-        row.memory_after[int(Op::BackwardWeight)] = -cost.weightGradBytes();
+        row.memory_change[int(Op::Forward)] = cost.activation_bytes;
+        row.memory_change[int(Op::Recompute)] = cost.activation_bytes - cost.checkpoint_bytes;
+        row.memory_change[int(Op::Backward)] = -cost.activation_bytes;
+        row.memory_change[int(Op::BackwardInput)] = -(cost.activation_bytes - cost.weightGradBytes());
+        row.memory_change[int(Op::BackwardWeight)] = -cost.weightGradBytes();
         row.send_transfer_ms = plan.link.transferMs(cost.send_bytes);
         row.forward_flops = cost.forward_flops;
+        // sim/StepFlops.cpp's count: a backward is two forwards, its split halves one each.
+        row.model_flops[int(Op::Forward)] = cost.forward_flops;
+        row.model_flops[int(Op::Backward)] = 2 * cost.forward_flops;
+        row.model_flops[int(Op::BackwardInput)] = cost.forward_flops;
+        row.model_flops[int(Op::BackwardWeight)] = cost.forward_flops;
+        for (Op op : {Op::Forward, Op::Recompute, Op::Backward, Op::BackwardInput})  // LowerBound.cpp's core(d)
+            row.core_ms[int(op)] = row.duration[int(op)];
         row.next_stage = topology.nextStage(s);
         row.previous_stage = topology.previousStage(s);
         row.chain = topology.chainOf(s);
     }
 }
 
-// What the walk gathers across devices: the operands' bounds, the sums, and the Rs' and Is'
-// (stage, micro-batch), marked in the tables once their width is known.
-struct SimulationTables::Walk {
-    unsigned largestStage = 0;
-    // Of the instructions that have a micro-batch, the largest number + 1 taken as unsigned: a
-    // negative number wraps beyond any instruction count, so one comparison finds both faults.
-    std::uint64_t microbatchEnd = 0;
-    int largestOther = -1;  // REDUCE_GRAD's and OPT's numbers (Plan::microbatchCount counts them)
-    double model = 0, recompute = 0;
-    std::vector<std::pair<int, int>> recomputed, splitBackward;
-};
+namespace {
 
-// One device's program in one walk: every instruction's operands go into the bounds, and a
-// computation, once its own operands are checked (it indexes the stage rows and the chains by
-// them), marks the tables and adds to the sums: those of sim/StepFlops.cpp, sim/LowerBound.cpp's
-// core(d) and its chain of each micro-batch, the same additions in the same order as those
-// functions make on their own walks. False when a computation's operand is out of range. One
-// instance per kind (with or without the summary, overlapped pairs or not), so that it tests
-// neither.
-template <bool kSummary, bool kOverlapped>
-bool SimulationTables::walkDevice(const Plan& plan, std::size_t device, Walk& walk) {
+#if defined(__x86_64__) && defined(__GNUC__)
+// The census of a program with AVX2, two instructions a step, where the processor has it: as
+// plain C++ (SSE2, which has no 32-bit max or min) GCC's vectorised loop spent 16 machine
+// instructions on each plan instruction, a quarter of a 1F1B simulation. An instruction is four
+// 32-bit lanes: the op's byte (its padding masked off), the stage, the micro-batch and the pair
+// flag; lane by lane, an unsigned max of the stages (a negative one wraps beyond any stage
+// count), a signed max of the micro-batches, a signed min of those of the kinds that have one
+// (REDUCE_GRAD's and OPT's lanes zeroed first) and a count of the Rs.
+static_assert(sizeof(Instruction) == 16 && offsetof(Instruction, stage) == 4 && offsetof(Instruction, microbatch) == 8);
+static_assert(int(Op::ReduceGrad) == 9 && int(Op::Optimizer) == 10, "the kinds without a micro-batch come last");
+__attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const Instruction* end, unsigned& largestStage,
+                                                     int& largestMicrobatch, int& smallestMicrobatch, std::size_t& rs) {
+    const __m256i opMask = _mm256_setr_epi32(0xff, 0, 0, 0, 0xff, 0, 0, 0);
+    const __m256i recompute = _mm256_setr_epi32(int(Op::Recompute), -1, -1, -1, int(Op::Recompute), -1, -1, -1);
+    const __m256i lastWithMicrobatch = _mm256_set1_epi32(int(Op::ReduceGrad) - 1);
+    __m256i unsignedMax = _mm256_setzero_si256(), rsCount = _mm256_setzero_si256();
+    __m256i signedMax = _mm256_set1_epi32(-1), signedMin = _mm256_setzero_si256();
+    for (; end - at >= 2; at += 2) {
+        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+        const __m256i op = _mm256_and_si256(v, opMask);
+        const __m256i other = _mm256_shuffle_epi32(_mm256_cmpgt_epi32(op, lastWithMicrobatch), 0);  // whole instruction
+        unsignedMax = _mm256_max_epu32(unsignedMax, v);
+        signedMax = _mm256_max_epi32(signedMax, v);
+        signedMin = _mm256_min_epi32(signedMin, _mm256_andnot_si256(other, v));
+        rsCount = _mm256_sub_epi32(rsCount, _mm256_cmpeq_epi32(op, recompute));  // -1 where an R
+    }
+    alignas(32) std::uint32_t lanes[4][8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[0]), unsignedMax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), signedMax);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), signedMin);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[3]), rsCount);
+    for (int half = 0; half < 8; half += 4) {
+        largestStage = std::max(largestStage, lanes[0][half + 1]);
+        largestMicrobatch = std::max(largestMicrobatch, static_cast<int>(lanes[1][half + 2]));
+        smallestMicrobatch = std::min(smallestMicrobatch, static_cast<int>(lanes[2][half + 2]));
+        rs += lanes[3][half];
+    }
+    if (at != end) {  // an odd one out
+        largestStage = std::max(largestStage, static_cast<unsigned>(at->stage));
+        largestMicrobatch = std::max(largestMicrobatch, at->microbatch);
+        smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(at->op) ? at->microbatch : 0);
+        rs += at->op == Op::Recompute;
+    }
+}
+#endif
+
+}  // namespace
+
+// The census of one device's program: the bounds of its operands and its count of Rs, in a loop
+// with no branch. Nothing is indexed by an operand here, so a hostile one is only measured;
+// walk() refuses it before any table is.
+void SimulationTables::censusDevice(const Plan& plan, std::size_t device, Census& census) {
     const auto& program = plan.devices[device].program;
-    const Instruction* const code = program.data();
-    const Instruction* const codeEnd = code + program.size();
-    const StageRow* const rows = stages.data();
-    const unsigned stageEnd = static_cast<unsigned>(stageCount);
-    const std::uint64_t limit = plan.instructionCount();
-    std::vector<int>& chainOf = sums.chain_of_microbatch;  // by micro-batch number until renumbered
-    unsigned largestStage = walk.largestStage;
-    std::uint64_t microbatchEnd = walk.microbatchEnd;
-    // The FLOPs of the Rs stay in `walk`: kept beside the model's, the compiler packed the two
-    // sums into one vector register and unpacked it at every instruction.
-    double core = 0, model = walk.model;
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) {
+        std::size_t rs = 0;
+        censusWithAvx2(program.data(), program.data() + program.size(), census.largestStage,
+                       census.largestMicrobatch, census.smallestMicrobatch, rs);
+        recomputes[device] = rs;
+        return;
+    }
+#endif
+    unsigned largestStage = census.largestStage;
+    int largestMicrobatch = census.largestMicrobatch, smallestMicrobatch = census.smallestMicrobatch;
     std::size_t rs = 0;
-    // The chains' table as a pointer and a size in registers: through the vector, every forward
-    // reloaded its bounds from memory.
-    int* chain = chainOf.data();
-    std::size_t chainSize = chainOf.size();
-    for (const Instruction* at = code; at != codeEnd; ++at) {
-        const Instruction& ins = *at;
-        const Op op = ins.op;
-        const unsigned stage = static_cast<unsigned>(ins.stage);
-        const std::uint64_t end = std::uint64_t(std::uint32_t(ins.microbatch)) + 1;
-        largestStage = std::max(largestStage, stage);
-        if (op > Op::BackwardWeight) {  // communication (two thirds of a program), REDUCE_GRAD, OPT
-            if (op < Op::ReduceGrad) microbatchEnd = std::max(microbatchEnd, end);
-            else walk.largestOther = std::max(walk.largestOther, ins.microbatch);
-            continue;
-        }
-        microbatchEnd = std::max(microbatchEnd, end);
-        if (stage >= stageEnd || end > limit) return false;
-        const StageRow& row = rows[stage];
-        auto coreTime = [&] {
-            if constexpr (kOverlapped) return computeMs(plan, program, static_cast<std::size_t>(at - code));
-            else return row.duration[int(op)];
-        };
-        // The kinds tested in the order they are common (F and B, then R, I, W): as a switch the
-        // compiler tested a forward, the commonest, last.
-        if (op == Op::Forward) {
-            if constexpr (kSummary) {
-                model += row.forward_flops;
-                if (end > chainSize) {
-                    chainOf.resize(end, -1);
-                    chain = chainOf.data(), chainSize = end;
-                }
-                chain[ins.microbatch] = row.chain;
-                core += coreTime();
-            }
-        } else if (op == Op::Backward) {
-            if constexpr (kSummary) {
-                model += 2 * row.forward_flops;
-                core += coreTime();
-            }
-        } else if (op == Op::Recompute) {
-            walk.recomputed.emplace_back(ins.stage, ins.microbatch), ++rs;
-            if constexpr (kSummary) {
-                walk.recompute += row.forward_flops;
-                core += coreTime();
-            }
-        } else if (op == Op::BackwardInput) {
-            walk.splitBackward.emplace_back(ins.stage, ins.microbatch);
-            if constexpr (kSummary) {
-                model += row.forward_flops;
-                core += coreTime();
-            }
-        } else if constexpr (kSummary) {  // Op::BackwardWeight
-            model += row.forward_flops;
-        }
+    for (const Instruction& ins : program) {
+        largestStage = std::max(largestStage, static_cast<unsigned>(ins.stage));
+        largestMicrobatch = std::max(largestMicrobatch, ins.microbatch);
+        smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(ins.op) ? ins.microbatch : 0);
+        rs += ins.op == Op::Recompute;
     }
     recomputes[device] = rs;
-    walk.largestStage = largestStage;
-    walk.microbatchEnd = microbatchEnd;
-    walk.model = model;
-    if constexpr (kSummary) sums.core_ms[device] = core;
-    return true;
+    census.largestStage = largestStage;
+    census.largestMicrobatch = largestMicrobatch;
+    census.smallestMicrobatch = smallestMicrobatch;
 }
 
-// One walk over every program (issue 45: there were ten, then three, then two: a branch-free
-// census of the operands and a pass over the computations). Every micro-batch needs at least two
-// instructions, so a number beyond the instruction count can only be a typo, and must not turn
-// into a multi-gigabyte allocation; the worded walk runs only for a wrong plan (passes simulate
+// A census of the operands, then the tables (issue 45: there were ten walks, then three, then a
+// census and a walk over the computations; the computations' marks and sums now come from the
+// timing loop, which visits them anyway). Every micro-batch needs at least two instructions, so a
+// number beyond the instruction count can only be a typo, and must not turn into a
+// multi-gigabyte allocation; the worded walk runs only for a wrong plan (passes simulate
 // thousands of valid ones). A plan of overlapped pairs has its operands checked first: a pair's
 // time reads its partner's stage, which may come later in the program.
 //
@@ -189,30 +186,14 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
                     (hasMicrobatch(ins.op) && (ins.microbatch < 0 || ins.microbatch >= limit)))
                     return operandError(plan, stageCount);
     recomputes.assign(deviceCount, 0);
-    std::vector<int>& chainOf = sums.chain_of_microbatch;
-    chainOf.clear();
-    if (summary) {
-        sums.core_ms.assign(deviceCount, 0.0);
-        // The walk widens it to each new micro-batch; room for a plan of one chain (each
-        // micro-batch's F and B on every stage) up front, so that it seldom moves.
-        chainOf.reserve(static_cast<std::size_t>(limit / (2 * std::max(1, stageCount)) + 1));
-    }
-    Walk marks;
-    for (std::size_t d = 0; d < deviceCount; ++d) {
-        bool checked;
-        if (summary) checked = overlapped ? walkDevice<true, true>(plan, d, marks) : walkDevice<true, false>(plan, d, marks);
-        else checked = overlapped ? walkDevice<false, true>(plan, d, marks) : walkDevice<false, false>(plan, d, marks);
-        if (!checked) return operandError(plan, stageCount);
-    }
-    if ((limit > 0 && marks.largestStage >= static_cast<unsigned>(stageCount)) |
-        (marks.microbatchEnd > static_cast<std::uint64_t>(limit)) | (marks.largestOther >= limit))
+    Census census;
+    for (std::size_t d = 0; d < deviceCount; ++d) censusDevice(plan, d, census);
+    if ((limit > 0 && census.largestStage >= static_cast<unsigned>(stageCount)) |
+        (census.largestMicrobatch >= limit) | (census.smallestMicrobatch < 0))
         return operandError(plan, stageCount);
-    const int largestMicrobatch = std::max(static_cast<int>(marks.microbatchEnd) - 1, marks.largestOther);
+    const int largestMicrobatch = census.largestMicrobatch;  // REDUCE_GRAD's and OPT's numbers too
     const int width = std::max(1, largestMicrobatch + 1);
-    if (summary) chainOf.resize(static_cast<std::size_t>(width), -1);
     const int count = largestMicrobatch + 1;  // Plan::microbatchCount
-    sums.model_flops = marks.model;
-    sums.recompute_flops = marks.recompute;
     microbatchCount = count;
     // The tables are stages × micro-batches. A plan of one chain has each micro-batch on every
     // stage, so they stay within a few times its size; a plan of many chains, each with
@@ -226,15 +207,6 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
         for (std::size_t d = 0; d < deviceCount; ++d) code[d] = plan.devices[d].program.data();
     } else {
         messages = MessageSlots(plan, stageCount, count);
-        const std::vector<int>& dense = messages.denseOf();
-        for (auto* list : {&marks.recomputed, &marks.splitBackward})
-            for (auto& mark : *list) mark.second = dense[mark.second];
-        if (summary) {
-            std::vector<int> byDense(static_cast<std::size_t>(messages.microbatches()), -1);
-            for (std::size_t m = 0; m < std::min(chainOf.size(), dense.size()); ++m)
-                if (dense[m] >= 0) byDense[dense[m]] = chainOf[m];
-            chainOf = std::move(byDense);
-        }
         renumber(plan);
     }
     microbatches = messages.microbatches();
@@ -246,10 +218,25 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
                          std::to_string(limits::kMaxPairsPerInstruction) + " per instruction plus " +
                          std::to_string(limits::kPairsAlwaysAllowed) + ", " + std::to_string(allowed) + " for its " +
                          std::to_string(limit) + " instructions");
+    // The loop reads a forward's mark before it times it, so the Rs are marked first, on the
+    // columns the loop reads (its own programs); a plan with none skips the walk.
     checkpointed.assign(static_cast<std::size_t>(cells), 0);
-    split.assign(checkpointed.size(), 0);
-    for (auto [stage, m] : marks.recomputed) checkpointed[static_cast<std::size_t>(stage) * microbatches + m] = 1;
-    for (auto [stage, m] : marks.splitBackward) split[static_cast<std::size_t>(stage) * microbatches + m] = 1;
+    if (std::any_of(recomputes.begin(), recomputes.end(), [](std::size_t rs) { return rs > 0; }))
+        for (std::size_t d = 0; d < deviceCount; ++d) {
+            const Instruction* const program = code[d];
+            for (std::size_t i = 0, n = plan.devices[d].program.size(); i < n; ++i)
+                if (program[i].op == Op::Recompute)
+                    checkpointed[static_cast<std::size_t>(program[i].stage) * microbatches + program[i].microbatch] = 1;
+        }
+    // What the summary's timing loop fills (TimingLoop.h): the Is' marks, and per column its
+    // forwards' chain and the device that set it last.
+    if (summary) {
+        split.assign(checkpointed.size(), 0);
+        sums.core_ms.assign(deviceCount, 0.0);
+        sums.chain_of_microbatch.assign(static_cast<std::size_t>(microbatches), -1);
+        if (topology.chains().size() > 1) sums.chain_set_by.assign(static_cast<std::size_t>(microbatches), -1);
+        else sums.chain_set_by.clear();
+    }
     statics = staticBytesPerDevice(plan);
     // The sink row after the messages: where a send with no stage to go to writes.
     messageStates.assign(messages.size() + static_cast<std::size_t>(microbatches), {kNotSent, -1});

@@ -4,14 +4,13 @@
 // stages × micro-batches however few instructions it re-timed (an 8-instruction plan padded
 // with 1,024 unused stages took 113 s). A round now touches its instructions and devices only.
 //
-// Built in one walk over each program (issue 45: there were ten, one per table, bound and
-// count, then three, then two): every instruction's operands go into the bounds the tables are
-// sized by, and each computation, its own operands checked first, marks the (stage,
-// micro-batch) tables with its Rs and Is and, when a summary is wanted, adds to the sums the
-// lower bounds and FLOPs need, in the same order as before so that every result stays the same
-// to the last bit. What the hot loop reads per stage (its durations, memory changes) sits
-// in one small row per stage, and a message's slot base and transfer in one flat table indexed by
-// stage and kind, instead of a StageCost lookup through the plan and a switch per instruction.
+// Built after a census of the operands (issue 45), which sizes the tables and refuses a bad
+// operand before any table is indexed; the Rs are marked before the loop (a forward reads its
+// mark), and the summary's marks and sums come from the timing loop itself (TimingLoop.h), which
+// loads every computation's stage row anyway. What the hot loop reads per stage (its durations,
+// memory changes) sits in one small row per stage, and a message's slot base and transfer in one
+// flat table indexed by stage and kind, instead of a StageCost lookup through the plan and a
+// switch per instruction.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -34,18 +33,21 @@ public:
     // find a stage's row with a shift instead of a multiplication by 304 (three instructions).
     struct StageRow {
         std::array<double, kOps> duration{};  // StageCost::durationOf
-        // The dynamic memory a computation of each kind adds as it starts and as it ends: a
-        // forward its activations (kept whole; checkpointed, checkpoint_bytes), a recomputation
-        // the rest of them; a backward releases them, I and W each their part. 0 for the rest.
-        std::array<double, kOps> memory_before{}, memory_after{};
+        // The dynamic memory a computation of each kind adds, as it starts (F, R) or as it ends
+        // (B, I, W): a forward its activations (kept whole; checkpointed, checkpoint_bytes), a
+        // recomputation the rest of them; a backward releases them, I and W each their part. 0
+        // for the rest.
+        std::array<double, kOps> memory_change{};
         double checkpoint_bytes = 0;          // a checkpointed forward's
         double send_transfer_ms = 0;          // link.transferMs(send_bytes)
         double forward_flops = 0;
+        std::array<double, kOps> model_flops{};  // what each kind adds to SummarySums::model_flops
+        std::array<double, kOps> core_ms{};      // and to core_ms without overlapped pairs: F, R, B, I's durations
         int next_stage = -1, previous_stage = -1;
         int chain = 0;  // PipelineTopology::chainOf
         // Padding, not alignas: an over-aligned row made the table's allocation an aligned one,
         // which cost 8 × 32 more wall time than the shift saved.
-        char padding[512 - 36 * sizeof(double) - 3 * sizeof(int)];
+        char padding[512 - 47 * sizeof(double) - 3 * sizeof(int)];
     };
     static_assert(sizeof(StageRow) == 512);
     // A message's state (messageStates below).
@@ -67,11 +69,19 @@ public:
         double transfer_ms = 0;
     };
     std::vector<MessageRoute> routes;
-    // The sums a summary needs, in the order the instructions come (device by device).
+    // The sums a summary needs, made by the timing loop (TimingLoop.h). The FLOPs are summed per
+    // device in program order, then over the devices in order (in the last bits they may differ
+    // from one sum in program order, device after device); each device's core_ms is its own sum
+    // in program order, the same to the last bit as sim/LowerBound.cpp's.
     struct SummarySums {
         double model_flops = 0, recompute_flops = 0;  // per replica, as sim/StepFlops.h counts them
         std::vector<double> core_ms;                  // per device, sim/LowerBound.h's core(d)
         std::vector<int> chain_of_microbatch;         // per column (MessageSlots::denseOf), its forwards' chain
+        // Per column, the device whose forward set its chain: the loop runs the devices
+        // interleaved, and the chain kept is that of the last forward in device order, as a walk
+        // device after device would keep (the same for any plan whose micro-batches keep to a
+        // chain). Empty for a plan of one chain, where every forward sets the same one.
+        std::vector<int> chain_set_by;
     };
 
     // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
@@ -89,7 +99,7 @@ public:
     int microbatches = 0;       // the tables' micro-batch columns (MessageSlots)
     int microbatchCount = 0;    // Plan::microbatchCount
     // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
-    std::vector<std::uint8_t> checkpointed, split;
+    std::vector<std::uint8_t> checkpointed, split;  // split: the Is, sized with a summary only
     std::vector<double> statics;
     std::vector<std::size_t> recomputes;  // per device: its Rs, so that their hidden parts are one allocation
     std::vector<StageRow> stages;
@@ -119,10 +129,13 @@ private:
     void fillMessageSlots();
     void renumber(const Plan& plan);
     std::optional<Error> walk(const Plan& plan, bool summary);
-    // One device's program: its operands' bounds, marks and sums (false: an operand out of range).
-    struct Walk;
-    template <bool kSummary, bool kOverlapped>
-    bool walkDevice(const Plan& plan, std::size_t device, Walk& walk);
+    // The bounds of the operands over all programs, which size the tables and find a bad one.
+    struct Census {
+        unsigned largestStage = 0;    // a negative stage wraps beyond any stage count
+        int largestMicrobatch = -1;   // REDUCE_GRAD's and OPT's numbers too (Plan::microbatchCount)
+        int smallestMicrobatch = 0;   // of the instructions that have a micro-batch
+    };
+    void censusDevice(const Plan& plan, std::size_t device, Census& census);
 };
 
 }  // namespace mario

@@ -64,7 +64,7 @@ std::optional<Error> checkFinite(const Plan& plan, const SimResult& result, cons
 // Its work is the plan's instructions and devices, whatever its stage count. One instance per
 // kind of timing (stretched, recording the memory curve, with overlapped pairs), so that the
 // loop over instructions tests none of them (issue 45).
-template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute>
+template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute, bool kSummary>
 Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                              const ComputeStretch* stretch) {
     const PipelineTopology& topology = prepared.topology;
@@ -81,7 +81,7 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     if constexpr (kCurve)
         for (auto& stats : result.devices) stats.memory.push_back({0.0, stats.static_bytes});
 
-    TimingLoop<kStretch, kCurve, kOverlap, kRecompute> loop(plan, prepared, stretch, result);
+    TimingLoop<kStretch, kCurve, kOverlap, kRecompute, kSummary> loop(plan, prepared, stretch, result);
     loop.run();
     const std::vector<std::size_t>& pc = loop.pc;
     for (int d = 0; d < deviceCount; ++d) {
@@ -101,7 +101,7 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
         result.contention_ms += stats.contention_ms;
     }
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
-    if (options.summary) {
+    if constexpr (kSummary) {
         const SimulationTables::SummarySums& sums = prepared.sums;
         result.critical_chain_ms = criticalChain(plan, topology, prepared.checkpointed, prepared.split,
                                                  prepared.microbatches, prepared.messages.denseOf(),
@@ -128,8 +128,11 @@ Result<SimResult> timePlanWith(const Plan& plan, SimulationTables& prepared, con
     // Without an R no forward is checkpointed and no recomputation run opens: the loop skips both.
     const bool recomputes = std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
                                         [](std::size_t rs) { return rs > 0; });
-    return recomputes ? timePlanOf<kStretch, kCurve, kOverlap, true>(plan, prepared, options, stretch)
-                      : timePlanOf<kStretch, kCurve, kOverlap, false>(plan, prepared, options, stretch);
+    if (options.summary)
+        return recomputes ? timePlanOf<kStretch, kCurve, kOverlap, true, true>(plan, prepared, options, stretch)
+                          : timePlanOf<kStretch, kCurve, kOverlap, false, true>(plan, prepared, options, stretch);
+    return recomputes ? timePlanOf<kStretch, kCurve, kOverlap, true, false>(plan, prepared, options, stretch)
+                      : timePlanOf<kStretch, kCurve, kOverlap, false, false>(plan, prepared, options, stretch);
 }
 
 Result<SimResult> timePlan(const Plan& plan, SimulationTables& prepared, const SimOptions& options,

@@ -4,7 +4,11 @@
 // by Simulator.cpp only.
 //
 // One instance per kind of timing (stretched by contention, recording the memory curve, with
-// overlapped pairs), so that the loop tests none of them. A device's run is a function of its
+// overlapped pairs, with the summary's sums), so that the loop tests none of them. With the
+// summary, the loop also makes what the lower bounds and FLOPs need (SimulationTables::SummarySums)
+// from the stage row it loads for each computation: a walk of its own over the programs for them
+// was a third of a simulation (issue 45). A deadlocked device's instructions after the one it
+// stopped at are summed after the loop, so that the sums cover the whole plan either way. A device's run is a function of its
 // own that holds what the loop reads in locals: inlined into Simulator::run, with everything
 // else there, the loop kept its clock and its table pointers on the stack and reloaded them
 // for every instruction (issue 45).
@@ -22,7 +26,7 @@
 
 namespace mario {
 
-template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute>
+template <bool kStretch, bool kCurve, bool kOverlap, bool kRecompute, bool kSummary>
 class TimingLoop {
 public:
     // `result.devices` sized, their timings and static bytes set; `stretch` given iff kStretch.
@@ -66,6 +70,7 @@ public:
         else prepared_.messagesUntracked = true;
         if constexpr (kRecompute)
             for (int d = 0; d < deviceCount; ++d) closeRun(d, pc[d]);
+        if constexpr (kSummary) collectSums();
     }
 
     std::vector<std::size_t> pc;  // per device: the instruction it stopped at
@@ -98,7 +103,9 @@ private:
         double peak = 0;              // its peak dynamic memory
         SimulationTables::MessageState* blocked = nullptr;  // the message it waits for, where at != end
         RecomputeRun recompute;
-        char padding[128 - 8 * sizeof(double) - sizeof(RecomputeRun)];
+        // The summary's sums of its computations so far (SummarySums): its core(d), model FLOPs
+        // and recomputed FLOPs. They fill the 128 bytes with no padding left.
+        double core = 0, model = 0, recomputed = 0;
     };
     static_assert(sizeof(DeviceRun) == 128);
 
@@ -120,6 +127,49 @@ private:
         run = {};
     }
 
+    // What one computation adds to the summary: its FLOPs, its time alone to core(d) (F, R, B
+    // and I: sim/LowerBound.h), a forward's chain to its column and an I's mark.
+    [[gnu::always_inline]] inline void addToSummary(int d, const SimulationTables::StageRow& row, const Instruction& ins,
+                                                    double alone, double& core, double& model, double& recomputed) {
+        const int op = int(ins.op);
+        model += row.model_flops[op];
+        if constexpr (kOverlap) core += op < int(Op::BackwardWeight) ? alone : 0.0;
+        else core += row.core_ms[op];  // the same addition: alone is the row's duration
+        if (ins.op == Op::Forward) {
+            SimulationTables::SummarySums& sums = prepared_.sums;
+            if (!sums.chain_set_by.empty()) {  // more than one chain: the last in device order wins
+                if (sums.chain_set_by[ins.microbatch] > d) return;
+                sums.chain_set_by[ins.microbatch] = d;
+            }
+            sums.chain_of_microbatch[ins.microbatch] = row.chain;
+        } else if (ins.op == Op::BackwardInput) {
+            prepared_.split[static_cast<std::size_t>(ins.stage) * prepared_.microbatches + ins.microbatch] = 1;
+        } else if constexpr (kRecompute) {
+            if (ins.op == Op::Recompute) recomputed += row.forward_flops;
+        }
+    }
+
+    // The sums into SimulationTables::sums, a deadlocked device's unreached computations first.
+    void collectSums() {
+        SimulationTables::SummarySums& sums = prepared_.sums;
+        sums.model_flops = sums.recompute_flops = 0;
+        for (std::size_t d = 0; d < devices_.size(); ++d) {
+            DeviceRun& device = devices_[d];
+            const auto& program = plan_.devices[d].program;
+            const std::size_t first = static_cast<std::size_t>(device.at - prepared_.code[d]);
+            for (std::size_t i = first; i < program.size(); ++i) {
+                const Instruction& ins = prepared_.code[d][i];
+                if (unsigned(ins.op) - unsigned(Op::SendForward) < unsigned(SimulationTables::kMessageKinds)) continue;
+                const SimulationTables::StageRow& row = prepared_.stages[ins.stage];
+                const double alone = kOverlap ? computeMs(plan_, program, i) : row.duration[int(ins.op)];
+                addToSummary(static_cast<int>(d), row, ins, alone, device.core, device.model, device.recomputed);
+            }
+            sums.core_ms[d] = device.core;
+            sums.model_flops += device.model;
+            sums.recompute_flops += device.recomputed;
+        }
+    }
+
     [[gnu::always_inline]] inline void runDevice(const int d, int* const runnable, int& runnableCount) {
         constexpr unsigned kFirstMessage = unsigned(Op::SendForward);  // routes' first kind
         constexpr int kKinds = SimulationTables::kMessageKinds;
@@ -135,9 +185,12 @@ private:
         RecomputeRun& run = device.recompute;
         // The device's clock and running sums in registers while it runs (the same additions).
         double t = device.t, mem = device.mem, busy = device.busy, peak = device.peak;
-        // With the curve, a point at each change; without it every computation adds its stage
-        // row's change before and after it, 0 for the kinds that change nothing (adding +0 leaves
-        // the sum and the peak as they were: the sum starts at +0 and is never -0).
+        double core = device.core, model = device.model, recomputed = device.recomputed;  // kSummary's
+        // With the curve, a point at each change, as the computation starts (F, R) or ends (B, I,
+        // W). Without it every computation adds its stage row's change at once, 0 for the kinds
+        // that change nothing (adding +0 leaves the sum and the peak as they were: the sum starts
+        // at +0 and is never -0): one addition on the sum's chain of dependences, not one as it
+        // starts and one as it ends, of which one always added 0 (issue 45).
         auto memoryChange = [&](double time, double delta) {
             mem += delta;
             peak = std::max(peak, mem);
@@ -190,16 +243,17 @@ private:
             const SimulationTables::StageRow& row = rows[ins.stage];
             const int op = int(ins.op);
             double duration = timeOf(row, ins);
-            double before = row.memory_before[op];
+            if constexpr (kSummary) addToSummary(d, row, ins, duration, core, model, recomputed);
+            double change = row.memory_change[op];
             if constexpr (kRecompute)
                 // Checkpointed only where the device recomputes it later.
                 if (ins.op == Op::Forward &&
                     prepared_.checkpointed[static_cast<std::size_t>(ins.stage) * prepared_.microbatches + ins.microbatch])
-                    before = row.checkpoint_bytes;
+                    change = row.checkpoint_bytes;
             if constexpr (kCurve) {
-                if (ins.op == Op::Forward || ins.op == Op::Recompute) memoryChange(t, before);
+                if (ins.op == Op::Forward || ins.op == Op::Recompute) memoryChange(t, change);
             } else {
-                memoryChange(t, before);
+                memoryChange(t, change);
             }
             if constexpr (kStretch) {
                 const double alone = duration;
@@ -219,12 +273,9 @@ private:
             *timing = {t, t + duration};
             t += duration;
             busy += duration;
-            if constexpr (kCurve) {
+            if constexpr (kCurve)
                 if (ins.op == Op::Backward || ins.op == Op::BackwardInput || ins.op == Op::BackwardWeight)
-                    memoryChange(t, row.memory_after[op]);
-            } else {
-                memoryChange(t, row.memory_after[op]);
-            }
+                    memoryChange(t, change);
         }
         prepared_.touchedCount = touchedCount;
         device.busy = busy;
@@ -233,6 +284,7 @@ private:
         device.timing = timing;
         device.t = t;
         device.mem = mem;
+        if constexpr (kSummary) device.core = core, device.model = model, device.recomputed = recomputed;
     }
 
     const Plan& plan_;
