@@ -241,7 +241,6 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     // The sink row after the messages: where a send with no stage to go to writes.
     messageStates.assign(messages.size() + static_cast<std::size_t>(microbatches), {kNotSent, -1});
     fillMessageSlots();
-    touched.reset(new std::size_t[std::max<std::int64_t>(1, limit)]);
     return std::nullopt;
 }
 

@@ -113,9 +113,9 @@ public:
     // it. A contention round resets only the slots it sent to (listed in `touched`), so the next
     // one starts from all unsent; a single timing keeps no list and leaves the table for a later
     // timing, if any, to reset whole. A send clears the slot's waiter as it wakes it, and the loop
-    // clears the slots its blocked devices still wait on. `touched` has room for one slot per
-    // instruction and is left uninitialised: the loop writes it through a pointer, with no
-    // growth check or call per message (issue 45).
+    // clears the slots its blocked devices still wait on. `touched`, made by the first round
+    // (TimingLoop.h), has room for one slot per instruction and is left uninitialised: the loop
+    // writes it through a pointer, with no growth check or call per message (issue 45).
     std::vector<MessageState> messageStates;
     std::unique_ptr<std::size_t[]> touched;
     std::size_t touchedCount = 0;

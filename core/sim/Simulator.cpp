@@ -83,12 +83,15 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
 
     TimingLoop<kStretch, kCurve, kOverlap, kRecompute, kSummary> loop(plan, prepared, stretch, result);
     loop.run();
-    const std::vector<std::size_t>& pc = loop.pc;
     for (int d = 0; d < deviceCount; ++d) {
-        if (pc[d] < plan.devices[d].program.size()) result.deadlocked = true;
-        result.makespan_ms = std::max(result.makespan_ms, loop.clock[d]);
+        if (loop.pcOf(d) < plan.devices[d].program.size()) result.deadlocked = true;
+        result.makespan_ms = std::max(result.makespan_ms, loop.clockOf(d));
     }
-    if (result.deadlocked) result.blocked = explainDeadlock(plan, topology, pc);
+    if (result.deadlocked) {
+        std::vector<std::size_t> pc(static_cast<std::size_t>(deviceCount));
+        for (int d = 0; d < deviceCount; ++d) pc[d] = loop.pcOf(d);
+        result.blocked = explainDeadlock(plan, topology, pc);
+    }
 
     double idle = 0;
     for (auto& stats : result.devices) {

@@ -46,18 +46,18 @@ public:
     void run() {
         const int deviceCount = static_cast<int>(devices_.size());
         if (prepared_.messagesUntracked) prepared_.resetMessages();
+        // Only contention rounds list the slots they send to: the list's room (one slot per
+        // instruction) is made by the first of them, not by every simulation.
+        if constexpr (kStretch)
+            if (!prepared_.touched) prepared_.touched.reset(new std::size_t[std::max<std::size_t>(1, plan_.instructionCount())]);
         // A device is on the stack at most once: it is pushed at the start or by the one send
         // it waits for, and then it runs until it waits again.
         int* const runnable = runnable_.data();
         int runnableCount = deviceCount;
         for (int d = 0; d < deviceCount; ++d) runnable[d] = deviceCount - 1 - d;
         while (runnableCount > 0) runDevice(runnable[--runnableCount], runnable, runnableCount);
-        pc.resize(deviceCount);
-        clock.resize(deviceCount);
         for (int d = 0; d < deviceCount; ++d) {
             const DeviceRun& device = devices_[d];
-            pc[d] = static_cast<std::size_t>(device.at - prepared_.code[d]);
-            clock[d] = device.t;
             DeviceStats& stats = result_.devices[d];
             stats.busy_ms = device.busy;
             stats.peak_dynamic_bytes = device.peak;
@@ -69,12 +69,14 @@ public:
         if constexpr (kStretch) prepared_.resetMessages();
         else prepared_.messagesUntracked = true;
         if constexpr (kRecompute)
-            for (int d = 0; d < deviceCount; ++d) closeRun(d, pc[d]);
+            for (int d = 0; d < deviceCount; ++d) closeRun(d, pcOf(d));
         if constexpr (kSummary) collectSums();
     }
 
-    std::vector<std::size_t> pc;  // per device: the instruction it stopped at
-    std::vector<double> clock;    // per device: when it got there
+    // Per device, the instruction it stopped at and when it got there (read from its run: two
+    // vectors for them were two allocations a simulation).
+    std::size_t pcOf(int d) const { return static_cast<std::size_t>(devices_[d].at - prepared_.code[d]); }
+    double clockOf(int d) const { return devices_[d].t; }
 
 private:
     // A run of recomputations since the device's last other compute: when it started, how long
