@@ -99,6 +99,7 @@ __attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const
     const __m256i lastWithMicrobatch = _mm256_set1_epi32(int(Op::ReduceGrad) - 1);
     __m256i unsignedMax = _mm256_setzero_si256(), rsCount = _mm256_setzero_si256();
     __m256i signedMax = _mm256_set1_epi32(-1), signedMin = _mm256_setzero_si256();
+#pragma GCC unroll 4
     for (; end - at >= 2; at += 2) {
         const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
         const __m256i op = _mm256_and_si256(v, opMask);
