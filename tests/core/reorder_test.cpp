@@ -56,6 +56,35 @@ Plan drawPlan(std::mt19937& rng, std::string& name) {
     return plan;
 }
 
+// Reorders `input` within hide's budget and checks what every run must hold: a valid plan, every
+// device within the budget, a step no longer than the input's.
+struct Reordered {
+    bool ok = false;
+    double before = 0, after = 0;
+    std::vector<double> budget;
+};
+Reordered reorderAndCheck(const Plan& input, const std::string& name) {
+    Reordered out;
+    auto budget = hideBudget(input, false);
+    EXPECT_TRUE(budget.ok()) << name;
+    if (!budget.ok()) return out;
+    out.budget = *budget;
+    out.before = test::simulate(input).makespan_ms;
+    Plan plan = input;
+    auto report = reorderSchedule(plan, out.budget);
+    EXPECT_TRUE(report.ok()) << name << ": " << (report.ok() ? "" : report.error().message);
+    if (!report.ok()) return out;
+    const auto valid = Validator::validate(plan);
+    EXPECT_TRUE(valid.ok()) << name << ": " << valid.summary();
+    if (!valid.ok()) return out;
+    out.after = test::simulate(plan).makespan_ms;
+    EXPECT_LE(out.after, out.before * (1 + 1e-12)) << name;
+    for (std::size_t d = 0; d < plan.devices.size(); ++d)
+        EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), out.budget[d] * (1 + 1e-12)) << name;
+    out.ok = true;
+    return out;
+}
+
 TEST(Reorder, ReachesTheProvenOptimumOnSmallPlansAndNeverGoesBelowItOrAboveItsInput) {
     std::mt19937 rng(43);
     int proven = 0, reached = 0, drawn = 0;
@@ -64,18 +93,10 @@ TEST(Reorder, ReachesTheProvenOptimumOnSmallPlansAndNeverGoesBelowItOrAboveItsIn
         ++drawn;
         std::string name;
         const Plan input = drawPlan(rng, name);
-        auto budget = hideBudget(input, false);
-        ASSERT_TRUE(budget.ok());
-        const double before = test::simulate(input).makespan_ms;
-        Plan plan = input;
-        auto report = reorderSchedule(plan, *budget);
-        ASSERT_TRUE(report.ok()) << report.error().message;
-        ASSERT_TRUE(Validator::validate(plan).ok()) << name << ": " << Validator::validate(plan).summary();
-        const double after = test::simulate(plan).makespan_ms;
-        EXPECT_LE(after, before * (1 + 1e-12)) << name;
-        for (std::size_t d = 0; d < plan.devices.size(); ++d)
-            EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), (*budget)[d] * (1 + 1e-12)) << name;
-        auto exact = exactSchedule(input, *budget);
+        const Reordered reordered = reorderAndCheck(input, name);
+        ASSERT_TRUE(reordered.ok);
+        const double after = reordered.after;
+        auto exact = exactSchedule(input, reordered.budget);
         ASSERT_TRUE(exact.ok()) << exact.error().message;
         if (!exact->proven) continue;
         ++proven;
@@ -111,18 +132,9 @@ TEST(Reorder, ZeroLengthComputesKeepThePlanValidWithinBudgetAndNoSlower) {
         const bool latency = drawn % 2 == 0;
         input.link.latency_ms = latency ? 0.05 : 0.0;
         incremental += latency;
-        auto budget = hideBudget(input, false);
-        ASSERT_TRUE(budget.ok());
-        const double before = test::simulate(input).makespan_ms;
-        Plan plan = input;
-        auto report = reorderSchedule(plan, *budget);
-        ASSERT_TRUE(report.ok()) << report.error().message;
-        ASSERT_TRUE(Validator::validate(plan).ok()) << name << ": " << Validator::validate(plan).summary();
-        const double after = test::simulate(plan).makespan_ms;
-        EXPECT_LE(after, before * (1 + 1e-12)) << name;
-        improved += latency && after < before * (1 - 1e-9);
-        for (std::size_t d = 0; d < plan.devices.size(); ++d)
-            EXPECT_LE(programPeakBytes(plan, static_cast<int>(d)), (*budget)[d] * (1 + 1e-12)) << name;
+        const Reordered reordered = reorderAndCheck(input, name);
+        ASSERT_TRUE(reordered.ok);
+        improved += latency && reordered.after < reordered.before * (1 - 1e-9);
     }
     EXPECT_EQ(incremental, kPlans / 2);
     EXPECT_GT(improved, 0);  // the incrementally re-timed search moved something
