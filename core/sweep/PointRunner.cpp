@@ -91,11 +91,14 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     point.scheme.chunks = edited["parallel"].value("chunks", 1);  // the chunks it ran with
     // Inline model and hardware, and an absolute profile path: no preset is looked up.
     static const PresetLibrary noPresets{std::string{}};
-    OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {}, cancel);
-    if (cancel && cancel->load()) {  // a "search" split stopped part-way: neither a point nor a refusal
+    // Stopped part-way (a "search" split while opening, or the passes): neither a point nor a refusal.
+    auto cancelled = [&] {
+        point.evaluated = false;
         point.refusal = "cancelled";
         return point;
-    }
+    };
+    OpenedSchedule opened = openConfigDocument(edited, noPresets, {}, {}, cancel);
+    if (cancel && cancel->load()) return cancelled();
     point.evaluated = true;
     // The pass set asked for, so a refused point's row still says which series it belongs to
     // (opening a config fills in the base's own passes when none were asked for).
@@ -107,11 +110,7 @@ SweepPoint PointRunner::run(const std::vector<const SweepKnob*>& knobs, const st
     point.config = opened.input.config;
     point.passes = opened.input.passes;
     auto prepared = prepareSchedule(opened.input, {.cancel = cancel});
-    if (cancel && cancel->load()) {
-        point.evaluated = false;
-        point.refusal = "cancelled";
-        return point;
-    }
+    if (cancel && cancel->load()) return cancelled();
     if (!prepared) {
         point.refusal = prepared.error().message;
         return point;
