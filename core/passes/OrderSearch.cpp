@@ -143,7 +143,6 @@ Result<bool> OrderSearch::tryMove(int device, std::size_t from, std::size_t to, 
     const double beforeSum = finishSum();
     timeline_.moved(plan_, device, from, to, count);
     auto updated = timeline_.update(plan_, before + roundingOf(before, before), wholeSimulations_);
-    if (wholeSimulations_) wholeEvaluations_ += static_cast<long long>(plan_.instructionCount());
     if (!updated) return updated.error();
     const double after = timeline_.makespan();
     const bool keep =

@@ -35,12 +35,7 @@ public:
     // report lists the kept moves, as PassId::Reorder changes.
     Result<PassReport> run();
     const IncrementalTimeline& timeline() const { return timeline_; }
-    // Instructions the trials re-timed: the incremental updates', and a whole plan for each trial
-    // re-timed whole (the timeline does not count those, and uncounted they left the budget
-    // unspent: 405,793 trials and 11 s on a plan with an embedding-only stage).
-    long long evaluations() const {
-        return static_cast<long long>(timeline_.evaluations() - startEvaluations_) + wholeEvaluations_;
-    }
+    long long evaluations() const { return static_cast<long long>(timeline_.evaluations() - startEvaluations_); }
 
 private:
     struct Group {
@@ -67,7 +62,6 @@ private:
     OrderSearchLimits limits_;
     bool wholeSimulations_ = false;  // a compute and a message take no time: a cycle of zero length could hide
     std::size_t startEvaluations_ = 0;
-    long long wholeEvaluations_ = 0;
 };
 
 }  // namespace mario

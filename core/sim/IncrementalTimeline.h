@@ -85,7 +85,7 @@ public:
 
     double makespan() const { return makespan_; }
     const std::vector<InstructionTiming>& timings(int device) const { return timings_[device]; }
-    // Instructions re-evaluated since build(): what the incremental updates cost.
+    // Instructions re-evaluated since build(): what the updates cost, a whole re-timing's every one.
     std::size_t evaluations() const { return evaluations_; }
     // The timings as a SimResult (devices' timings and the makespan only), for code that reads
     // a simulation's timings.
