@@ -1,10 +1,9 @@
 // A soak of the real window (issue 39's "done when"): for N seconds, random user actions through
 // real key and mouse events (WindowSoakActions.h) while a 10 ms timer on the GUI thread measures
 // how long it ever went without handling events. A benchmark, not a test: run it under Xvfb and
-// gdb (docs/testing.md#window-soak) and read its report; it exits 1 when a gap passed 200 ms and 2
-// when the window lost its schedule or said a refusal in more than one line, so a script can
-// tell. ctest's app.window_soak (tests/app/window_soak_test.cpp) drives the same actions and
-// judges only what the window keeps, never the gaps.
+// gdb (docs/testing.md#window-soak) and read its report against the 100 ms target; it judges
+// nothing. What the window must keep through the same actions (a schedule, one-line refusals) is
+// asserted by ctest's app.window_soak (tests/app/window_soak_test.cpp), after every action.
 //   xvfb-run -a gdb -batch -ex run -ex bt --args build/tests/bench/mario_window_soak 300 [SEED]
 #include <QApplication>
 #include <QElapsedTimer>
@@ -37,7 +36,10 @@ int main(int argc, char** argv) {
     MainWindow window;
     window.resize(1400, 900);
     window.show();
-    if (!QTest::qWaitForWindowExposed(&window) || !window.openFile(kExamples + "/figure2.config.json")) return 2;
+    if (!QTest::qWaitForWindowExposed(&window) || !window.openFile(kExamples + "/figure2.config.json")) {
+        std::printf("window soak: the window did not open the first example; nothing measured\n");
+        return 2;
+    }
 
     bench::WindowSoakActions soak(window, seed, kExamples);
     bench::GuiGapMeter meter;
@@ -61,15 +63,5 @@ int main(int argc, char** argv) {
                 clock.elapsed() / 1000.0, seed, longest);
     std::printf("%-24s %8s %14s\n", "action", "times", "longest gap ms");
     for (const auto& [name, n] : counts) std::printf("%-24s %8d %14.0f\n", name.c_str(), n, worst[name]);
-    // Nothing was lost on the way: whatever was refused, the window still shows a schedule, and
-    // a refusal reads as one line in its banner (docs/limits.md).
-    if (!window.document()->hasSchedule()) {
-        std::printf("FAILED: the window no longer shows a schedule\n");
-        return 2;
-    }
-    if (window.errorText().contains(QLatin1Char('\n'))) {
-        std::printf("FAILED: the banner's error is more than one line: %s\n", qPrintable(window.errorText()));
-        return 2;
-    }
-    return longest > 200 ? 1 : 0;
+    return 0;
 }
