@@ -138,6 +138,39 @@ std::optional<EvaluatedSplit> evaluateLayerSplit(const Config& config, const std
 
 namespace {
 
+// First improvement over the one-layer moves between neighbours in a fixed order: (0 -> 1),
+// (1 -> 0), (1 -> 2), ...; a move that improved is tried again at once (a layer often wants to
+// travel further), until a whole round of them gains nothing or the search is exhausted.
+void descendByNeighbourMoves(SplitSearch& search, int positions) {
+    const int moves = 2 * (positions - 1);
+    int move = 0, withoutGain = 0;
+    while (withoutGain < moves && !search.exhausted()) {
+        const int left = move / 2, right = left + 1;
+        const auto next = move % 2 == 0 ? moved(search.bestCounts(), left, right)
+                                        : moved(search.bestCounts(), right, left);
+        if (next && search.offer(*next)) {
+            withoutGain = 0;
+            continue;
+        }
+        ++withoutGain;
+        move = (move + 1) % moves;
+    }
+}
+
+// The first one-layer move between positions further apart that gains, in the order (0 -> 2),
+// (0 -> 3), ..., (1 -> 3), ...: a layer that must cross a position whose step gets worse on the
+// way cannot arrive by neighbour moves (GPipe 4 x 8, 10 layers, with the embedding table's dense
+// gradient priced: 2-3-3-2 to 3-3-3-1 is 0.5% faster, every neighbour move from it slower).
+bool gainByAFartherMove(SplitSearch& search, int positions) {
+    for (int from = 0; from < positions; ++from)
+        for (int to = 0; to < positions; ++to) {
+            if (search.exhausted()) return false;
+            if (std::abs(from - to) < 2) continue;
+            if (const auto next = moved(search.bestCounts(), from, to); next && search.offer(*next)) return true;
+        }
+    return false;
+}
+
 Result<LayerSplitSearch> searchWith(const Config& config, const LayerSplitSearchOptions& options,
                                     std::vector<std::vector<int>>* ranked) {
     auto evenCounts = evenLayerCounts(config);
@@ -165,37 +198,14 @@ Result<LayerSplitSearch> searchWith(const Config& config, const LayerSplitSearch
         while (std::next_permutation(order.begin(), order.end()) && !search.exhausted());
     }
 
-    // First improvement over the moves between neighbours in a fixed order: (0 -> 1), (1 -> 0),
-    // (1 -> 2), ...; a move that improved is tried again at once (a layer often wants to travel
-    // further), until a whole round of them gains nothing. Then the moves between positions
-    // further apart, (0 -> 2), (0 -> 3), ..., (1 -> 3), ...: a layer that must cross a position
-    // whose step gets worse on the way cannot arrive by neighbour moves (GPipe 4 x 8, 10 layers,
-    // with the embedding table's dense gradient priced: 2-3-3-2 to 3-3-3-1 is 0.5% faster, every
-    // neighbour move from it slower). The first that gains goes back to the neighbour moves; the
+    // Neighbour moves until none gains, then the first farther move that gains, and again; the
     // search ends when neither kind gains, or at the cap. The neighbour moves run first and alone
     // as before, so a split they settle on within the cap is only ever improved on.
     const int positions = static_cast<int>(evenCounts->size());
-    const int moves = 2 * (positions - 1);
-    bool settled = moves == 0;
+    bool settled = positions <= 1;
     while (!settled && !search.exhausted()) {
-        int move = 0, withoutGain = 0;
-        while (withoutGain < moves && !search.exhausted()) {
-            const int left = move / 2, right = left + 1;
-            const auto next = move % 2 == 0 ? moved(search.bestCounts(), left, right)
-                                            : moved(search.bestCounts(), right, left);
-            if (next && search.offer(*next)) {
-                withoutGain = 0;
-                continue;
-            }
-            ++withoutGain;
-            move = (move + 1) % moves;
-        }
-        bool gained = false;
-        for (int from = 0; from < positions && !gained && !search.exhausted(); ++from)
-            for (int to = 0; to < positions && !gained && !search.exhausted(); ++to)
-                if (std::abs(from - to) >= 2)
-                    if (const auto next = moved(search.bestCounts(), from, to)) gained = search.offer(*next);
-        settled = !gained && !search.exhausted();
+        descendByNeighbourMoves(search, positions);
+        settled = !gainByAFartherMove(search, positions) && !search.exhausted();
     }
     out.local_optimum = settled;
     out.counts = search.bestCounts();
