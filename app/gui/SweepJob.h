@@ -1,19 +1,17 @@
 #pragma once
 // One What-if sweep off the GUI thread (core/sweep/Sweep.h: runSweep). The engine reports each
-// point from its worker threads; the job keeps the latest count and has the GUI thread pick it
-// up with at most one event in flight, so a fast sweep never floods the event loop. Signals
-// are emitted on the thread that owns the job (the GUI thread).
-#include <QFutureWatcher>
-#include <QObject>
-#include <QThreadPool>
+// point from its worker threads; the job keeps the latest count, which the GUI thread picks up
+// as BackgroundSearch coalesces it. Signals are emitted on the thread that owns the job (the
+// GUI thread).
 #include <memory>
 #include <string>
 
+#include "app/gui/BackgroundSearch.h"
 #include "core/sweep/Sweep.h"
 
 namespace mario::gui {
 
-class SweepJob : public QObject {
+class SweepJob : public BackgroundSearch {
     Q_OBJECT
 public:
     explicit SweepJob(QObject* parent = nullptr);
@@ -21,9 +19,6 @@ public:
 
     // Starts a sweep; ignored while one runs.
     void start(const SweepSpec& spec);
-    // Asks the sweep to stop; finished() follows within about one point's evaluation.
-    void cancel();
-    bool isRunning() const { return running_; }
 
     // After finished(): the result (a cancelled sweep's too, its points not run marked so), or
     // the error of a spec that could not run.
@@ -32,19 +27,13 @@ public:
 
 signals:
     void progressed(int done, int total);
-    void finished();
 
 private:
     struct Shared;
-    void drain(const std::shared_ptr<Shared>& shared);
-    void onWorkerDone();
+    void drainProgress() override;
+    void collectResult() override;
 
-    // Its own one-thread pool to run the engine from (which spreads the points over threads of
-    // its own): a sweep never starves the document's schedule computations in the global pool.
-    QThreadPool pool_;
-    QFutureWatcher<void> watcher_;
-    std::shared_ptr<Shared> shared_;
-    bool running_ = false;
+    std::shared_ptr<Shared> shared_;  // the current sweep's
     std::shared_ptr<const SweepResult> result_;
     std::string error_;
 };
