@@ -46,12 +46,19 @@ std::optional<PassId> parsePassName(std::string_view name) {
 
 Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names) {
     std::vector<PassId> passes;
+    bool none = false, some = false;
     for (const auto& raw : names) {
         std::string name;
         for (char c : raw)
             if (!std::isspace(static_cast<unsigned char>(c)))
                 name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         if (name.empty()) continue;
+        // "none" beside a pass names two contradictory lists; read as one list it silently
+        // meant the other passes ("none,all" = all), where a sweep's user meant two pass sets.
+        (name == "none" ? none : some) = true;
+        if (none && some)
+            return makeError("\"none\" cannot be listed with other passes (it means no pass; a sweep's "
+                             "pass sets are separated by ';', as in none;all)");
         if (name == "all") {
             for (PassId pass : paperPasses())
                 if (std::find(passes.begin(), passes.end(), pass) == passes.end()) passes.push_back(pass);

@@ -35,6 +35,26 @@ TEST(PassRegistry, EveryPassHasItsNamesLabelAndTooltip) {
     EXPECT_EQ(*parsePassList("all"), paperPasses());
 }
 
+// A pass list reads names, "all" (the paper's four) and "none" (no pass); "none" beside another
+// name is two contradictory lists and is refused in one line, where it used to mean the other
+// passes ("none,all" ran all: a sweep's user who meant the pass sets none;all saw one of them).
+TEST(PassRegistry, NoneStandsAloneInAPassList) {
+    EXPECT_TRUE(parsePassList("none")->empty());
+    EXPECT_TRUE(parsePassList(" NONE ")->empty());
+    EXPECT_TRUE(parsePassList("")->empty());
+    EXPECT_EQ(*parsePassList("all,hide"),
+              (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
+                                   PassId::Hide}));
+    for (const char* list : {"none,all", "checkpoint,none", "none, hide", "all,none"}) {
+        auto parsed = parsePassList(list);
+        ASSERT_FALSE(parsed.ok()) << list;
+        EXPECT_NE(parsed.error().message.find("\"none\" cannot be listed with other passes"), std::string::npos)
+            << parsed.error().message;
+        EXPECT_EQ(parsed.error().message.find('\n'), std::string::npos);
+    }
+    EXPECT_FALSE(parsePassNames({"none", "checkpoint"}).ok());  // a config's "passes" array too
+}
+
 // Figure 2 checkpointed, each pass run alone through the table's signature: each changes the
 // plan where it should, and its step reads as a sentence ending with the step times.
 TEST(PassRegistry, EveryPassRunsThroughTheOneSignatureAndHasACaption) {
