@@ -59,13 +59,16 @@ Result<std::vector<std::string>> readPasses(const json& value) {
         if (!value[i].is_string()) return makeError(where + ": expected a pass name");
         const std::string name = value[i].get<std::string>();
         // As in `--passes all,hide`: "all" adds the paper's four where they are not listed yet,
-        // "none" adds nothing, so ["all", "hide"] means what a reader expects.
+        // so ["all", "hide"] means what a reader expects; "none" means no pass and stands alone.
         if (name == "all") {
             for (const std::string& paper : passNames(paperPasses()))
                 if (std::find(passes.begin(), passes.end(), paper) == passes.end()) passes.push_back(paper);
             continue;
         }
-        if (name == "none") continue;
+        if (name == "none") {
+            if (value.size() > 1) return makeError(where + ": \"none\" cannot be listed with other passes (it means no pass)");
+            continue;
+        }
         // The pass manager owns the vocabulary; the file stores the short names.
         const auto pass = parsePassName(name);
         if (!pass)

@@ -142,13 +142,16 @@ TEST(ConfigJson, PassListsAcceptAllNoneAndLongNames) {
     doc["passes"] = {"checkpoint", "checkpoint"};
     EXPECT_EQ(errorOf(doc).rfind("passes[1]:", 0), 0u);
     // Inside a list, "all" and "none" mean what they mean on the command line (--passes all,hide):
-    // the paper's four in their order, then the rest; a pass "all" already added is not repeated.
+    // the paper's four in their order, then the rest; a pass "all" already added is not repeated;
+    // "none" (no pass) stands alone.
     doc["passes"] = {"all", "hide"};
     EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"checkpoint", "overlap", "redundancy", "prepose", "hide"}));
     doc["passes"] = {"prepose", "all"};
     EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"prepose", "checkpoint", "overlap", "redundancy"}));
-    doc["passes"] = {"none", "hide"};
-    EXPECT_EQ(read(doc)->passes, (std::vector<std::string>{"hide"}));
+    doc["passes"] = {"none"};
+    EXPECT_TRUE(read(doc)->passes.empty());
+    doc["passes"] = {"hide", "none"};
+    EXPECT_EQ(errorOf(doc), "passes[1]: \"none\" cannot be listed with other passes (it means no pass)");
     doc["passes"] = {"all", "fast"};
     EXPECT_EQ(errorOf(doc), "passes[1]: unknown pass \"fast\" (expected " + mario::passNameList() + ", all or none)");
 }
