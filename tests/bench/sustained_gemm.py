@@ -3,7 +3,7 @@
 
 A calibration (`mario-executor calibrate`) times each kernel for a few milliseconds on a cool GPU,
 at its boost clock. A training step on hundreds of GPUs runs for hours at the power limit, where
-the clock settles lower: the bundled H100 preset's calibrated gemm_efficiency (0.72) carries that
+the clock settles lower: the bundled H100 preset's calibrated gemm_efficiency (0.61) carries that
 difference, with whatever else a production step loses (docs/cost-model.md, hardware presets).
 This measures the clock's part on the GPU at hand: one bf16 product back to back for --seconds,
 its TFLOP/s per window, and the SM clock, power and temperature nvidia-smi reports beside each.
