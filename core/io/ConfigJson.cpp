@@ -66,7 +66,8 @@ Result<std::vector<std::string>> readPasses(const json& value) {
             continue;
         }
         if (name == "none") {
-            if (value.size() > 1) return makeError(where + ": \"none\" cannot be listed with other passes (it means no pass)");
+            if (value.size() > 1)
+                return makeError(where + ": \"none\" cannot be listed with other passes (it means no pass)");
             continue;
         }
         // The pass manager owns the vocabulary; the file stores the short names.

@@ -42,9 +42,8 @@ TEST(PassRegistry, NoneStandsAloneInAPassList) {
     EXPECT_TRUE(parsePassList("none")->empty());
     EXPECT_TRUE(parsePassList(" NONE ")->empty());
     EXPECT_TRUE(parsePassList("")->empty());
-    EXPECT_EQ(*parsePassList("all,hide"),
-              (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy, PassId::Prepose,
-                                   PassId::Hide}));
+    EXPECT_EQ(*parsePassList("all,hide"), (std::vector<PassId>{PassId::Checkpoint, PassId::Overlap, PassId::Redundancy,
+                                                               PassId::Prepose, PassId::Hide}));
     for (const char* list : {"none,all", "checkpoint,none", "none, hide", "all,none"}) {
         auto parsed = parsePassList(list);
         ASSERT_FALSE(parsed.ok()) << list;
