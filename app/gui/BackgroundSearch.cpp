@@ -26,8 +26,8 @@ void BackgroundSearch::stopAndWait() {
 
 bool BackgroundSearch::isCancelling() const { return running_ && current_ && current_->cancel; }
 
-bool BackgroundSearch::launch(Work work) {
-    if (running_) return false;
+void BackgroundSearch::launch(Work work) {
+    if (running_) return;
     auto generation = std::make_shared<Generation>();
     current_ = generation;
     running_ = true;
@@ -40,7 +40,6 @@ bool BackgroundSearch::launch(Work work) {
         };
         work(generation->cancel, report);
     }));
-    return true;
 }
 
 void BackgroundSearch::cancel() {

@@ -37,8 +37,9 @@ protected:
     // The search itself, on the job's pool: it polls `cancel` and calls `report` after each step.
     using Work = std::function<void(const std::atomic<bool>& cancel, const Report& report)>;
 
-    // Starts `work`; false (and nothing started) while a search runs.
-    bool launch(Work work);
+    // Starts `work`; nothing while a search runs (the jobs check isRunning() first, to set up
+    // the state the new run writes into).
+    void launch(Work work);
     // Cancels the running search and waits for its worker: a subclass calls it first in its
     // destructor, so that no worker outlives the state it writes into.
     void stopAndWait();

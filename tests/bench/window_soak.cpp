@@ -1,9 +1,10 @@
 // A soak of the real window (issue 39's "done when"): for N seconds, random user actions through
 // real key and mouse events (WindowSoakActions.h) while a 10 ms timer on the GUI thread measures
 // how long it ever went without handling events. A benchmark, not a test: run it under Xvfb and
-// gdb (docs/testing.md#window-soak) and read its report against the 100 ms target; it judges
-// nothing. What the window must keep through the same actions (a schedule, one-line refusals) is
-// asserted by ctest's app.window_soak (tests/app/window_soak_test.cpp), after every action.
+// gdb (docs/testing.md#window-soak) and read its report against the 100 ms target; it never judges
+// the gaps. It exits 2 when the measurement is void: the window could not open its first example,
+// or at the end no longer shows a schedule or writes a refusal over several lines. ctest's
+// app.window_soak (tests/app/window_soak_test.cpp) asserts the same after every action.
 //   xvfb-run -a gdb -batch -ex run -ex bt --args build/tests/bench/mario_window_soak 300 [SEED]
 #include <QApplication>
 #include <QElapsedTimer>
@@ -63,5 +64,14 @@ int main(int argc, char** argv) {
                 clock.elapsed() / 1000.0, seed, longest);
     std::printf("%-24s %8s %14s\n", "action", "times", "longest gap ms");
     for (const auto& [name, n] : counts) std::printf("%-24s %8d %14.0f\n", name.c_str(), n, worst[name]);
-    return 0;
+    // The gaps count only if the window was still a working window at the end: one that lost its
+    // schedule or wrote a refusal over several lines measured something else. These are the
+    // measurement's preconditions, not verdicts on the gaps (which the report leaves to the
+    // reader against the 100 ms target).
+    const bool showsSchedule = window.document()->hasSchedule();
+    const bool oneLineBanner = !window.errorText().contains(QLatin1Char('\n'));
+    if (!showsSchedule) std::printf("measurement void: the window no longer shows a schedule\n");
+    if (!oneLineBanner)
+        std::printf("measurement void: the banner's error is more than one line: %s\n", qPrintable(window.errorText()));
+    return showsSchedule && oneLineBanner ? 0 : 2;
 }
