@@ -55,7 +55,8 @@ Result<std::vector<PassId>> parsePassNames(const std::vector<std::string>& names
         if (name.empty()) continue;
         // "none" beside a pass names two contradictory lists; read as one list it silently
         // meant the other passes ("none,all" = all), where a sweep's user meant two pass sets.
-        (name == "none" ? none : some) = true;
+        if (name == "none") none = true;
+        else some = true;
         if (none && some)
             return makeError("\"none\" cannot be listed with other passes (it means no pass; a sweep's "
                              "pass sets are separated by ';', as in none;all)");
