@@ -224,7 +224,8 @@ double AnalyticalCostModel::exposedTensorParallelMs(bool backward) const {
     return ms;
 }
 
-double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs) const {
+double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs, double forwardWindowMs,
+                                                 bool opensTheStep) const {
     if (replicas_ <= 1 || params <= 0) return 0;
     // With the overlap each bucket is a collective of its own and pays its own latency (NCCL's
     // ring or tree, whichever its model says is faster for the bucket), so the cost grows with dp
@@ -239,8 +240,13 @@ double AnalyticalCostModel::gradientReductionMs(double params, double backwardMs
     double bucketMs = 0, gather = 0;
     if (parallel_.distributed_optimizer) {  // reduce-scatter the gradients, all-gather the bf16 weights
         bucketMs = collectives_.reduceScatterMs(bucketBytes, data_parallel_);
-        if (!training_.overlap_param_gather)
-            gather = buckets * collectives_.allGatherMs(2 * bucketParams, data_parallel_);
+        const double bucketGather = collectives_.allGatherMs(2 * bucketParams, data_parallel_);
+        gather = buckets * bucketGather;
+        // Megatron-Core gathers bucket after bucket in the forward pre-hooks of the next step's
+        // first micro-batch: what that forward (the window) cannot cover stays, and the step's
+        // very first bucket always does (nothing runs before it).
+        if (training_.overlap_param_gather)
+            gather = std::max(gather - forwardWindowMs, opensTheStep ? bucketGather : 0.0);
     } else {
         bucketMs = collectives_.allReduceMs(bucketBytes, data_parallel_);
     }
@@ -302,7 +308,10 @@ StageCost AnalyticalCostModel::stageCost(const StageLayout& layout) const {
     // with several stages counts it more than once, an overestimate of at most one block each).
     cost.static_bytes = params * staticBytesPerParameter() + activations_.backwardWorkspace();
     cost.send_bytes = sendBytes(layout);
-    cost.reduce_grad_ms = gradientReductionMs(params, cost.backward_ms);
+    // The weight gather's window: the stage's first forward, or with interleaving the pp forwards
+    // the device runs of its previous chunk before this chunk's first (Megatron's warm-up order).
+    const double gatherWindow = cost.forward_ms * (parallel_.chunks > 1 ? parallel_.pp : 1);
+    cost.reduce_grad_ms = gradientReductionMs(params, cost.backward_ms, gatherWindow, layout.has_embedding);
     const double updated = parallel_.distributed_optimizer ? params / parallel_.dp : params;
     cost.optimizer_ms = kernels_.roofline().memoryMs(kOptimizerBytesPerParam * updated);
     return cost;

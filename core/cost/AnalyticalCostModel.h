@@ -51,8 +51,11 @@ public:
     // last communication chunk alone. Beyond the block's kernels, which time the GEMMs alone.
     double exposedTensorParallelMs(bool backward) const;
     // The gradient reduction of a stage with `params` parameters per GPU whose last backward
-    // takes backwardMs (Megatron's overlap hides all of it but the last bucket under it).
-    double gradientReductionMs(double params, double backwardMs) const;
+    // takes backwardMs (Megatron's overlap hides all of it but the last bucket under it); with the
+    // distributed optimizer and overlap_param_gather, the weight gather beyond forwardWindowMs of
+    // the next step's first forwards, and its first bucket where the stage opens the step.
+    double gradientReductionMs(double params, double backwardMs, double forwardWindowMs = 0,
+                               bool opensTheStep = false) const;
 
     const TransformerKernels& kernels() const { return kernels_; }
     const ActivationMemory& activations() const { return activations_; }
