@@ -18,9 +18,14 @@ nearest thing PyTorch has to `mario simulate`, so it is the yardstick: for 1F1B 
   - times the whole `mario simulate PLAN --json` process (start-up, reading the plan, the
     simulation, the JSON) from outside, 9 times: the best, comparable with PyTorch's best of 5,
     and the median, which on a loaded machine mostly adds the wait for a core.
-and prints one Markdown table with the ratios. Run it with the interpreter that has PyTorch:
+and prints one Markdown table with the ratios. Then, because a shared machine's speed drifts by
+half within minutes (the same simulation took 8.5 µs and 13 µs a quarter of an hour apart),
+ROUNDS rounds that time both simulators back to back, PyTorch's dry run with its lowering (best
+of 5) and one `mario simulate` process's simulate_us (its best of up to 7), so that each round's
+ratio compares the two under the same conditions: a second table gives the median, lowest and
+highest of those ratios per size. Run it with the interpreter that has PyTorch:
 
-    .venv-torch/bin/python tests/bench/pytorch_simulator.py [build/app/mario] [--sizes 4x8,8x32]
+    .venv-torch/bin/python tests/bench/pytorch_simulator.py [build/app/mario] [--sizes 4x8,8x32] [--rounds N]
 """
 import json
 import os
@@ -35,6 +40,7 @@ DEFAULT_MARIO = os.path.join(HERE, "..", "..", "build", "app", "mario")
 SIZES = [(4, 8), (8, 32), (16, 64), (32, 128)]
 REPEATS = 5
 PROCESS_REPEATS = 9
+ROUNDS = 15
 
 
 def config(pp, m):
@@ -79,6 +85,16 @@ def time_mario(mario, plan):
     return min(sim), min(walls) * 1e6, statistics.median(walls) * 1e6, json.loads(run.stdout)["instructions"]
 
 
+def paired_rounds(mario, plan, order, pp, schedules, rounds):
+    """Per round: PyTorch's lowering + dry run (best of REPEATS) over mario's simulate_us, timed back to back."""
+    ratios = []
+    for _ in range(rounds):
+        theirs, _ = time_pytorch(order, pp, schedules)
+        run = subprocess.run([mario, "simulate", plan, "--json"], check=True, capture_output=True, text=True)
+        ratios.append(theirs / json.loads(run.stdout)["simulate_us"])
+    return ratios
+
+
 def main():
     args = sys.argv[1:]
     if "-h" in args or "--help" in args:
@@ -88,6 +104,11 @@ def main():
     if "--sizes" in args:
         at = args.index("--sizes")
         sizes = [tuple(int(x) for x in size.split("x")) for size in args[at + 1].split(",")]
+        del args[at:at + 2]
+    rounds = ROUNDS
+    if "--rounds" in args:
+        at = args.index("--rounds")
+        rounds = int(args[at + 1])
         del args[at:at + 2]
     mario = args[0] if args else DEFAULT_MARIO
     try:
@@ -99,6 +120,7 @@ def main():
     print("| PP × m | instructions | PyTorch lower + dry run µs | mario simulate_us | ratio | "
           "mario simulate process µs, best | ratio | median | ratio | PyTorch dry run alone µs | ratio |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
+    paired = []
     with tempfile.TemporaryDirectory() as tmp:
         for pp, m in sizes:
             path = os.path.join(tmp, f"c{pp}x{m}.config.json")
@@ -108,11 +130,22 @@ def main():
                 json.dump(config(pp, m), f)
             subprocess.run([mario, "plan", path, "--passes", "none", "-o", plan], check=True, capture_output=True)
             subprocess.run([mario, "export", plan, "--csv", csv], check=True, capture_output=True)
-            theirs, dry = time_pytorch(read_order(csv, schedules), pp, schedules)
+            order = read_order(csv, schedules)
+            theirs, dry = time_pytorch(order, pp, schedules)
             ours, best, median, instructions = time_mario(mario, plan)
             print(f"| {pp} × {m} | {instructions} | {theirs:.0f} | {ours:.1f} | {theirs / ours:.0f}× | "
                   f"{best:.0f} | {theirs / best:.1f}× | {median:.0f} | {theirs / median:.1f}× | "
                   f"{dry:.0f} | {dry / ours:.0f}× |")
+            if rounds > 0:
+                paired.append((pp, m, paired_rounds(mario, plan, order, pp, schedules, rounds)))
+    if paired:
+        print(f"\n{rounds} rounds, each PyTorch's lowering + dry run (best of {REPEATS}) over one process's "
+              "simulate_us, timed back to back:\n")
+        print("| PP × m | median ratio | lowest | highest | rounds at 1000× or more |")
+        print("|---|---|---|---|---|")
+        for pp, m, ratios in paired:
+            print(f"| {pp} × {m} | {statistics.median(ratios):.0f}× | {min(ratios):.0f}× | {max(ratios):.0f}× | "
+                  f"{sum(r >= 1000 for r in ratios)} of {len(ratios)} |")
 
 
 if __name__ == "__main__":
