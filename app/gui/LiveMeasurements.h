@@ -80,7 +80,7 @@ private:
     const std::vector<int>& countedIterations() const;
 
     Plan plan_;
-    std::vector<std::vector<InstructionTiming>> simulated_;  // [device][index]
+    std::vector<InstructionTimings> simulated_;  // [device][index]
     double makespan_ = 0;
     std::vector<Times> times_;        // [iteration]
     std::vector<int> computeCounts_;  // [iteration]: measuredCount, kept as events arrive

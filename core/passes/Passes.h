@@ -56,7 +56,7 @@ PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, co
 // to a fresh sum but for the last bits): a device where by them no exposed R comes within a
 // millionth of fitting is passed over without summing its levels again (issue 45).
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
-                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly,
+                           const std::vector<const InstructionTimings*>& timings, bool exposedOnly,
                            const std::vector<const WindowPeaks*>& knownLevels = {});
 
 // Beyond the paper — bound-w: split-backward schedules defer W, and each deferred W keeps

@@ -172,7 +172,7 @@ private:
     // each and rarely shorten the step: GPT-3 13B Chimera 32×64, 84 → 28 ms for the pass,
     // step 4031 → 4047 ms).
     std::optional<std::size_t> bubbleFor(const Instruction& forward, double arrival,
-                                         const std::vector<InstructionTiming>& timings,
+                                         const InstructionTimings& timings,
                                          const std::vector<std::size_t>& waits, std::size_t lo, std::size_t end) const {
         const double needed = kMinFill * plan_.stages[forward.stage].cost.forward_ms - kSlack;
         for (auto it = std::lower_bound(waits.begin(), waits.end(), lo); it != waits.end() && *it < end; ++it) {

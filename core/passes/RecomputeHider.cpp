@@ -66,7 +66,7 @@ bool RecomputeHider::waited(int device, std::size_t receive) const {
 // Relax-checkpoint's drop, limited to the Rs that delay their backward in the current
 // timeline, within hide's budget.
 Result<bool> RecomputeHider::dropExposed(PassReport& report) {
-    std::vector<const std::vector<InstructionTiming>*> timings;
+    std::vector<const InstructionTimings*> timings;
     for (std::size_t d = 0; d < plan_.devices.size(); ++d) timings.push_back(&current_.timings(static_cast<int>(d)));
     // The levels kept move by move let relax pass over the devices where nothing comes near
     // fitting; on GPT-3 13B Chimera 32 × 2048 summing every device's levels again for each

@@ -27,7 +27,7 @@ struct Candidate {
 // The R delays its backward unless the device then waits for the gradient anyway: a RECV
 // between R and B that waited past R's end shows the R was hidden in that wait. A delay within
 // rounding of the times compared is none (0).
-double exposure(const std::vector<Instruction>& program, const std::vector<InstructionTiming>& timings, std::size_t r) {
+double exposure(const std::vector<Instruction>& program, const InstructionTimings& timings, std::size_t r) {
     const double duration = timings[r].end - timings[r].start;
     for (std::size_t k = r + 1; k < program.size() && !isCompute(program[k].op); ++k)
         if (isRecv(program[k].op) && clearlyBelow(timings[k].start, timings[k].end)) {
@@ -52,14 +52,14 @@ bool nearlyFits(const Plan& plan, const std::vector<Instruction>& program, const
 
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps, const SimResult* timeline,
                            bool exposedOnly) {
-    std::vector<const std::vector<InstructionTiming>*> timings;
+    std::vector<const InstructionTimings*> timings;
     if (timeline)
         for (const DeviceStats& device : timeline->devices) timings.push_back(&device.timings);
     return relaxCheckpoint(plan, memoryCaps, timings, exposedOnly);
 }
 
 PassReport relaxCheckpoint(Plan& plan, const std::vector<double>& memoryCaps,
-                           const std::vector<const std::vector<InstructionTiming>*>& timings, bool exposedOnly,
+                           const std::vector<const InstructionTimings*>& timings, bool exposedOnly,
                            const std::vector<const WindowPeaks*>& knownLevels) {
     PassReport report{PassId::Relax, 0, {}};
     for (std::size_t d = 0; d < plan.devices.size() && d < memoryCaps.size(); ++d) {

@@ -147,8 +147,8 @@ void IncrementalTimeline::indexReceives(const Plan& plan, int device, std::size_
 namespace {
 
 // The block of `count` elements at `from` comes to stand at `to` (either direction).
-template <class T>
-void rotateBlock(std::vector<T>& v, std::size_t from, std::size_t to, std::size_t count) {
+template <class Vector>
+void rotateBlock(Vector& v, std::size_t from, std::size_t to, std::size_t count) {
     if (to < from) std::rotate(v.begin() + to, v.begin() + from, v.begin() + from + count);
     else std::rotate(v.begin() + from, v.begin() + from + count, v.begin() + to + count);
 }

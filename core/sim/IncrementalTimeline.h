@@ -84,7 +84,7 @@ public:
     std::optional<Handoff> handoff(int device, std::size_t index) const;
 
     double makespan() const { return makespan_; }
-    const std::vector<InstructionTiming>& timings(int device) const { return timings_[device]; }
+    const InstructionTimings& timings(int device) const { return timings_[device]; }
     // Instructions re-evaluated since build(): what the updates cost, a whole re-timing's every one.
     std::size_t evaluations() const { return evaluations_; }
     // The timings as a SimResult (devices' timings and the makespan only), for code that reads
@@ -140,7 +140,7 @@ private:
 
     PipelineTopology topology_;
     MessageSlots messages_;
-    std::vector<std::vector<InstructionTiming>> timings_;
+    std::vector<InstructionTimings> timings_;
     std::vector<std::vector<Step>> steps_;        // per instruction, beside the program
     std::vector<std::vector<double>> workAhead_;  // per instruction: compute after it on its device
     struct Tail {
@@ -172,7 +172,7 @@ private:
     std::vector<ArrivalChange> arrivalLog_;
     double lastMakespan_ = 0;
     bool rebuiltInUpdate_ = false;
-    std::vector<std::vector<InstructionTiming>> timingsBeforeRebuild_;
+    std::vector<InstructionTimings> timingsBeforeRebuild_;
     std::vector<double> arrivalBeforeRebuild_;
     static constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
 };

@@ -6,16 +6,20 @@
 
 #include "core/schedule/Instruction.h"
 #include "core/sim/StepFlops.h"
+#include "core/util/UninitialisedAllocator.h"
 
 namespace mario {
 
 // For compute instructions [start, end) is the time on the device. For a RECV, start is
 // when the program reached it and end when the data had arrived (end - start is the wait).
-// For a SEND, start == end == issue time.
+// For a SEND, start == end == issue time. No default values: a DeviceStats' timings are made
+// without writing them (UninitialisedAllocator), and the loop writes each one it reaches;
+// `InstructionTiming{}` is {0, 0}.
 struct InstructionTiming {
-    double start = 0;
-    double end = 0;
+    double start;
+    double end;
 };
+using InstructionTimings = std::vector<InstructionTiming, UninitialisedAllocator<InstructionTiming>>;
 
 // How much of one recomputation was hidden: the rule of DeviceStats::recompute_hidden_ms taken
 // R by R. A run's hidden time counts from the run's start, so its first Rs are hidden first;
@@ -44,7 +48,7 @@ struct DeviceStats {
     double static_bytes = 0;
     double peak_dynamic_bytes = 0;
     double peak_bytes = 0;                   // static + peak dynamic
-    std::vector<InstructionTiming> timings;  // one per program instruction
+    InstructionTimings timings;  // one per program instruction
     std::vector<RecomputeHidden> recompute_hidden;  // one per R, in program order; they sum to recompute_hidden_ms
     std::vector<MemoryPoint> memory;         // step curve, empty unless requested
 };

@@ -74,7 +74,7 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     for (int d = 0; d < deviceCount; ++d) {
         DeviceStats& stats = result.devices[d];
         stats.index = plan.devices[d].index;
-        stats.timings.resize(plan.devices[d].program.size());
+        stats.timings.resize(plan.devices[d].program.size());  // unwritten: the loop writes each it reaches
         if (prepared.recomputes[d] > 0) stats.recompute_hidden.reserve(prepared.recomputes[d]);
     }
     for (int d = 0; d < deviceCount; ++d) result.devices[d].static_bytes = prepared.statics[d];
@@ -84,7 +84,11 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     TimingLoop<kStretch, kCurve, kOverlap, kRecompute, kSummary> loop(plan, prepared, stretch, result);
     loop.run();
     for (int d = 0; d < deviceCount; ++d) {
-        if (loop.pcOf(d) < plan.devices[d].program.size()) result.deadlocked = true;
+        if (loop.pcOf(d) < plan.devices[d].program.size()) {
+            result.deadlocked = true;  // what a deadlocked device never reached is {0, 0}
+            auto& timings = result.devices[d].timings;
+            std::fill(timings.begin() + static_cast<std::ptrdiff_t>(loop.pcOf(d)), timings.end(), InstructionTiming{});
+        }
         result.makespan_ms = std::max(result.makespan_ms, loop.clockOf(d));
     }
     if (result.deadlocked) {
