@@ -15,7 +15,7 @@ namespace {
 constexpr const char* kHelpText = R"(mario — pipeline-parallel schedules with near zero-cost activation checkpointing
 
 usage:
-  mario simulate FILE [--passes LIST] [--json] [--width N]
+  mario simulate FILE [--passes LIST] [--json] [--width N] [--time-ms MS]
         FILE is a config (*.config.json) or a plan (*.mario.json). Prints a summary and an
         ASCII Gantt chart, or with --json one object: makespan, bubble_ratio, lower_bound,
         tight_lower_bound, over_lower_bound, recompute_ms, recompute_hidden,
@@ -25,7 +25,8 @@ usage:
         throughput (= samples_per_s), tokens_per_s, parameters, model_flops_per_step, gpus,
         tflops_per_gpu, mfu, hfu (null where not known: unit costs, profiles), contention_ms,
         contention_rounds, contention_settled, alone_makespan (devices that share hardware:
-        what their contention added, and the step timed alone), simulate_us, passes_us,
+        what their contention added, and the step timed alone), simulate_us (the simulator's
+        best time: of up to 7 runs, or with --time-ms of every run within MS ms), passes_us,
         devices[{index, busy, idle, contention_ms, peak_memory_bytes}],
         stages[] (as a plan file's: device, layers, F/B/W/R ms, memory terms).
   mario plan CONFIG [--passes LIST] -o PLAN      generate a plan file

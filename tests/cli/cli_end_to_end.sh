@@ -36,6 +36,18 @@ for key in bubble_ratio lower_bound throughput simulate_us passes_us peak_memory
     check "json has $key" grep -q "\"$key\"" "$work/out"
 done
 
+# --time-ms: simulate_us is the best over a window of that length; the window is honoured (the
+# process runs at least that long, whatever the machine) and the result is unchanged.
+start_ns=$(date +%s%N)
+run "$mario" simulate "$example" --json --time-ms 60
+elapsed_ms=$(( ($(date +%s%N) - start_ns) / 1000000 ))
+check "--time-ms keeps the result" num_eq "$(json_number makespan)" 22
+check "--time-ms 60 times for at least 60 ms (took $elapsed_ms)" test "$elapsed_ms" -ge 60
+check "--time-ms gives a simulate_us" awk -v us="$(json_number simulate_us)" 'BEGIN { exit !(us > 0) }'
+for bad in 0 -1 nan 5s; do
+    expect_one_line "--time-ms $bad → 2" 2 "time-ms" "$mario" simulate "$example" --time-ms "$bad"
+done
+
 # Not applicable is null, never a perfect score: nothing recomputed, no FLOPs in unit costs.
 run "$mario" simulate "$example" --json --passes none
 check "json recompute_hidden is null without recomputation" grep -q '"recompute_hidden": null' "$work/out"
