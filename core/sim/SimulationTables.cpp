@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
@@ -18,7 +19,10 @@
 namespace mario {
 namespace {
 
-constexpr double kNotSent = std::numeric_limits<double>::quiet_NaN();
+// Unsent (SimulationTables::MessageState): arrival NaN, no device waiting.
+void markUnsent(SimulationTables::MessageState* first, std::size_t count) {
+    std::memset(static_cast<void*>(first), 0xff, count * sizeof(SimulationTables::MessageState));
+}
 
 // Words the first operand out of range; called only when the walk below found one.
 Error operandError(const Plan& plan, int stageCount) {
@@ -240,7 +244,8 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     }
     statics = staticBytesPerDevice(plan);
     // The sink row after the messages: where a send with no stage to go to writes.
-    messageStates.assign(messages.size() + static_cast<std::size_t>(microbatches), {kNotSent, -1});
+    messageStates.resize(messages.size() + static_cast<std::size_t>(microbatches));
+    markUnsent(messageStates.data(), messageStates.size());
     fillMessageSlots();
     return std::nullopt;
 }
@@ -278,9 +283,9 @@ void SimulationTables::resetMessages() {
     // A slot costs a store in each table either way; filling whole tables runs without the
     // list's loads and indexing, so it wins once a timing has touched a quarter of them.
     if (messagesUntracked || touchedCount * 4 >= messageStates.size()) {
-        std::fill(messageStates.begin(), messageStates.end(), MessageState{kNotSent, -1});
+        markUnsent(messageStates.data(), messageStates.size());
     } else {
-        for (std::size_t k = 0; k < touchedCount; ++k) messageStates[touched[k]] = {kNotSent, -1};
+        for (std::size_t k = 0; k < touchedCount; ++k) markUnsent(&messageStates[touched[k]], 1);
     }
     touchedCount = 0;
     messagesUntracked = false;

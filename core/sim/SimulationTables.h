@@ -14,14 +14,17 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "core/schedule/PipelineTopology.h"
 #include "core/schedule/Plan.h"
 #include "core/sim/MessageSlots.h"
 #include "core/util/Result.h"
+#include "core/util/UninitialisedAllocator.h"
 
 namespace mario {
 
@@ -50,11 +53,14 @@ public:
         char padding[512 - 47 * sizeof(double) - 3 * sizeof(int)];
     };
     static_assert(sizeof(StageRow) == 512);
-    // A message's state (messageStates below).
+    // A message's state (messageStates below). Unsent is every byte 0xff: an all-ones double is a
+    // NaN and an all-ones int is -1, so a table is made unsent by one memset (its fill, two
+    // stores an element, was a tenth of the walk of an 8 × 32 simulation: issue 45).
     struct MessageState {
         double arrival;  // NaN: not sent
         int waiting;     // the device that waits for it, or -1
     };
+    static_assert(std::is_trivially_copyable_v<MessageState> && std::numeric_limits<double>::is_iec559);
     // Per (stage, message kind) (SEND_F, RECV_F, SEND_B, RECV_B, in Op's order), at
     // kMessageKinds * stage + kind: the state of micro-batch 0's message that the instruction
     // sends to or receives from, in messageStates (the micro-batch is added; a send with no stage
@@ -116,7 +122,7 @@ public:
     // clears the slots its blocked devices still wait on. `touched`, made by the first round
     // (TimingLoop.h), has room for one slot per instruction and is left uninitialised: the loop
     // writes it through a pointer, with no growth check or call per message (issue 45).
-    std::vector<MessageState> messageStates;
+    std::vector<MessageState, UninitialisedAllocator<MessageState>> messageStates;  // sized unwritten, then memset
     std::unique_ptr<std::size_t[]> touched;
     std::size_t touchedCount = 0;
     bool messagesUntracked = false;  // a timing without the list ran: reset the whole table
