@@ -38,19 +38,27 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
     }
     auto share = [](const std::vector<double>& shares, std::size_t key) { return shares.empty() ? 1.0 : shares[key]; };
     double longest = 0;
-    std::vector<double> forwardEnd;  // per stage of the micro-batch's chain, reused
     // Per chain, the transfer after each of its stages (0 on the same device): the same for
     // every micro-batch of the chain, so made once (a third of this function, issue 45).
     std::vector<std::vector<double>> transfers(topology.chains().size());
     // A micro-batch with no R, no I and no overlapped pair on its chain takes the same steps
     // as every other such one of its chain: its chain's length is made once (issue 45: this
     // function was 6% of a simulation with the summary, repeating one sum per micro-batch).
+    // Per column whether it is marked, per chain whether its plain length is made (one allocation),
+    // and per chain that length with, after them, the forwards' ends of the chain being walked
+    // (another): six tables were six allocations (issue 45).
     const std::size_t width = static_cast<std::size_t>(std::max(0, microbatches));
-    std::vector<std::uint8_t> marked(width, 0);
+    const std::size_t chainCount = topology.chains().size();
+    std::vector<std::uint8_t> bytes(width + chainCount, 0);
+    std::uint8_t* const marked = bytes.data();
+    std::uint8_t* const plainMade = marked + width;
     for (std::size_t row = 0; width > 0 && row + width <= std::min(checkpointed.size(), split.size()); row += width)
         for (std::size_t m = 0; m < width; ++m) marked[m] |= checkpointed[row + m] | split[row + m];
-    std::vector<double> plainLength(topology.chains().size(), 0.0);
-    std::vector<std::uint8_t> plainMade(topology.chains().size(), 0);
+    std::size_t longestChain = 0;
+    for (const auto& stages : topology.chains()) longestChain = std::max(longestChain, stages.size());
+    std::vector<double> doubles(chainCount + longestChain, 0.0);
+    double* const plainLength = doubles.data();
+    double* const forwardEnd = plainLength + chainCount;  // per stage of the micro-batch's chain, reused
     const bool overlapped = !forwardShare.empty();
     for (int m = 0; m < microbatches; ++m) {
         const int chain = chainOfMicrobatch[m];
@@ -71,7 +79,6 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
                 if (topology.deviceOf(stages[p]) != topology.deviceOf(stages[p + 1]))
                     transfer[p] = plan.link.transferMs(plan.stages[stages[p]].cost.send_bytes);
         }
-        forwardEnd.resize(stages.size());
         double t = 0;
         for (std::size_t p = 0; p < stages.size(); ++p) {
             const int s = stages[p];
@@ -79,7 +86,7 @@ double criticalChain(const Plan& plan, const PipelineTopology& topology, const s
             forwardEnd[p] = t += c.forward_ms * share(forwardShare, static_cast<std::size_t>(s) * microbatches + m);
             t += transfer[p];
         }
-        double total = 0, gradient = forwardEnd.back();
+        double total = 0, gradient = stages.empty() ? 0.0 : forwardEnd[stages.size() - 1];
         for (std::size_t p = stages.size(); p-- > 0;) {
             const int s = stages[p];
             const StageCost& c = plan.stages[s].cost;
@@ -112,11 +119,18 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology, const s
     // transfers; suffix[s]: the backward work after stage s's backward, likewise. Both only
     // for stages with no earlier stage of their chain on their own device (the others can be
     // neither the first nor the last work of their device for a micro-batch).
-    std::vector<double> prefix(stageCount, 0.0), suffix(stageCount, 0.0);
-    std::vector<std::uint8_t> candidate(stageCount, 1);
+    // One allocation for the four tables of doubles and one for the two of ints (six were a
+    // sixth of this function in an 8 × 32 simulation, issue 45).
+    const int deviceCount = static_cast<int>(plan.devices.size());
+    std::vector<double> doubles(2 * std::size_t(stageCount) + 2 * std::size_t(deviceCount), 0.0);
+    double* const prefix = doubles.data();
+    double* const suffix = prefix + stageCount;
+    std::vector<int> ints(std::size_t(stageCount) + std::size_t(deviceCount), 1);
+    int* const candidate = ints.data();  // 1 until a stage proves not to be one
     // seenIn[d]: the last chain that visited device d, so "an earlier stage of this chain on this
     // device" is one lookup (a scan of the chain so far was quadratic: minutes at 65 536 stages).
-    std::vector<int> seenIn(plan.devices.size(), -1);
+    int* const seenIn = candidate + stageCount;
+    std::fill(seenIn, seenIn + deviceCount, -1);
     int chainIndex = 0;
     for (const auto& chain : topology.chains()) {
         double forward = 0, backward = 0;
@@ -125,7 +139,7 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology, const s
             prefix[s] = forward;
             suffix[s] = backward;
             const int device = topology.deviceOf(s);
-            if (device >= 0 && device < static_cast<int>(seenIn.size())) {
+            if (device >= 0 && device < deviceCount) {
                 if (seenIn[device] == chainIndex) candidate[s] = 0;
                 seenIn[device] = chainIndex;
             }
@@ -137,9 +151,9 @@ double pipelineBound(const Plan& plan, const PipelineTopology& topology, const s
         }
         ++chainIndex;
     }
-    const int deviceCount = static_cast<int>(plan.devices.size());
-    std::vector<double> head(deviceCount, std::numeric_limits<double>::infinity()),
-        tail(deviceCount, std::numeric_limits<double>::infinity());
+    double* const head = suffix + stageCount;
+    double* const tail = head + deviceCount;
+    std::fill(head, tail + deviceCount, std::numeric_limits<double>::infinity());
     for (int s = 0; s < stageCount; ++s) {
         const int d = topology.deviceOf(s);
         if (d < 0 || d >= deviceCount || !candidate[s]) continue;

@@ -63,6 +63,9 @@ void SimulationTables::fillStages(const Plan& plan) {
         const StageCost& cost = plan.stages[s].cost;
         StageRow& row = stages[s];
         for (int op = 0; op < kOps; ++op) row.duration[op] = cost.durationOf(static_cast<Op>(op));
+        row.memory_change.fill(0.0);
+        row.model_flops.fill(0.0);
+        row.core_ms.fill(0.0);
         row.checkpoint_bytes = cost.checkpoint_bytes;
         row.memory_change[int(Op::Forward)] = cost.activation_bytes;
         row.memory_change[int(Op::Recompute)] = cost.activation_bytes - cost.checkpoint_bytes;
