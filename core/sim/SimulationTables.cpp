@@ -45,17 +45,24 @@ Error operandError(const Plan& plan, int stageCount) {
 
 }  // namespace
 
-
 Result<SimulationTables> SimulationTables::build(const Plan& plan, bool summary) {
-    auto topologyResult = PipelineTopology::build(plan);
-    if (!topologyResult) return topologyResult.error();
-    SimulationTables tables(std::move(*topologyResult));
-    if (auto error = tables.walk(plan, summary)) return *error;
+    SimulationTables tables;
+    if (auto error = tables.rebuild(plan, summary)) return *error;
     return tables;
 }
 
-SimulationTables::SimulationTables(PipelineTopology built)
-    : topology(std::move(built)), stageCount(topology.stageCount()) {}
+std::optional<Error> SimulationTables::rebuild(const Plan& plan, bool summary) {
+    auto topologyResult = PipelineTopology::build(plan);
+    if (!topologyResult) return topologyResult.error();
+    topology = std::move(*topologyResult);
+    stageCount = topology.stageCount();
+    // What the last plan's timings left: the contention rounds' list is sized by its plan.
+    touched.reset();
+    touchedCount = 0;
+    messagesUntracked = false;
+    sums.model_flops = sums.recompute_flops = 0;
+    return walk(plan, summary);
+}
 
 void SimulationTables::fillStages(const Plan& plan) {
     stages.resize(stageCount);
@@ -99,8 +106,9 @@ namespace {
 // (REDUCE_GRAD's and OPT's lanes zeroed first) and a count of the Rs.
 static_assert(sizeof(Instruction) == 16 && offsetof(Instruction, stage) == 4 && offsetof(Instruction, microbatch) == 8);
 static_assert(int(Op::ReduceGrad) == 9 && int(Op::Optimizer) == 10, "the kinds without a micro-batch come last");
-__attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const Instruction* end, unsigned& largestStage,
-                                                     int& largestMicrobatch, int& smallestMicrobatch, std::size_t& rs) {
+__attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const Instruction* end,
+                                                    unsigned& largestStage, int& largestMicrobatch,
+                                                    int& smallestMicrobatch, std::size_t& rs) {
     const __m256i opMask = _mm256_setr_epi32(0xff, 0, 0, 0, 0xff, 0, 0, 0);
     const __m256i recompute = _mm256_setr_epi32(int(Op::Recompute), -1, -1, -1, int(Op::Recompute), -1, -1, -1);
     const __m256i lastWithMicrobatch = _mm256_set1_epi32(int(Op::ReduceGrad) - 1);
@@ -147,8 +155,8 @@ void SimulationTables::censusDevice(const Plan& plan, std::size_t device, Census
     static const bool avx2 = __builtin_cpu_supports("avx2");
     if (avx2) {
         std::size_t rs = 0;
-        censusWithAvx2(program.data(), program.data() + program.size(), census.largestStage,
-                       census.largestMicrobatch, census.smallestMicrobatch, rs);
+        censusWithAvx2(program.data(), program.data() + program.size(), census.largestStage, census.largestMicrobatch,
+                       census.smallestMicrobatch, rs);
         recomputes[device] = rs;
         return;
     }
@@ -196,8 +204,8 @@ std::optional<Error> SimulationTables::walk(const Plan& plan, bool summary) {
     recomputes.assign(deviceCount, 0);
     Census census;
     for (std::size_t d = 0; d < deviceCount; ++d) censusDevice(plan, d, census);
-    if ((limit > 0 && census.largestStage >= static_cast<unsigned>(stageCount)) |
-        (census.largestMicrobatch >= limit) | (census.smallestMicrobatch < 0))
+    if ((limit > 0 && census.largestStage >= static_cast<unsigned>(stageCount)) | (census.largestMicrobatch >= limit) |
+        (census.smallestMicrobatch < 0))
         return operandError(plan, stageCount);
     const int largestMicrobatch = census.largestMicrobatch;  // REDUCE_GRAD's and OPT's numbers too
     const int width = std::max(1, largestMicrobatch + 1);

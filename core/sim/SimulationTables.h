@@ -44,8 +44,8 @@ public:
         // recomputation the rest of them; a backward releases them, I and W each their part. 0
         // for the rest.
         std::array<double, kOps> memory_change;
-        double checkpoint_bytes;          // a checkpointed forward's
-        double send_transfer_ms;          // link.transferMs(send_bytes)
+        double checkpoint_bytes;  // a checkpointed forward's
+        double send_transfer_ms;  // link.transferMs(send_bytes)
         double forward_flops;
         std::array<double, kOps> model_flops;  // what each kind adds to SummarySums::model_flops
         std::array<double, kOps> core_ms;      // and to core_ms without overlapped pairs: F, R, B, I's durations
@@ -96,6 +96,11 @@ public:
     // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
     // out of range, too many (stage, micro-batch) pairs.
     static Result<SimulationTables> build(const Plan& plan, bool summary);
+    // The same into these tables, whatever plan they held: every table is remade, and the vectors
+    // keep their room. Simulator::run keeps one set per thread, so that simulating again (the
+    // passes' trials, a timing's repeats) allocates none of them (issue 45).
+    std::optional<Error> rebuild(const Plan& plan, bool summary);
+    SimulationTables() = default;
     // Moved, never copied: the routes point into the message table, which a move keeps.
     SimulationTables(SimulationTables&&) = default;
     SimulationTables& operator=(SimulationTables&&) = default;
@@ -105,8 +110,8 @@ public:
     PipelineTopology topology;
     MessageSlots messages;
     int stageCount = 0;
-    int microbatches = 0;       // the tables' micro-batch columns (MessageSlots)
-    int microbatchCount = 0;    // Plan::microbatchCount
+    int microbatches = 0;     // the tables' micro-batch columns (MessageSlots)
+    int microbatchCount = 0;  // Plan::microbatchCount
     // A forward is checkpointed when its device recomputes it later (docs/execution-model.md).
     std::vector<std::uint8_t> checkpointed, split;  // split: the Is, sized with a summary only
     std::vector<double> statics;
@@ -133,16 +138,15 @@ public:
     void resetMessages();
 
 private:
-    explicit SimulationTables(PipelineTopology built);
     void fillStages(const Plan& plan);
     void fillMessageSlots();
     void renumber(const Plan& plan);
     std::optional<Error> walk(const Plan& plan, bool summary);
     // The bounds of the operands over all programs, which size the tables and find a bad one.
     struct Census {
-        unsigned largestStage = 0;    // a negative stage wraps beyond any stage count
-        int largestMicrobatch = -1;   // REDUCE_GRAD's and OPT's numbers too (Plan::microbatchCount)
-        int smallestMicrobatch = 0;   // of the instructions that have a micro-batch
+        unsigned largestStage = 0;   // a negative stage wraps beyond any stage count
+        int largestMicrobatch = -1;  // REDUCE_GRAD's and OPT's numbers too (Plan::microbatchCount)
+        int smallestMicrobatch = 0;  // of the instructions that have a micro-batch
     };
     void censusDevice(const Plan& plan, std::size_t device, Census& census);
 };

@@ -110,9 +110,9 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
     if (result.makespan_ms > 0 && deviceCount > 0) result.bubble_ratio = idle / (deviceCount * result.makespan_ms);
     if constexpr (kSummary) {
         const SimulationTables::SummarySums& sums = prepared.sums;
-        result.critical_chain_ms = criticalChain(plan, topology, prepared.checkpointed, prepared.split,
-                                                 prepared.microbatches, prepared.messages.denseOf(),
-                                                 sums.chain_of_microbatch);
+        result.critical_chain_ms =
+            criticalChain(plan, topology, prepared.checkpointed, prepared.split, prepared.microbatches,
+                          prepared.messages.denseOf(), sums.chain_of_microbatch);
         result.lower_bound_ms = std::max(result.busiest_device_ms, result.critical_chain_ms);
         result.tight_lower_bound_ms = std::max(result.lower_bound_ms, pipelineBound(plan, topology, sums.core_ms));
         result.samples_per_step =
@@ -124,8 +124,7 @@ Result<SimResult> timePlanOf(const Plan& plan, SimulationTables& prepared, const
         result.flops =
             stepFlopsOfSums(plan, sums.model_flops, sums.recompute_flops, result.deadlocked ? 0 : result.makespan_ms);
     }
-    if (auto overflow = checkFinite(plan, result, options.names ? *options.names : planFieldNames()))
-        return *overflow;
+    if (auto overflow = checkFinite(plan, result, options.names ? *options.names : planFieldNames())) return *overflow;
     return result;
 }
 
@@ -133,8 +132,8 @@ template <bool kStretch, bool kCurve, bool kOverlap>
 Result<SimResult> timePlanWith(const Plan& plan, SimulationTables& prepared, const SimOptions& options,
                                const ComputeStretch* stretch) {
     // Without an R no forward is checkpointed and no recomputation run opens: the loop skips both.
-    const bool recomputes = std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(),
-                                        [](std::size_t rs) { return rs > 0; });
+    const bool recomputes =
+        std::any_of(prepared.recomputes.begin(), prepared.recomputes.end(), [](std::size_t rs) { return rs > 0; });
     if (options.summary)
         return recomputes ? timePlanOf<kStretch, kCurve, kOverlap, true, true>(plan, prepared, options, stretch)
                           : timePlanOf<kStretch, kCurve, kOverlap, false, true>(plan, prepared, options, stretch);
@@ -183,8 +182,25 @@ std::optional<Error> checkUtilisation(const Plan& plan, const SimResult& result,
 // plan that never settles (a contention of 1e15 rounds to a stretch that moves by more than
 // kSettled) took 11 s at 64 stages and 113 s at 1,024.
 Result<SimResult> Simulator::run(const Plan& plan, const SimOptions& options) {
-    auto prepared = SimulationTables::build(plan, options.summary);
-    if (!prepared) return prepared.error();
+    // The tables come from this thread's spare set and go back to it after the timing: rebuilt
+    // for each plan, they keep their vectors' room, so that the passes' thousands of trials and
+    // a timing's repeats allocate none of them (the tables' allocations were a tenth of an
+    // 8 × 32 simulation, issue 45). A run inside a run (none today) finds no spare and builds
+    // its own. Tables of a huge plan (message slots beyond 16 MiB) are not kept: a thread would
+    // hold them for as long as it lives.
+    thread_local std::optional<SimulationTables> spare;
+    std::optional<SimulationTables> prepared = std::move(spare);
+    spare.reset();
+    if (!prepared) prepared.emplace();
+    struct GiveBack {
+        std::optional<SimulationTables>& tables;
+        ~GiveBack() {
+            constexpr std::size_t kKeptBytes = std::size_t(16) << 20;
+            const std::size_t slotBytes = tables->messageStates.capacity() * sizeof(SimulationTables::MessageState);
+            if (slotBytes <= kKeptBytes) spare = std::move(tables);
+        }
+    } giveBack{prepared};
+    if (auto error = prepared->rebuild(plan, options.summary)) return *error;
     if (!options.contention || !sharesHardware(plan)) {
         auto result = timePlan(plan, *prepared, options, nullptr);
         if (result)
