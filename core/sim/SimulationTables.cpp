@@ -97,31 +97,40 @@ void SimulationTables::fillStages(const Plan& plan) {
 namespace {
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The census of a program with AVX2, two instructions a step, where the processor has it: as
+// The census of a program with AVX2, four instructions a step, where the processor has it: as
 // plain C++ (SSE2, which has no 32-bit max or min) GCC's vectorised loop spent 16 machine
 // instructions on each plan instruction, a quarter of a 1F1B simulation. An instruction is four
 // 32-bit lanes: the op's byte (its padding masked off), the stage, the micro-batch and the pair
-// flag; lane by lane, an unsigned max of the stages (a negative one wraps beyond any stage
-// count), a signed max of the micro-batches, a signed min of those of the kinds that have one
-// (REDUCE_GRAD's and OPT's lanes zeroed first) and a count of the Rs.
+// flag. Two loads hold four instructions; interleaving their lanes puts the four ops and the
+// four stages in one vector and the four micro-batches, each in the place of its op, in another
+// (two shuffles for four instructions: taking each instruction as it was loaded cost five
+// machine instructions a plan instruction, this three; issue 45). Lane by lane, an unsigned max
+// of the stages (a negative one wraps beyond any stage count), a signed max of the micro-batches,
+// a signed min of those of the kinds that have one (REDUCE_GRAD's and OPT's zeroed first) and a
+// count of the Rs.
 static_assert(sizeof(Instruction) == 16 && offsetof(Instruction, stage) == 4 && offsetof(Instruction, microbatch) == 8);
 static_assert(int(Op::ReduceGrad) == 9 && int(Op::Optimizer) == 10, "the kinds without a micro-batch come last");
 __attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const Instruction* end,
                                                     unsigned& largestStage, int& largestMicrobatch,
                                                     int& smallestMicrobatch, std::size_t& rs) {
-    const __m256i opMask = _mm256_setr_epi32(0xff, 0, 0, 0, 0xff, 0, 0, 0);
-    const __m256i recompute = _mm256_setr_epi32(int(Op::Recompute), -1, -1, -1, int(Op::Recompute), -1, -1, -1);
+    // After the interleave, per 128-bit half: lanes 0-1 two ops, lanes 2-3 their stages (`opsAndStages`);
+    // lanes 0-1 their micro-batches, lanes 2-3 their pair flags (`microbatches`).
+    const __m256i opMask = _mm256_setr_epi32(0xff, 0xff, 0, 0, 0xff, 0xff, 0, 0);
+    const __m256i recompute = _mm256_set1_epi32(int(Op::Recompute));
     const __m256i lastWithMicrobatch = _mm256_set1_epi32(int(Op::ReduceGrad) - 1);
     __m256i unsignedMax = _mm256_setzero_si256(), rsCount = _mm256_setzero_si256();
     __m256i signedMax = _mm256_set1_epi32(-1), signedMin = _mm256_setzero_si256();
-#pragma GCC unroll 4
-    for (; end - at >= 2; at += 2) {
-        const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
-        const __m256i op = _mm256_and_si256(v, opMask);
-        const __m256i other = _mm256_shuffle_epi32(_mm256_cmpgt_epi32(op, lastWithMicrobatch), 0);  // whole instruction
-        unsignedMax = _mm256_max_epu32(unsignedMax, v);
-        signedMax = _mm256_max_epi32(signedMax, v);
-        signedMin = _mm256_min_epi32(signedMin, _mm256_andnot_si256(other, v));
+#pragma GCC unroll 2
+    for (; end - at >= 4; at += 4) {
+        const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at));
+        const __m256i second = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 2));
+        const __m256i opsAndStages = _mm256_unpacklo_epi32(first, second);
+        const __m256i microbatches = _mm256_unpackhi_epi32(first, second);
+        const __m256i op = _mm256_and_si256(opsAndStages, opMask);  // the stages' lanes 0: no kind above 8, no R
+        const __m256i other = _mm256_cmpgt_epi32(op, lastWithMicrobatch);
+        unsignedMax = _mm256_max_epu32(unsignedMax, opsAndStages);
+        signedMax = _mm256_max_epi32(signedMax, microbatches);
+        signedMin = _mm256_min_epi32(signedMin, _mm256_andnot_si256(other, microbatches));
         rsCount = _mm256_sub_epi32(rsCount, _mm256_cmpeq_epi32(op, recompute));  // -1 where an R
     }
     alignas(32) std::uint32_t lanes[4][8];
@@ -129,13 +138,13 @@ __attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[1]), signedMax);
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[2]), signedMin);
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes[3]), rsCount);
-    for (int half = 0; half < 8; half += 4) {
-        largestStage = std::max(largestStage, lanes[0][half + 1]);
-        largestMicrobatch = std::max(largestMicrobatch, static_cast<int>(lanes[1][half + 2]));
-        smallestMicrobatch = std::min(smallestMicrobatch, static_cast<int>(lanes[2][half + 2]));
-        rs += lanes[3][half];
+    for (int lane : {0, 1, 4, 5}) {
+        largestStage = std::max(largestStage, lanes[0][lane + 2]);
+        largestMicrobatch = std::max(largestMicrobatch, static_cast<int>(lanes[1][lane]));
+        smallestMicrobatch = std::min(smallestMicrobatch, static_cast<int>(lanes[2][lane]));
+        rs += lanes[3][lane];
     }
-    if (at != end) {  // an odd one out
+    for (; at != end; ++at) {  // the last one to three
         largestStage = std::max(largestStage, static_cast<unsigned>(at->stage));
         largestMicrobatch = std::max(largestMicrobatch, at->microbatch);
         smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(at->op) ? at->microbatch : 0);
