@@ -2,6 +2,7 @@
 // GoogleTest's face of tests/common/UnitPlans.h: a failure to build is a test failure.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <initializer_list>
 #include <random>
 
@@ -42,6 +43,19 @@ inline Plan oneStageOfRealBytes(std::mt19937& rng, std::initializer_list<const c
     plan.devices.push_back({0, {}});
     for (const char* action : actions) plan.devices[0].program.push_back(*parseAction(action));
     return plan;
+}
+
+// One device's program with an R right before each of its backwards (its forwards then
+// checkpointed): a plan with recomputation that needs no pass.
+inline void recomputeBeforeEachBackward(Plan& plan, std::size_t device) {
+    auto& program = plan.devices[device].program;
+    for (std::size_t i = 0; i < program.size(); ++i)
+        if (program[i].op == Op::Backward) {
+            Instruction r = program[i];
+            r.op = Op::Recompute;
+            program.insert(program.begin() + static_cast<std::ptrdiff_t>(i), r);
+            ++i;
+        }
 }
 
 }  // namespace mario::test

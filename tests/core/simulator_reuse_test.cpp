@@ -64,14 +64,7 @@ void expectSameResult(const Result<SimResult>& reused, const Result<SimResult>& 
 
 // A device recomputes every forward it keeps, right before its backward.
 Plan withRecomputation(Plan plan, std::size_t device = 0) {
-    auto& program = plan.devices[device].program;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i].op == Op::Backward) {
-            Instruction r = program[i];
-            r.op = Op::Recompute;
-            program.insert(program.begin() + static_cast<std::ptrdiff_t>(i), r);
-            ++i;
-        }
+    test::recomputeBeforeEachBackward(plan, device);
     return plan;
 }
 

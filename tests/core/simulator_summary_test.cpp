@@ -66,22 +66,10 @@ void expectSummaryOfWalks(const Plan& plan) {
     EXPECT_NEAR(result->flops.hardware_flops, walked.hardware_flops, 1e-12 * walked.hardware_flops);
 }
 
-// Device 0's program with an R before each of its backwards (its forwards then checkpointed).
-void recomputeOnDeviceZero(Plan& plan) {
-    auto& program = plan.devices[0].program;
-    for (std::size_t i = 0; i < program.size(); ++i)
-        if (program[i].op == Op::Backward) {
-            Instruction r = program[i];
-            r.op = Op::Recompute;
-            program.insert(program.begin() + static_cast<std::ptrdiff_t>(i), r);
-            ++i;
-        }
-}
-
 TEST(SimulatorSummary, OneFOneBWithRecomputationMatchesTheWalks) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
     giveFlops(plan);
-    recomputeOnDeviceZero(plan);
+    test::recomputeBeforeEachBackward(plan, 0);
     expectSummaryOfWalks(plan);
 }
 
@@ -101,7 +89,7 @@ TEST(SimulatorSummary, ChimerasTwoChainsMatchTheWalks) {
 TEST(SimulatorSummary, ADeadlockedPlanCountsTheInstructionsNoDeviceReached) {
     Plan plan = test::unitPlan(Scheme::OneFOneB, 4, 8);
     giveFlops(plan);
-    recomputeOnDeviceZero(plan);
+    test::recomputeBeforeEachBackward(plan, 0);
     auto& program = plan.devices[0].program;
     const auto receive = std::find_if(program.begin(), program.end(),
                                       [](const Instruction& ins) { return ins.op == Op::RecvBackward; });
