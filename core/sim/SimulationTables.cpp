@@ -45,12 +45,6 @@ Error operandError(const Plan& plan, int stageCount) {
 
 }  // namespace
 
-Result<SimulationTables> SimulationTables::build(const Plan& plan, bool summary) {
-    SimulationTables tables;
-    if (auto error = tables.rebuild(plan, summary)) return *error;
-    return tables;
-}
-
 std::optional<Error> SimulationTables::rebuild(const Plan& plan, bool summary) {
     auto topologyResult = PipelineTopology::build(plan);
     if (!topologyResult) return topologyResult.error();
@@ -60,7 +54,6 @@ std::optional<Error> SimulationTables::rebuild(const Plan& plan, bool summary) {
     touched.reset();
     touchedCount = 0;
     messagesUntracked = false;
-    sums.model_flops = sums.recompute_flops = 0;
     return walk(plan, summary);
 }
 
@@ -107,12 +100,13 @@ namespace {
 // machine instructions a plan instruction, this three; issue 45). Lane by lane, an unsigned max
 // of the stages (a negative one wraps beyond any stage count), a signed max of the micro-batches,
 // a signed min of those of the kinds that have one (REDUCE_GRAD's and OPT's zeroed first) and a
-// count of the Rs.
+// count of the Rs. Returns where it stopped: the last one to three instructions are the plain
+// loop's (censusDevice).
 static_assert(sizeof(Instruction) == 16 && offsetof(Instruction, stage) == 4 && offsetof(Instruction, microbatch) == 8);
 static_assert(int(Op::ReduceGrad) == 9 && int(Op::Optimizer) == 10, "the kinds without a micro-batch come last");
-__attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const Instruction* end,
-                                                    unsigned& largestStage, int& largestMicrobatch,
-                                                    int& smallestMicrobatch, std::size_t& rs) {
+__attribute__((target("avx2"))) const Instruction* censusWithAvx2(const Instruction* at, const Instruction* end,
+                                                                  unsigned& largestStage, int& largestMicrobatch,
+                                                                  int& smallestMicrobatch, std::size_t& rs) {
     // After the interleave, per 128-bit half: lanes 0-1 two ops, lanes 2-3 their stages (`opsAndStages`);
     // lanes 0-1 their micro-batches, lanes 2-3 their pair flags (`microbatches`).
     const __m256i opMask = _mm256_setr_epi32(0xff, 0xff, 0, 0, 0xff, 0xff, 0, 0);
@@ -144,12 +138,7 @@ __attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const
         smallestMicrobatch = std::min(smallestMicrobatch, static_cast<int>(lanes[2][lane]));
         rs += lanes[3][lane];
     }
-    for (; at != end; ++at) {  // the last one to three
-        largestStage = std::max(largestStage, static_cast<unsigned>(at->stage));
-        largestMicrobatch = std::max(largestMicrobatch, at->microbatch);
-        smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(at->op) ? at->microbatch : 0);
-        rs += at->op == Op::Recompute;
-    }
+    return at;
 }
 #endif
 
@@ -160,24 +149,20 @@ __attribute__((target("avx2"))) void censusWithAvx2(const Instruction* at, const
 // walk() refuses it before any table is.
 void SimulationTables::censusDevice(const Plan& plan, std::size_t device, Census& census) {
     const auto& program = plan.devices[device].program;
-#if defined(__x86_64__) && defined(__GNUC__)
-    static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2) {
-        std::size_t rs = 0;
-        censusWithAvx2(program.data(), program.data() + program.size(), census.largestStage, census.largestMicrobatch,
-                       census.smallestMicrobatch, rs);
-        recomputes[device] = rs;
-        return;
-    }
-#endif
+    const Instruction* at = program.data();
+    const Instruction* const end = at + program.size();
     unsigned largestStage = census.largestStage;
     int largestMicrobatch = census.largestMicrobatch, smallestMicrobatch = census.smallestMicrobatch;
     std::size_t rs = 0;
-    for (const Instruction& ins : program) {
-        largestStage = std::max(largestStage, static_cast<unsigned>(ins.stage));
-        largestMicrobatch = std::max(largestMicrobatch, ins.microbatch);
-        smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(ins.op) ? ins.microbatch : 0);
-        rs += ins.op == Op::Recompute;
+#if defined(__x86_64__) && defined(__GNUC__)
+    static const bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2) at = censusWithAvx2(at, end, largestStage, largestMicrobatch, smallestMicrobatch, rs);
+#endif
+    for (; at != end; ++at) {
+        largestStage = std::max(largestStage, static_cast<unsigned>(at->stage));
+        largestMicrobatch = std::max(largestMicrobatch, at->microbatch);
+        smallestMicrobatch = std::min(smallestMicrobatch, hasMicrobatch(at->op) ? at->microbatch : 0);
+        rs += at->op == Op::Recompute;
     }
     recomputes[device] = rs;
     census.largestStage = largestStage;

@@ -93,12 +93,11 @@ public:
         std::vector<int> chain_set_by;
     };
 
-    // Errors for plans that cannot be interpreted (Simulator::run's): the chains, an operand
-    // out of range, too many (stage, micro-batch) pairs.
-    static Result<SimulationTables> build(const Plan& plan, bool summary);
-    // The same into these tables, whatever plan they held: every table is remade, and the vectors
-    // keep their room. Simulator::run keeps one set per thread, so that simulating again (the
-    // passes' trials, a timing's repeats) allocates none of them (issue 45).
+    // The tables of `plan`, whatever plan they held before: every table is remade, and the
+    // vectors keep their room. Simulator::run keeps one set per thread, so that simulating again
+    // (the passes' trials, a timing's repeats) allocates none of them (issue 45). Errors for plans
+    // that cannot be interpreted (Simulator::run's): the chains, an operand out of range, too
+    // many (stage, micro-batch) pairs.
     std::optional<Error> rebuild(const Plan& plan, bool summary);
     SimulationTables() = default;
     // Moved, never copied: the routes point into the message table, which a move keeps.
